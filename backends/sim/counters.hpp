@@ -1,0 +1,33 @@
+// What the simulated fabric counts, for researchers and for tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace twinfab::sim {
+
+struct Counters {
+  uint64_t messages = 0;         ///< work requests that went on the wire (incl. responses)
+  uint64_t packets = 0;          ///< MTU packets, retransmissions included
+  uint64_t bytes = 0;            ///< payload bytes delivered
+  uint64_t wire_bytes = 0;       ///< bytes on the wire, headers and retransmissions included
+  uint64_t packets_dropped = 0;  ///< packets lost to the loss model
+  uint64_t messages_dropped = 0; ///< UD/UC messages lost (loss, or no receive posted)
+  uint64_t retransmissions = 0;  ///< RC packets sent again after an ack timeout
+  uint64_t rnr_naks = 0;         ///< RC receiver-not-ready events
+  uint64_t icm_hits = 0;
+  uint64_t icm_misses = 0;
+  uint64_t registrations = 0;
+  uint64_t registered_bytes = 0;  ///< currently pinned
+  // Modelled memory (what a real process would use), by seed 004's categories.
+  uint64_t qp_context_bytes = 0;           ///< HCA-side QP contexts (ICM in host memory)
+  uint64_t communication_buffer_bytes = 0; ///< per-connection library buffers (by transport)
+  uint64_t data_structure_bytes = 0;       ///< registered-memory bookkeeping and such
+
+  /// One "key value" line per counter, stable order (for golden outputs).
+  std::string to_text() const;
+  /// A JSON object.
+  std::string to_json() const;
+};
+
+}  // namespace twinfab::sim

@@ -1,0 +1,115 @@
+// The simulated platform: network, HCA and host parameters, loaded from TOML.
+//
+// Presets live in scenarios/platforms/<name>.toml; docs/platforms.md says where every
+// number comes from. All times are in seconds, sizes in bytes, bandwidths in bytes per
+// second (the TOML files use unit-suffixed strings, e.g. "10Gbps", "1.2us", "2KiB";
+// see docs/platforms.md).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace twinfab::sim {
+
+enum class Topology : uint8_t { SingleSwitch, FatTree };
+
+/// SimGrid fat-tree parameters (s4u::FatTreeParams): levels, down/up link counts and
+/// link multiplicity per level.
+struct FatTreeShape {
+  unsigned levels = 2;
+  std::vector<unsigned> down;   ///< children per switch at each level
+  std::vector<unsigned> up;     ///< parents per node at each level
+  std::vector<unsigned> count;  ///< parallel links between a node and each parent
+};
+
+struct HcaParams {
+  double post_overhead = 0;     ///< CPU time to build a WQE and ring the doorbell
+  double wqe_processing = 0;    ///< HCA time per work request (message rate limit)
+  double pcie_latency = 0;      ///< one PCIe crossing (doorbell, DMA read, DMA write)
+  double pcie_bandwidth = 0;    ///< host <-> HCA DMA bandwidth, shared by the host's ranks
+  double atomic_latency = 0;    ///< target HCA's atomic unit, per CAS/FAA
+  double poll_overhead = 0;     ///< CPU time of one CQ poll that finds a completion
+  uint32_t header_bytes = 0;    ///< wire header per packet (LRH/BTH/... or Eth/IP/UDP/BTH)
+  uint32_t icm_cache_entries = 0;  ///< QP contexts cached on the HCA; 0 = no cache model
+  double icm_miss_penalty = 0;     ///< PCIe fetch of a QP context on a miss
+  // RC defaults for QPs created on this device (QpConfig can override per QP).
+  uint8_t ack_timeout = 14;    ///< 4.096 us * 2^ack_timeout
+  uint8_t retry_count = 7;
+  uint8_t rnr_retry = 7;       ///< 7 = infinite
+  uint8_t min_rnr_timer = 12;  ///< verbs encoding (12 = 0.64 ms)
+};
+
+struct DeviceFeatures {
+  bool atomics = true;
+  bool write_with_imm = true;
+  bool send_with_imm = true;
+  bool ud = true;
+  bool uc = true;
+  bool srq = true;
+  bool in_order_placement = true;
+  bool requires_connection_manager = false;
+  bool active_side_sends_first = false;
+  uint32_t max_inline = 256;
+  uint32_t max_rd_atomic = 16;
+};
+
+struct RegistrationCost {
+  double base = 0;      ///< per ibv_reg_mr call (kernel entry, HCA table update)
+  double per_page = 0;  ///< pinning + translation entry per page
+  uint32_t page_size = 4096;
+};
+
+struct LossParams {
+  double probability = 0;  ///< per packet, on every link
+  uint64_t seed = 1;
+  /// Per-host overrides: packets received by this host are lost with this probability.
+  std::vector<std::pair<unsigned, double>> per_host;
+};
+
+/// Modelled (not simulator) memory per QP by transport, seed 004's categories.
+struct MemoryModel {
+  uint64_t rc_qp_bytes = 0;   ///< seed 004: ~68 KB per RC connection (MVAPICH 0.9.8)
+  uint64_t uc_qp_bytes = 0;
+  uint64_t ud_qp_bytes = 0;
+  uint64_t qp_context_bytes = 0;  ///< the HCA-side QP context (ICM) per QP
+};
+
+struct Platform {
+  std::string name;
+  std::string source;  ///< the file it came from (for error messages)
+  std::string description;
+
+  unsigned hosts = 2;
+  unsigned ranks_per_host = 1;
+  Topology topology = Topology::SingleSwitch;
+  FatTreeShape fat_tree;
+
+  double link_bandwidth = 0;  ///< bytes/s, each host <-> switch link
+  double link_latency = 0;    ///< seconds, cable + PHY per link
+  double switch_latency = 0;  ///< seconds per switch crossed
+  uint32_t mtu = 2048;
+
+  HcaParams hca;
+  DeviceFeatures features;
+  RegistrationCost registration;
+  double memcpy_bandwidth = 0;  ///< bytes/s, for copies the library charges as CPU time
+  LossParams loss;
+  MemoryModel memory;
+};
+
+/// Loads a platform from a preset name (scenarios/platforms/<name>.toml, searched in
+/// TWINFAB_PLATFORM_PATH, then the source tree's and the install's scenarios/platforms)
+/// or from a path to a TOML file. Throws fabric::Error(InvalidArgument / NotFound) with
+/// a message naming the file, the key and the allowed values.
+Platform load_platform(const std::string& name_or_path);
+/// Parses TOML text; `source` names it in errors.
+Platform parse_platform(const std::string& toml_text, const std::string& source);
+/// Names of the presets found on the search path, sorted.
+std::vector<std::string> list_presets();
+/// The directories searched for presets, in order.
+std::vector<std::filesystem::path> preset_search_path();
+
+}  // namespace twinfab::sim

@@ -1,0 +1,274 @@
+#include "backends/sim/sim_fabric.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+
+#include "backends/sim/sim_runtime.hpp"
+#include "fabric/error.hpp"
+
+namespace twinfab::sim {
+
+namespace s4u = simgrid::s4u;
+using fabric::Error;
+using fabric::Status;
+
+// ---------------------------------------------------------------- SimHca
+
+SimHca::SimHca(SimFabric& fabric, uint32_t index, s4u::Host* host)
+    : fabric_(fabric), index_(index), host_(host), icm_(fabric.platform().hca.icm_cache_entries) {}
+
+uint32_t SimHca::add_qp(SimQueuePair* qp) {
+  uint32_t qpn = next_qpn_++;  // never reused, so a late packet cannot reach a new QP
+  qps_.emplace(qpn, qp);
+  return qpn;
+}
+
+void SimHca::remove_qp(uint32_t qpn) {
+  qps_.erase(qpn);
+  icm_.erase(qpn);
+}
+
+SimQueuePair* SimHca::find_qp(uint32_t qpn) const {
+  auto it = qps_.find(qpn);
+  return it == qps_.end() ? nullptr : it->second;
+}
+
+uint32_t SimHca::add_mr(SimMemoryRegion* mr) {
+  uint32_t key = next_key_++;
+  mrs_.emplace(key, mr);
+  return key;
+}
+
+void SimHca::remove_mr(uint32_t key) { mrs_.erase(key); }
+
+SimMemoryRegion* SimHca::find_mr(uint32_t key) const {
+  auto it = mrs_.find(key);
+  return it == mrs_.end() ? nullptr : it->second;
+}
+
+double SimHca::book_wqe(double now, double wqe_time) {
+  double start = std::max(now, wqe_free_at_);
+  wqe_free_at_ = start + wqe_time;
+  return start;
+}
+
+// ---------------------------------------------------------------- engine
+
+namespace {
+
+/// Fixed one-way cost of a message outside the wire: the CPU's post and doorbell, the
+/// HCA fetching the WQE and payload over PCIe, its processing, and the DMA write at the
+/// target. Split over the two PCIe "limiter" links of the route, so SimGrid's route
+/// latency carries it and a message needs no extra timer in the common case.
+double fixed_one_way_cost(const Platform& p) {
+  return p.hca.post_overhead + p.hca.wqe_processing + 3 * p.hca.pcie_latency;
+}
+
+std::string network_fingerprint(const Platform& p) {
+  std::string shape;
+  for (auto v : p.fat_tree.down) shape += fmt::format("d{}", v);
+  for (auto v : p.fat_tree.up) shape += fmt::format("u{}", v);
+  for (auto v : p.fat_tree.count) shape += fmt::format("c{}", v);
+  return fmt::format("{}|{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{:a}", p.name, p.hosts, static_cast<int>(p.topology), shape,
+                     p.link_bandwidth, p.link_latency, p.switch_latency, p.hca.pcie_bandwidth, fixed_one_way_cost(p));
+}
+
+}  // namespace
+
+const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
+  static s4u::Engine* engine = nullptr;
+  static std::string fingerprint;
+  static std::vector<s4u::Host*> hosts;
+
+  std::string fp = network_fingerprint(p);
+  if (engine != nullptr) {
+    if (fp != fingerprint)
+      throw Error(Status::InvalidState,
+                  fmt::format("this process already simulates platform '{}'; SimGrid builds one platform per process, "
+                              "so platform '{}' needs a new process (ctest runs each test in its own process)",
+                              fingerprint.substr(0, fingerprint.find('|')), p.name));
+    return hosts;
+  }
+
+  static int argc = 1;
+  static char arg0[] = "twinfab";
+  static char* argv[] = {arg0, nullptr};
+  // SimGrid's own chatter (actor start/stop, platform notes) is not our output.
+  xbt_log_control_set("root.thresh:warning");
+  engine = new s4u::Engine(&argc, argv);  // lives until exit, as SimGrid expects
+  // CM02 without correction factors or TCP window: a message of s bytes over a route
+  // of latency L and bottleneck bandwidth B takes exactly L + s/B when alone, and
+  // shares bandwidth max-min fairly otherwise. The calibration lives in the platform.
+  s4u::Engine::set_config("network/model:CM02");
+  s4u::Engine::set_config("network/TCP-gamma:0");
+  s4u::Engine::set_config("network/crosstraffic:0");
+  // (CM02's latency and bandwidth factors default to 1; the latency factor is set
+  // through a callback below.)
+  s4u::Engine::set_config("network/weight-S:0");
+  if (const char* stack = std::getenv("TWINFAB_SIM_STACK_KIB"))
+    s4u::Engine::set_config(std::string("contexts/stack-size:") + stack);
+  else
+    s4u::Engine::set_config("contexts/stack-size:1024");
+
+  const double fixed = fixed_one_way_cost(p);
+  std::vector<unsigned> down, up, count;
+  unsigned levels;
+  if (p.topology == Topology::SingleSwitch) {
+    levels = 1;
+    down = {p.hosts};
+    up = {1};
+    count = {1};
+  } else {
+    levels = p.fat_tree.levels;
+    down = p.fat_tree.down;
+    up = p.fat_tree.up;
+    count = p.fat_tree.count;
+  }
+  hosts.assign(p.hosts, nullptr);
+  std::vector<bool> is_host;
+  auto set_netpoint = [&](s4u::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
+    s4u::Host* h = zone->create_host(fmt::format("host{}", id), 1e9)->seal();
+    if (id < hosts.size()) hosts[id] = h;
+    if (is_host.size() <= id) is_host.resize(id + 1, false);
+    is_host[id] = true;
+    return std::make_pair(h->get_netpoint(), static_cast<simgrid::kernel::routing::NetPoint*>(nullptr));
+  };
+  // Same-host traffic goes through the HCA's loopback: PCIe both ways, no wire.
+  auto set_loopback = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    return zone->create_link(fmt::format("loopback{}", id), p.hca.pcie_bandwidth)->set_latency(fixed)->seal();
+  };
+  // SimGrid gives every fat-tree node (switches too) a limiter link. A host's limiter
+  // is its PCIe bus, shared by all its ranks' traffic; a switch's must not limit.
+  auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    const bool host = id < is_host.size() && is_host[id];
+    return zone->create_link(fmt::format("{}{}", host ? "pcie" : "switch", id), host ? p.hca.pcie_bandwidth : 1e18)
+        ->seal();
+  };
+  s4u::ClusterCallbacks callbacks(set_netpoint, set_loopback, set_limiter);
+  // Each cable carries its own latency plus half a switch crossing, so a path through
+  // one switch (two cables) costs 2 * link_latency + switch_latency.
+  auto* zone = s4u::create_fatTree_zone("twinfab", nullptr, s4u::FatTreeParams(levels, down, up, count), callbacks,
+                                        p.link_bandwidth, p.link_latency + p.switch_latency / 2,
+                                        s4u::Link::SharingPolicy::SPLITDUPLEX);
+  zone->seal();
+  // The fixed HCA/PCIe cost of a message is added to the route's latency through
+  // SimGrid's latency-factor hook (limiter links carry bandwidth but no latency), so
+  // SimGrid's own timing includes it and no extra timer is needed per message.
+  zone->get_network_model()->set_lat_factor_cb(
+      [fixed](double, const s4u::Host* src, const s4u::Host* dst, const std::vector<s4u::Link*>& links,
+              const std::unordered_set<s4u::NetZone*>&) {
+        if (src == dst) return 1.0;  // the loopback link's latency is the fixed cost
+        double latency = 0;
+        for (const auto* l : links) latency += l->get_latency();
+        return latency > 0 ? (latency + fixed) / latency : 1.0;
+      });
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (hosts[i] == nullptr) throw Error(Status::InvalidArgument, fmt::format("platform '{}': host {} missing", p.name, i));
+  fingerprint = fp;
+  return hosts;
+}
+
+// ---------------------------------------------------------------- SimFabric
+
+SimFabric::SimFabric(const Platform& platform) : platform_(platform), loss_(platform.loss.seed) {
+  const auto& hosts = ensure_engine(platform_);
+  hcas_.reserve(hosts.size());
+  for (uint32_t i = 0; i < hosts.size(); ++i) hcas_.push_back(std::make_unique<SimHca>(*this, i, hosts[i]));
+  loss_by_host_.assign(hosts.size(), platform_.loss.probability);
+  for (auto [host, prob] : platform_.loss.per_host)
+    if (host < loss_by_host_.size()) loss_by_host_[host] = prob;
+
+  const auto& f = platform_.features;
+  caps_.backend = "sim";
+  caps_.device_name = "sim-hca";
+  caps_.link = fabric::LinkKind::Simulated;
+  caps_.rc = true;
+  caps_.uc = f.uc;
+  caps_.ud = f.ud;
+  caps_.srq = f.srq;
+  caps_.atomics = f.atomics;
+  caps_.send_with_imm = f.send_with_imm;
+  caps_.write_with_imm = f.write_with_imm;
+  caps_.in_order_placement = f.in_order_placement;
+  caps_.requires_connection_manager = f.requires_connection_manager;
+  caps_.active_side_sends_first = f.active_side_sends_first;
+  caps_.mtu = platform_.mtu;
+  caps_.max_inline = f.max_inline;
+  caps_.max_rd_atomic = f.max_rd_atomic;
+}
+
+SimFabric::~SimFabric() = default;
+
+double SimFabric::fixed_one_way_cost() const noexcept { return sim::fixed_one_way_cost(platform_); }
+
+double SimFabric::loss_probability(uint32_t dst_host) const { return loss_by_host_[dst_host]; }
+
+const Route& SimFabric::route(uint32_t src_host, uint32_t dst_host) {
+  uint64_t key = (static_cast<uint64_t>(src_host) << 32) | dst_host;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  std::vector<s4u::Link*> links;
+  double latency = 0;
+  hcas_[src_host]->host()->route_to(hcas_[dst_host]->host(), links, &latency);
+  Route r;
+  // What SimGrid charges a message on this route: the links plus the fixed HCA cost
+  // that the latency-factor hook adds (the loopback link already holds it).
+  r.latency = src_host == dst_host ? latency : latency + fixed_one_way_cost();
+  r.bottleneck_bw = std::numeric_limits<double>::infinity();
+  for (auto* l : links) r.bottleneck_bw = std::min(r.bottleneck_bw, l->get_bandwidth());
+  return routes_.emplace(key, r).first->second;
+}
+
+uint64_t SimFabric::packets(uint64_t payload) const noexcept {
+  return payload == 0 ? 1 : (payload + platform_.mtu - 1) / platform_.mtu;
+}
+
+uint64_t SimFabric::wire_bytes(uint64_t payload) const noexcept {
+  return payload + packets(payload) * platform_.hca.header_bytes;
+}
+
+WireMessage* SimFabric::new_message() {
+  if (free_messages_.empty()) {
+    message_storage_.push_back(std::make_unique<WireMessage>());
+    return message_storage_.back().get();
+  }
+  WireMessage* m = free_messages_.back();
+  free_messages_.pop_back();
+  return m;
+}
+
+void SimFabric::free_message(WireMessage* m) {
+  // Keep the vectors' capacity: steady-state messages allocate nothing.
+  auto source = std::move(m->source);
+  auto local = std::move(m->local);
+  auto data = std::move(m->data);
+  *m = WireMessage{};
+  source.clear();
+  local.clear();
+  data.clear();
+  m->source = std::move(source);
+  m->local = std::move(local);
+  m->data = std::move(data);
+  free_messages_.push_back(m);
+}
+
+SimRuntime& SimFabric::runtime_of_self() {
+  aid_t self = s4u::this_actor::get_pid();
+  auto& slot = runtimes_[self];
+  if (!slot) slot = std::make_unique<SimRuntime>(*this);
+  return *slot;
+}
+
+SimRuntime* SimFabric::runtime_of(aid_t actor) {
+  auto it = runtimes_.find(actor);
+  return it == runtimes_.end() ? nullptr : it->second.get();
+}
+
+void SimFabric::forget_runtime(aid_t actor) { runtimes_.erase(actor); }
+
+}  // namespace twinfab::sim

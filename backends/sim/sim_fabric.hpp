@@ -1,0 +1,124 @@
+// Internal: the state the simulated fabric shares across ranks of one simulation — the
+// SimGrid platform, one simulated HCA per host, counters, the loss generator and the
+// message pool. Not part of the public API (see simulation.hpp).
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/sim/counters.hpp"
+#include "backends/sim/icm_cache.hpp"
+#include "backends/sim/loss_model.hpp"
+#include "backends/sim/platform.hpp"
+#include "backends/sim/wire_message.hpp"
+#include "fabric/capabilities.hpp"
+
+namespace twinfab::sim {
+
+class SimQueuePair;
+class SimMemoryRegion;
+class SimDevice;
+class SimRuntime;
+class SimFabric;
+
+/// One simulated HCA: shared by every rank (device context) on its host.
+class SimHca {
+ public:
+  SimHca(SimFabric& fabric, uint32_t index, simgrid::s4u::Host* host);
+
+  uint32_t index() const noexcept { return index_; }
+  simgrid::s4u::Host* host() const noexcept { return host_; }
+  SimFabric& fabric() noexcept { return fabric_; }
+  IcmCache& icm() noexcept { return icm_; }
+
+  uint32_t add_qp(SimQueuePair* qp);
+  void remove_qp(uint32_t qpn);
+  SimQueuePair* find_qp(uint32_t qpn) const;
+
+  /// Keys are unique per HCA; lkey == rkey as on many real HCAs.
+  uint32_t add_mr(SimMemoryRegion* mr);
+  void remove_mr(uint32_t key);
+  SimMemoryRegion* find_mr(uint32_t key) const;
+
+  /// HCA work-request pipeline: returns when a WR posted at `now` starts being
+  /// processed, and books the HCA for `wqe_time` after that.
+  double book_wqe(double now, double wqe_time);
+
+ private:
+  SimFabric& fabric_;
+  uint32_t index_;
+  simgrid::s4u::Host* host_;
+  IcmCache icm_;
+  uint32_t next_qpn_ = 0x100;
+  uint32_t next_key_ = 0x1000;
+  double wqe_free_at_ = 0;
+  std::unordered_map<uint32_t, SimQueuePair*> qps_;
+  std::unordered_map<uint32_t, SimMemoryRegion*> mrs_;
+};
+
+/// The network path between two hosts, as the model needs it.
+struct Route {
+  double latency = 0;         ///< SimGrid route latency (links, switches, HCA fixed costs)
+  double bottleneck_bw = 0;   ///< smallest link bandwidth on the path
+};
+
+class SimFabric {
+ public:
+  explicit SimFabric(const Platform& platform);
+  ~SimFabric();
+
+  const Platform& platform() const noexcept { return platform_; }
+  const fabric::DeviceCapabilities& capabilities() const noexcept { return caps_; }
+  SimHca& hca(uint32_t host) { return *hcas_.at(host); }
+  uint32_t host_count() const noexcept { return static_cast<uint32_t>(hcas_.size()); }
+  Counters& counters() noexcept { return counters_; }
+  LossModel& loss() noexcept { return loss_; }
+  double loss_probability(uint32_t dst_host) const;
+
+  /// Fixed one-way cost of a message outside the wire (post, doorbell, PCIe, WQE).
+  double fixed_one_way_cost() const noexcept;
+  /// Cached per host pair.
+  const Route& route(uint32_t src_host, uint32_t dst_host);
+  /// Bytes on the wire for a payload: headers per MTU packet.
+  uint64_t wire_bytes(uint64_t payload) const noexcept;
+  uint64_t packets(uint64_t payload) const noexcept;
+
+  WireMessage* new_message();
+  void free_message(WireMessage* m);
+
+  /// The runtime of the calling actor (created on first use).
+  SimRuntime& runtime_of_self();
+  SimRuntime* runtime_of(aid_t actor);
+  void forget_runtime(aid_t actor);
+
+  /// Registered device contexts, so that a message to a context that was closed is
+  /// dropped instead of delivered to freed memory.
+  void add_device(SimDevice* d) { live_devices_.emplace(d, true); }
+  void remove_device(SimDevice* d) { live_devices_.erase(d); }
+  bool device_alive(SimDevice* d) const { return live_devices_.count(d) != 0; }
+
+ private:
+  Platform platform_;
+  fabric::DeviceCapabilities caps_;
+  std::vector<std::unique_ptr<SimHca>> hcas_;
+  Counters counters_;
+  LossModel loss_;
+  std::vector<double> loss_by_host_;
+  std::unordered_map<uint64_t, Route> routes_;
+  std::vector<std::unique_ptr<WireMessage>> message_storage_;
+  std::vector<WireMessage*> free_messages_;
+  std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
+  std::unordered_map<SimDevice*, bool> live_devices_;
+};
+
+/// The SimGrid engine is one per process and its platform cannot change once built.
+/// Returns the hosts of the process-wide platform built from `platform`; throws
+/// fabric::Error(InvalidState) if this process already built a different one.
+const std::vector<simgrid::s4u::Host*>& ensure_engine(const Platform& platform);
+
+}  // namespace twinfab::sim

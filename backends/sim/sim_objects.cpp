@@ -1,0 +1,57 @@
+#include "backends/sim/sim_objects.hpp"
+
+#include <algorithm>
+
+#include "backends/sim/sim_device.hpp"
+#include "backends/sim/sim_runtime.hpp"
+
+namespace twinfab::sim {
+
+SimMemoryRegion::SimMemoryRegion(SimDevice& owner, SimHca& hca, void* addr, size_t length, fabric::Access access)
+    : owner_(&owner), hca_(hca), addr_(addr), length_(length), access_(access), key_(hca.add_mr(this)) {}
+
+SimMemoryRegion::~SimMemoryRegion() { hca_.remove_mr(key_); }
+
+size_t SimCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
+  SimRuntime& rt = device_.sim_runtime();
+  rt.run_due_timers();
+  size_t n = std::min(out.size(), entries_.size());
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = entries_.front();
+    entries_.pop_front();
+  }
+  if (n == 0)
+    rt.note_empty_poll();
+  else
+    rt.note_progress();
+  return n;
+}
+
+void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
+  if (entries_.size() >= capacity_) {
+    ++overruns_;
+    return;
+  }
+  entries_.push_back(wc);
+}
+
+RecvEntry RecvQueue::pop() {
+  RecvEntry e = std::move(entries_[head_++]);
+  if (head_ == entries_.size()) {
+    entries_.clear();
+    head_ = 0;
+  } else if (head_ >= 64 && head_ * 2 >= entries_.size()) {
+    entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  return e;
+}
+
+fabric::Status SimSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
+  if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
+  if (queue_.size() >= capacity_) return fabric::Status::NoResource;
+  queue_.push(RecvEntry{wr.wr_id, {wr.sg_list.begin(), wr.sg_list.end()}});
+  return fabric::Status::Ok;
+}
+
+}  // namespace twinfab::sim

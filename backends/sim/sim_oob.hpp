@@ -1,0 +1,41 @@
+// Internal: out-of-band address exchange between simulated ranks — shared memory and a
+// SimGrid barrier, taking no simulated time (like a PMIx fence outside the data path).
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <vector>
+
+#include "fabric/oob_exchange.hpp"
+
+namespace twinfab::sim {
+
+/// The state all ranks of one run share.
+class SimOob {
+ public:
+  explicit SimOob(unsigned size);
+  unsigned size() const noexcept { return static_cast<unsigned>(pending_.size()); }
+
+ private:
+  friend class SimOobView;
+  std::vector<std::vector<std::byte>> pending_;  // written by put, rank-private slots
+  std::vector<std::vector<std::byte>> visible_;  // as of the last fence
+  simgrid::s4u::BarrierPtr barrier_;
+};
+
+/// One rank's handle.
+class SimOobView final : public fabric::OobExchange {
+ public:
+  SimOobView(SimOob& shared, unsigned rank) : shared_(shared), rank_(rank) {}
+  int rank() const noexcept override { return static_cast<int>(rank_); }
+  int size() const noexcept override { return static_cast<int>(shared_.size()); }
+  void put(std::span<const std::byte> blob) override;
+  void fence() override;
+  std::vector<std::byte> get(int rank) const override;
+
+ private:
+  SimOob& shared_;
+  unsigned rank_;
+};
+
+}  // namespace twinfab::sim

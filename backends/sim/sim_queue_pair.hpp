@@ -1,0 +1,92 @@
+// Internal: a simulated queue pair — the requester (send queue) side and the state the
+// responder side keeps (receive queue, expected sequence number, held arrivals).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/sim/sim_objects.hpp"
+#include "backends/sim/wire_message.hpp"
+#include "fabric/queue_pair.hpp"
+
+namespace twinfab::sim {
+
+class SimDevice;
+
+/// An outstanding send-queue work request. Completions leave the send queue in
+/// posting order, as verbs requires.
+struct SqEntry {
+  uint64_t wr_id = 0;
+  uint64_t seq = 0;
+  uint32_t byte_len = 0;
+  fabric::WcOpcode opcode = fabric::WcOpcode::Send;
+  fabric::WcStatus status = fabric::WcStatus::Success;
+  bool signaled = true;
+  bool done = false;
+  bool read_or_atomic = false;
+};
+
+class SimQueuePair final : public fabric::QueuePair {
+ public:
+  SimQueuePair(SimDevice& device, const fabric::QpConfig& config);
+  ~SimQueuePair() override;
+
+  uint32_t qp_num() const noexcept override { return qpn_; }
+  fabric::Transport transport() const noexcept override { return config_.transport; }
+  fabric::QpState state() const noexcept override { return state_; }
+  fabric::Address local_address() const override;
+
+  fabric::Status to_init() override;
+  fabric::Status to_rtr(const fabric::Address* remote) override;
+  fabric::Status to_rts() override;
+  fabric::Status to_error() override;
+  fabric::Status to_reset() override;
+
+  fabric::Status post_send(const fabric::SendWr& wr) override;
+  fabric::Status post_recv(const fabric::RecvWr& wr) override;
+  const std::string& last_error() const noexcept override { return last_error_; }
+
+  // --- used by the device (responder side and completion delivery) ---
+  SimDevice& device() noexcept { return device_; }
+  const fabric::QpConfig& config() const noexcept { return config_; }
+  uint32_t remote_host() const noexcept { return remote_host_; }
+  uint32_t remote_qpn() const noexcept { return remote_qpn_; }
+  /// Takes the next receive from the QP or its SRQ; false when none is posted.
+  bool take_receive(RecvEntry& out);
+  /// Marks send-queue entry `seq` finished and moves finished entries at the head of
+  /// the queue to the send CQ. An error status moves the QP to ERR.
+  void complete_send(uint64_t seq, fabric::WcStatus status, uint32_t byte_len);
+  void push_recv_completion(const fabric::WorkCompletion& wc);
+  /// RC/UC in-order processing at the responder.
+  uint64_t expected_psn = 0;
+  WireMessage* held = nullptr;  ///< arrivals ahead of expected_psn, sorted by psn
+  /// Moves to ERR and flushes every outstanding WR.
+  void enter_error();
+  /// A read/atomic finished: fenced work requests may go.
+  void release_fenced();
+
+ private:
+  fabric::Status fail(fabric::Status s, std::string why);
+  fabric::Status validate_send(const fabric::SendWr& wr, uint64_t& length);
+  WireMessage* build_message(const fabric::SendWr& wr, uint64_t length, uint64_t seq);
+  void drain_send_queue();
+  void flush_posted(uint64_t seq_from);
+
+  SimDevice& device_;
+  fabric::QpConfig config_;
+  uint32_t qpn_;
+  fabric::QpState state_ = fabric::QpState::Reset;
+  uint32_t remote_host_ = 0;
+  uint32_t remote_qpn_ = 0;
+  uint64_t next_psn_ = 0;
+  uint64_t next_seq_ = 0;
+  uint32_t reads_in_flight_ = 0;
+  std::vector<SqEntry> sq_;
+  size_t sq_head_ = 0;
+  RecvQueue rq_;
+  std::vector<WireMessage*> fenced_;  ///< built, waiting for reads/atomics to finish
+  std::string last_error_;
+};
+
+}  // namespace twinfab::sim

@@ -1,0 +1,170 @@
+#include "backends/sim/sim_runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "backends/sim/sim_device.hpp"
+#include "backends/sim/sim_fabric.hpp"
+#include "backends/sim/sim_objects.hpp"
+#include "backends/sim/sim_queue_pair.hpp"
+#include "fabric/error.hpp"
+
+namespace twinfab::sim {
+
+namespace s4u = simgrid::s4u;
+using fabric::Status;
+
+namespace {
+
+constexpr uint64_t kMaxEmptyPolls = 10'000'000;
+
+class SimAgent final : public fabric::Agent {
+ public:
+  SimAgent(SimFabric& fabric, s4u::ActorPtr actor, std::shared_ptr<bool> done)
+      : fabric_(fabric), actor_(std::move(actor)), done_(std::move(done)) {}
+  ~SimAgent() override {
+    if (!*done_) join();
+  }
+  void join() override {
+    // Keep serving this actor's device contexts while the agent finishes; the backoff
+    // bounds how late the join returns (at most 10 us of simulated time).
+    SimRuntime& rt = fabric_.runtime_of_self();
+    double step = 1e-7;
+    while (!*done_) {
+      rt.sleep_for(step);
+      step = std::min(step * 2, 1e-5);
+    }
+  }
+
+ private:
+  SimFabric& fabric_;
+  s4u::ActorPtr actor_;
+  std::shared_ptr<bool> done_;
+};
+
+}  // namespace
+
+void SimRuntime::remove_device(SimDevice* d) {
+  devices_.erase(std::remove(devices_.begin(), devices_.end(), d), devices_.end());
+}
+
+void SimRuntime::schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq,
+                                     fabric::WcStatus status, uint32_t byte_len) {
+  timers_.push(Timer{when, timer_order_++, device, nullptr, qpn, seq, status, byte_len});
+}
+
+void SimRuntime::schedule_arrival(double when, SimDevice* device, WireMessage* m) {
+  timers_.push(Timer{when, timer_order_++, device, m, 0, 0, fabric::WcStatus::Success, 0});
+}
+
+void SimRuntime::run_due_timers() {
+  const double now = this->now();
+  while (!timers_.empty() && timers_.top().when <= now) {
+    Timer t = timers_.top();
+    timers_.pop();
+    if (!fabric_.device_alive(t.device)) {
+      if (t.message) fabric_.free_message(t.message);
+      continue;
+    }
+    if (t.message != nullptr) {
+      t.device->process_arrival(t.message);
+    } else if (SimQueuePair* qp = t.device->hca().find_qp(t.qpn); qp != nullptr && &qp->device() == t.device) {
+      qp->complete_send(t.seq, t.status, t.byte_len);
+    }
+  }
+}
+
+bool SimRuntime::blocked_on(const fabric::CompletionQueue* cq, double when) const {
+  if (blocked_until_ <= when) return false;
+  for (auto* s : blocked_sources_)
+    if (&s->underlying() == cq) return true;
+  return false;
+}
+
+bool SimRuntime::any_ready(std::span<fabric::CompletionQueue* const> sources) const {
+  for (auto* s : sources)
+    if (!static_cast<SimCompletionQueue&>(s->underlying()).empty()) return true;
+  return false;
+}
+
+void SimRuntime::note_empty_poll() {
+  if (++empty_polls_ == kMaxEmptyPolls)
+    throw fabric::Error(Status::InvalidState,
+                        fmt::format("{} CQ polls in a row found nothing and never waited: in the simulator time only "
+                                    "passes inside Runtime::wait()/sleep_for(), so a busy-poll loop never ends. Call "
+                                    "device.runtime().wait({{cq}}, deadline) when poll() returns 0.",
+                                    kMaxEmptyPolls));
+}
+
+void SimRuntime::block(double until) {
+  gets_.clear();
+  for (SimDevice* d : devices_) {
+    if (!d->pending_get) d->pending_get = d->inbox()->get_async<WireMessage>(&d->pending_payload);
+    gets_.push_back(d->pending_get);
+  }
+  const double now = this->now();
+  if (gets_.empty()) {
+    if (!std::isfinite(until))
+      throw fabric::Error(Status::InvalidState,
+                          "Runtime::wait with no deadline and no device: nothing could ever wake this rank");
+    s4u::this_actor::sleep_until(until);
+    return;
+  }
+  blocked_until_ = until;
+  ssize_t idx = s4u::Comm::wait_any_for(gets_, std::isfinite(until) ? std::max(0.0, until - now) : -1.0);
+  blocked_until_ = -1;
+  if (idx < 0) return;
+  SimDevice* d = devices_[static_cast<size_t>(idx)];
+  WireMessage* m = d->pending_payload;
+  d->pending_get = nullptr;
+  d->pending_payload = nullptr;
+  d->process_arrival(m);
+}
+
+Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  empty_polls_ = 0;
+  for (;;) {
+    run_due_timers();
+    if (any_ready(sources)) return Status::Ok;
+    if (memory_written_) {
+      memory_written_ = false;
+      return Status::Ok;
+    }
+    if (now() >= deadline) return Status::Timeout;
+    double until = deadline;
+    if (!timers_.empty()) until = std::min(until, timers_.top().when);
+    blocked_sources_ = sources;
+    block(until);
+    blocked_sources_ = {};
+  }
+}
+
+void SimRuntime::sleep_for(double seconds) {
+  empty_polls_ = 0;
+  const double deadline = now() + seconds;
+  for (;;) {
+    run_due_timers();
+    if (now() >= deadline) break;
+    double until = deadline;
+    if (!timers_.empty()) until = std::min(until, timers_.top().when);
+    block(until);
+  }
+  memory_written_ = false;
+}
+
+void SimRuntime::yield() { s4u::this_actor::yield(); }
+
+std::unique_ptr<fabric::Agent> SimRuntime::spawn(const std::string& name, std::function<void()> body) {
+  auto done = std::make_shared<bool>(false);
+  SimFabric* fabric = &fabric_;
+  auto actor = s4u::Actor::create(name, s4u::this_actor::get_host(), [fabric, done, body = std::move(body)]() {
+    body();
+    *done = true;
+    fabric->forget_runtime(s4u::this_actor::get_pid());
+  });
+  return std::make_unique<SimAgent>(fabric_, std::move(actor), std::move(done));
+}
+
+}  // namespace twinfab::sim

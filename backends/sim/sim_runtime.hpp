@@ -1,0 +1,82 @@
+// Internal: the fabric runtime of one simulated actor — simulated clock, waiting,
+// timers, agents. Everything that makes simulated time pass for a rank goes through
+// here, which is also where the rank's device contexts process their arrivals.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <queue>
+#include <span>
+#include <vector>
+
+#include "fabric/runtime.hpp"
+#include "fabric/types.hpp"
+
+namespace twinfab::sim {
+
+class SimDevice;
+class SimFabric;
+struct WireMessage;
+
+class SimRuntime final : public fabric::Runtime {
+ public:
+  explicit SimRuntime(SimFabric& fabric) : fabric_(fabric) {}
+
+  double now() const override { return simgrid::s4u::Engine::get_clock(); }
+  fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
+  void sleep_for(double seconds) override;
+  void yield() override;
+  std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
+
+  // --- internal ---
+  void add_device(SimDevice* d) { devices_.push_back(d); }
+  void remove_device(SimDevice* d);
+
+  /// A send-queue completion of `device`'s QP `qpn` due at `when`.
+  void schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq, fabric::WcStatus status,
+                           uint32_t byte_len);
+  /// An arrival to process at `when` (ICM miss penalty, queueing delay, RNR retry).
+  void schedule_arrival(double when, SimDevice* device, WireMessage* m);
+  /// Runs every timer due by now. Called on every entry into the runtime and by poll.
+  void run_due_timers();
+  /// True when the owning actor is blocked in wait() on `cq` until later than `when`:
+  /// a completion for it at `when` must then wake it with a message.
+  bool blocked_on(const fabric::CompletionQueue* cq, double when) const;
+  /// Processes arrivals already sitting in the inboxes (no time passes).
+  bool serve_ready();
+  /// Set when an arrival placed data in memory; wait() returns so memory pollers look.
+  void note_memory_written() { memory_written_ = true; }
+  /// Poll without wait() in the simulator never advances time; after this many empty
+  /// polls in a row the runtime stops the run with an explanation instead of hanging.
+  void note_empty_poll();
+  void note_progress() { empty_polls_ = 0; }
+
+ private:
+  struct Timer {
+    double when;
+    uint64_t order;
+    SimDevice* device;
+    WireMessage* message;  // arrival, or nullptr for a completion
+    uint32_t qpn;
+    uint64_t seq;
+    fabric::WcStatus status;
+    uint32_t byte_len;
+    bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
+  };
+  /// Blocks until an inbox receives something or `until`; processes what came.
+  void block(double until);
+  bool any_ready(std::span<fabric::CompletionQueue* const> sources) const;
+
+  SimFabric& fabric_;
+  std::vector<SimDevice*> devices_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  uint64_t timer_order_ = 0;
+  std::span<fabric::CompletionQueue* const> blocked_sources_{};
+  double blocked_until_ = -1;
+  bool memory_written_ = false;
+  uint64_t empty_polls_ = 0;
+  std::vector<simgrid::s4u::CommPtr> gets_;  // scratch for wait_any_for
+};
+
+}  // namespace twinfab::sim

@@ -1,0 +1,118 @@
+#include "backends/sim/simulation.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <vector>
+
+#include "backends/sim/sim_device.hpp"
+#include "backends/sim/sim_fabric.hpp"
+#include "backends/sim/sim_oob.hpp"
+#include "fabric/error.hpp"
+
+namespace twinfab::sim {
+
+namespace s4u = simgrid::s4u;
+using fabric::Error;
+using fabric::Status;
+
+Simulation::Simulation(const Platform& platform) : fabric_(std::make_unique<SimFabric>(platform)) {}
+Simulation::~Simulation() = default;
+
+const Platform& Simulation::platform() const noexcept { return fabric_->platform(); }
+const fabric::DeviceCapabilities& Simulation::capabilities() const noexcept { return fabric_->capabilities(); }
+
+void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body, unsigned ranks_per_host) {
+  const Platform& p = fabric_->platform();
+  if (nranks == 0) throw Error(Status::InvalidArgument, "run: at least one rank is needed");
+  if (ranks_per_host == 0) ranks_per_host = p.ranks_per_host ? p.ranks_per_host : 1;
+  const unsigned hosts_needed = (nranks + ranks_per_host - 1) / ranks_per_host;
+  if (hosts_needed > fabric_->host_count())
+    throw Error(Status::InvalidArgument,
+                fmt::format("run: {} ranks at {} per host need {} hosts; platform '{}' has {} (set topology.hosts, or "
+                            "raise ranks_per_host)",
+                            nranks, ranks_per_host, hosts_needed, p.name, fabric_->host_count()));
+
+  SimOob oob_shared(nranks);
+  std::vector<std::exception_ptr> errors(nranks);
+  std::vector<bool> finished(nranks, false);
+  SimFabric* fabric = fabric_.get();
+  for (unsigned r = 0; r < nranks; ++r) {
+    const unsigned host = r / ranks_per_host;
+    s4u::Actor::create(fmt::format("rank{}", r), fabric->hca(host).host(), [&, r, host, fabric]() {
+      try {
+        SimOobView oob(oob_shared, r);
+        SimDevice device(*fabric, host);
+        RankEnv env{r, nranks, host, device, device.runtime(), oob, *this};
+        body(env);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+      finished[r] = true;
+      fabric->forget_runtime(s4u::this_actor::get_pid());
+    });
+  }
+  s4u::Engine::get_instance()->run();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::string stuck;
+  for (unsigned r = 0; r < nranks; ++r)
+    if (!finished[r]) stuck += fmt::format("{}{}", stuck.empty() ? "" : ", ", r);
+  if (!stuck.empty())
+    throw Error(Status::InvalidState,
+                fmt::format("simulation deadlocked: rank(s) {} were still waiting when nothing else could happen",
+                            stuck));
+}
+
+void Simulation::run_single(const std::function<void()>& body) {
+  std::exception_ptr error;
+  bool finished = false;
+  SimFabric* fabric = fabric_.get();
+  s4u::Actor::create("driver", fabric->hca(0).host(), [&, fabric]() {
+    try {
+      body();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    finished = true;
+    fabric->forget_runtime(s4u::this_actor::get_pid());
+  });
+  s4u::Engine::get_instance()->run();
+  if (error) std::rethrow_exception(error);
+  if (!finished) throw Error(Status::InvalidState, "simulation deadlocked: the driver was still waiting");
+}
+
+std::unique_ptr<fabric::Device> Simulation::open_device(unsigned host) {
+  if (s4u::Actor::is_maestro() || s4u::Actor::self() == nullptr)
+    throw Error(Status::InvalidState, "open_device: call it from inside Simulation::run()");
+  if (host >= fabric_->host_count())
+    throw Error(Status::InvalidArgument,
+                fmt::format("open_device: host {} does not exist (platform has {})", host, fabric_->host_count()));
+  return std::make_unique<SimDevice>(*fabric_, host);
+}
+
+Counters Simulation::counters() const {
+  Counters c = fabric_->counters();
+  c.icm_hits = c.icm_misses = 0;
+  for (uint32_t h = 0; h < fabric_->host_count(); ++h) {
+    c.icm_hits += fabric_->hca(h).icm().hits();
+    c.icm_misses += fabric_->hca(h).icm().misses();
+  }
+  return c;
+}
+
+void Simulation::reset_counters() {
+  auto& c = fabric_->counters();
+  // Modelled memory and pinned bytes describe live objects: they survive a reset.
+  Counters kept;
+  kept.registered_bytes = c.registered_bytes;
+  kept.qp_context_bytes = c.qp_context_bytes;
+  kept.communication_buffer_bytes = c.communication_buffer_bytes;
+  kept.data_structure_bytes = c.data_structure_bytes;
+  c = kept;
+  for (uint32_t h = 0; h < fabric_->host_count(); ++h) fabric_->hca(h).icm().reset_counters();
+}
+
+double Simulation::now() const { return s4u::Engine::get_clock(); }
+
+}  // namespace twinfab::sim

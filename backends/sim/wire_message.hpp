@@ -1,0 +1,55 @@
+// What crosses the simulated wire: one SimGrid communication per work request (not per
+// packet), so the simulator's cost per message does not grow with its size.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fabric/types.hpp"
+
+namespace twinfab::sim {
+
+class SimDevice;
+
+enum class WireKind : uint8_t {
+  Send,            ///< SEND / SEND_WITH_IMM
+  Write,           ///< RDMA WRITE / WRITE_WITH_IMM
+  ReadRequest,     ///< RDMA READ request (header only)
+  AtomicRequest,   ///< CAS / FAA request
+  ReadResponse,    ///< data back to the requester
+  AtomicResponse,  ///< old value back to the requester
+  Ack,             ///< RC ack/nak, sent as a message only when the requester is blocked on it
+};
+
+struct WireMessage {
+  WireKind kind = WireKind::Send;
+  fabric::Opcode opcode = fabric::Opcode::Send;
+  fabric::Transport transport = fabric::Transport::RC;
+  bool has_imm = false;
+  bool icm_charged = false;  ///< target-side ICM miss penalty already applied
+  uint32_t imm = 0;
+  uint32_t src_host = 0;
+  uint32_t src_qpn = 0;
+  uint32_t dst_host = 0;
+  uint32_t dst_qpn = 0;
+  uint32_t qkey = 0;       ///< UD
+  uint32_t length = 0;     ///< payload bytes
+  uint32_t rnr_attempts = 0;
+  uint64_t psn = 0;        ///< per-QP sequence, for in-order processing on RC/UC
+  uint64_t sq_seq = 0;     ///< requester's send-queue entry
+  uint64_t remote_addr = 0;
+  uint32_t rkey = 0;
+  uint64_t compare_add = 0;
+  uint64_t swap = 0;
+  uint64_t result = 0;     ///< atomic old value
+  fabric::WcStatus status = fabric::WcStatus::Success;  ///< Ack / responses
+  double extra_delay = 0;  ///< processing at the target waits this long after arrival
+  double posted_at = 0;
+  SimDevice* from = nullptr;            ///< requester's device context
+  std::vector<fabric::Sge> source;      ///< payload in the sender's memory (shared address space)
+  std::vector<fabric::Sge> local;       ///< requester's SGEs for read/atomic results
+  std::vector<std::byte> data;          ///< inline payload or read response snapshot
+  WireMessage* next_held = nullptr;     ///< intrusive list of out-of-order arrivals
+};
+
+}  // namespace twinfab::sim

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs every Debian package that twinfab's build, tests and benchmarks need.
+# Idempotent: when everything is present it only runs dpkg-query and returns.
+# Usage: ci/install-deps.sh [--core-only]
+#   --core-only   build + simulator tests only (skips rdma-core, PMIx, QEMU, kernel bits)
+set -euo pipefail
+
+core=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libsimgrid-dev libboost-dev
+  libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev libspdlog-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
+  python3-matplotlib python3-tqdm
+)
+hardware=(
+  # verbs backend, its tools and the process start-up on hardware
+  rdma-core libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers
+  rdmacm-utils perftest libpmix-dev openmpi-bin libopenmpi-dev
+  # the micro-VM harness (ci/vm): QEMU (TCG), a static busybox for the initramfs,
+  # kernel headers + source for the out-of-tree siw module, iproute2/kmod inside the VM
+  qemu-system-x86 busybox-static cpio kmod iproute2 linux-headers-amd64
+  linux-source-6.1 bc flex bison libelf-dev xz-utils
+)
+
+pkgs=("${core[@]}")
+[[ "${1:-}" == "--core-only" ]] || pkgs+=("${hardware[@]}")
+
+missing=()
+for p in "${pkgs[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (or install sudo)" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,44 @@
+// twinfab fabric contract: an opened device (an RDMA context plus its protection
+// domain) and the factory for every other fabric object.
+//
+// Set-up calls throw fabric::Error with a message that says what to do (device
+// missing, capability absent, resource limits). Objects must be destroyed before the
+// device that made them; QPs before their CQs and SRQ.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "fabric/address.hpp"
+#include "fabric/address_handle.hpp"
+#include "fabric/capabilities.hpp"
+#include "fabric/completion_queue.hpp"
+#include "fabric/memory_region.hpp"
+#include "fabric/queue_pair.hpp"
+#include "fabric/runtime.hpp"
+#include "fabric/shared_receive_queue.hpp"
+
+namespace twinfab::fabric {
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceCapabilities& capabilities() const noexcept = 0;
+  /// The runtime that waits for this device's completion queues.
+  virtual Runtime& runtime() noexcept = 0;
+
+  /// Registers [addr, addr+length). Throws Error(InvalidArgument) for a null or
+  /// zero-length range, one that wraps the address space, or one above max_mr_size.
+  virtual std::unique_ptr<MemoryRegion> register_memory(void* addr, size_t length, Access access) = 0;
+  virtual std::unique_ptr<CompletionQueue> create_cq(uint32_t capacity) = 0;
+  /// Throws Error(Unsupported) when capabilities().srq is false.
+  virtual std::unique_ptr<SharedReceiveQueue> create_srq(uint32_t capacity, uint32_t max_sge) = 0;
+  /// Throws Error(Unsupported) for a transport the device lacks.
+  virtual std::unique_ptr<QueuePair> create_qp(const QpConfig& config) = 0;
+  /// UD destination from a remote UD QP's blob; throws Error(InvalidArgument) for a
+  /// blob of another backend or transport, or a truncated one.
+  virtual std::unique_ptr<AddressHandle> create_address_handle(const Address& remote_ud_qp) = 0;
+};
+
+}  // namespace twinfab::fabric

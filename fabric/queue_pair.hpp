@@ -1,0 +1,82 @@
+// twinfab fabric contract: queue pairs.
+//
+// State machine as in verbs: RESET -> INIT -> RTR -> RTS; any state -> ERR; any -> RESET.
+// Posting receives needs INIT or later; posting sends needs RTS. Posting in RESET is
+// Status::InvalidState (never a crash). A QP in ERR completes every outstanding and
+// newly posted WR with WcStatus::WrFlushError.
+//
+// Connection: exchange `local_address()` out of band and call `connect(peer)` on both
+// sides (RC/UC), or `connect(nullptr)` for UD. Devices that need a connection manager
+// (iWARP) complete the handshake inside connect(), waiting only through their runtime.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "fabric/address.hpp"
+#include "fabric/status.hpp"
+#include "fabric/types.hpp"
+
+namespace twinfab::fabric {
+
+class CompletionQueue;
+class SharedReceiveQueue;
+
+/// What create_qp needs. The RC reliability knobs use the verbs encodings.
+struct QpConfig {
+  Transport transport = Transport::RC;
+  CompletionQueue* send_cq = nullptr;
+  CompletionQueue* recv_cq = nullptr;
+  SharedReceiveQueue* srq = nullptr;  ///< receives come from the SRQ when set
+  uint32_t max_send_wr = 256;
+  uint32_t max_recv_wr = 256;
+  uint32_t max_send_sge = 4;
+  uint32_t max_recv_sge = 4;
+  uint32_t max_inline = 64;
+  uint32_t qkey = 0x11111111;  ///< UD
+  uint8_t ack_timeout = 14;    ///< local ACK timeout = 4.096 us * 2^ack_timeout
+  uint8_t retry_count = 7;     ///< transport retries before RetryExceededError
+  uint8_t rnr_retry = 7;       ///< RNR retries before RnrRetryExceededError; 7 = infinite
+  uint8_t min_rnr_timer = 12;  ///< verbs encoding; 12 = 0.64 ms
+};
+
+class QueuePair {
+ public:
+  virtual ~QueuePair() = default;
+
+  virtual uint32_t qp_num() const noexcept = 0;
+  virtual Transport transport() const noexcept = 0;
+  virtual QpState state() const noexcept = 0;
+  /// The blob to hand to the peer (out of band).
+  virtual Address local_address() const = 0;
+
+  virtual Status to_init() = 0;
+  /// RC/UC: `remote` is the peer's blob; UD: nullptr.
+  virtual Status to_rtr(const Address* remote) = 0;
+  virtual Status to_rts() = 0;
+  virtual Status to_error() = 0;
+  virtual Status to_reset() = 0;
+
+  /// INIT -> RTR -> RTS. `remote` is nullptr for UD. Non-blocking like everything
+  /// else: a device that needs a connection-manager handshake (iWARP) returns
+  /// InProgress until the handshake is done; call it again (both sides keep calling,
+  /// in any order, e.g. fabric::connect_all) until it returns Ok or an error.
+  virtual Status connect(const Address* remote) {
+    Status s = state() == QpState::Reset ? to_init() : Status::Ok;
+    if (s == Status::Ok && state() == QpState::Init) s = to_rtr(remote);
+    if (s == Status::Ok && state() == QpState::ReadyToReceive) s = to_rts();
+    return s;
+  }
+
+  /// Non-blocking. NoResource when the send queue is full (retry after polling);
+  /// InvalidArgument for a malformed WR (too many SGEs, inline too large, UD message
+  /// larger than the MTU, atomic not 8 bytes or misaligned); Unsupported for an opcode
+  /// the device lacks; InvalidState before RTS. last_error() says which.
+  virtual Status post_send(const SendWr& wr) = 0;
+  virtual Status post_recv(const RecvWr& wr) = 0;
+
+  /// The reason for the last non-Ok status this QP returned.
+  virtual const std::string& last_error() const noexcept = 0;
+};
+
+}  // namespace twinfab::fabric

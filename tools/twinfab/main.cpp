@@ -1,0 +1,200 @@
+// twinfab: the command-line tool.
+//
+//   twinfab info  [--backend sim|verbs|all] [--platform P]
+//   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
+//
+// Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "backends/sim/simulation.hpp"
+#include "fabric/error.hpp"
+#include "tools/twinfab/perf.hpp"
+#include "tools/twinfab/thread_oob.hpp"
+#ifdef TWINFAB_HAVE_VERBS
+#include "backends/verbs/verbs_backend.hpp"
+#endif
+
+namespace {
+
+using namespace twinfab;
+
+struct Args {
+  std::string backend = "sim";
+  std::string platform = "connectx-ddr";
+  std::string device;
+  std::string test;
+  std::vector<uint64_t> sizes;
+  unsigned iterations = 1000;
+  unsigned tx_depth = 128;
+  std::string csv;
+  bool all_sizes = false;
+};
+
+std::string describe_platform(const sim::Platform& p) {
+  std::string out;
+  out += fmt::format("platform {} ({})\n", p.name, p.source);
+  if (!p.description.empty()) out += fmt::format("  {}\n", p.description);
+  out += fmt::format("  hosts {} x {} rank(s), {}, link {:.3g} Gb/s, latency {:.3g} us, switch {:.3g} us, MTU {}\n",
+                     p.hosts, p.ranks_per_host, p.topology == sim::Topology::SingleSwitch ? "single switch" : "fat tree",
+                     p.link_bandwidth * 8 / 1e9, p.link_latency * 1e6, p.switch_latency * 1e6, p.mtu);
+  out += fmt::format("  HCA: post {:.3g} us, WQE {:.3g} us, PCIe {:.3g} us / {:.3g} GB/s, atomic {:.3g} us, ICM {} "
+                     "entries (miss {:.3g} us)\n",
+                     p.hca.post_overhead * 1e6, p.hca.wqe_processing * 1e6, p.hca.pcie_latency * 1e6,
+                     p.hca.pcie_bandwidth / 1e9, p.hca.atomic_latency * 1e6, p.hca.icm_cache_entries,
+                     p.hca.icm_miss_penalty * 1e6);
+  return out;
+}
+
+int cmd_info(const Args& a) {
+  if (a.backend == "sim" || a.backend == "all") {
+    fmt::print("backend sim: SimGrid-driven simulated fabric (the default)\n");
+    if (!a.platform.empty() && a.backend == "sim") {
+      sim::Platform p = sim::load_platform(a.platform);
+      fmt::print("{}", describe_platform(p));
+      sim::Simulation s(p);
+      fmt::print("{}", fabric::describe(s.capabilities()));
+    } else {
+      fmt::print("  presets:");
+      for (const auto& n : sim::list_presets()) fmt::print(" {}", n);
+      fmt::print("\n  (twinfab info --backend sim --platform NAME for one preset's parameters and capabilities)\n");
+    }
+  }
+  if (a.backend == "verbs" || a.backend == "all") {
+#ifdef TWINFAB_HAVE_VERBS
+    fmt::print("backend verbs: rdma-core\n");
+    try {
+      auto devices = verbs::list_devices();
+      if (devices.empty()) fmt::print("  no RDMA devices found\n");
+      for (const auto& d : devices) fmt::print("{}", verbs::describe(d));
+    } catch (const fabric::Error& e) {
+      if (a.backend == "verbs") throw;
+      fmt::print("  {}\n", e.what());
+    }
+#else
+    if (a.backend == "verbs")
+      throw fabric::Error(fabric::Status::Unsupported,
+                          "this twinfab was built without rdma-core: run ci/install-deps.sh and rebuild, or use --backend sim");
+    fmt::print("backend verbs: not built (rdma-core missing at build time)\n");
+#endif
+  }
+  if (a.backend != "sim" && a.backend != "verbs" && a.backend != "all")
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("unknown backend '{}'; valid: sim, verbs, all", a.backend));
+  return 0;
+}
+
+tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
+  sim::Platform p = sim::load_platform(a.platform);
+  if (p.hosts < 2)
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("platform '{}' has {} host(s); perf needs two", p.name, p.hosts));
+  fmt::print("# twinfab perf {} | backend sim | platform {} ({}) | RC | simulated time\n", tools::to_string(o.test),
+             p.name, p.source);
+  tools::PerfReport report;
+  sim::Simulation s(p);
+  s.run(2, [&](sim::RankEnv& env) { tools::run_perf_rank(o, env.device, env.oob, env.rank == 0 ? &report : nullptr); },
+        1);
+  return report;
+}
+
+tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[maybe_unused]] const Args& a) {
+#ifdef TWINFAB_HAVE_VERBS
+  verbs::OpenOptions open;
+  open.device_name = a.device;
+  auto d0 = verbs::open_device(open);
+  auto d1 = verbs::open_device(open);
+  fmt::print("# twinfab perf {} | backend verbs | device {} | RC | wall-clock time\n", tools::to_string(o.test),
+             d0->capabilities().device_name);
+  tools::PerfReport report;
+  tools::ThreadOobGroup group(2);
+  std::exception_ptr err1;
+  std::thread server([&] {
+    try {
+      tools::ThreadOob oob(group, 1);
+      tools::run_perf_rank(o, *d1, oob, nullptr);
+    } catch (...) {
+      err1 = std::current_exception();
+    }
+  });
+  std::exception_ptr err0;
+  try {
+    tools::ThreadOob oob(group, 0);
+    tools::run_perf_rank(o, *d0, oob, &report);
+  } catch (...) {
+    err0 = std::current_exception();
+  }
+  server.join();
+  if (err0) std::rethrow_exception(err0);
+  if (err1) std::rethrow_exception(err1);
+  return report;
+#else
+  throw fabric::Error(fabric::Status::Unsupported,
+                      "this twinfab was built without rdma-core: run ci/install-deps.sh and rebuild, or use --backend sim");
+#endif
+}
+
+int cmd_perf(const Args& a) {
+  tools::PerfOptions o;
+  o.test = tools::parse_perf_test(a.test);
+  o.sizes = a.sizes;
+  o.iterations = a.iterations;
+  o.tx_depth = a.tx_depth;
+  if (o.iterations == 0) throw fabric::Error(fabric::Status::InvalidArgument, "--iters must be at least 1");
+  if (o.tx_depth == 0 || o.tx_depth > 8192)
+    throw fabric::Error(fabric::Status::InvalidArgument, "--tx-depth must be in 1..8192");
+  tools::PerfReport report;
+  if (a.backend == "sim")
+    report = perf_sim(o, a);
+  else if (a.backend == "verbs")
+    report = perf_verbs(o, a);
+  else
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("unknown backend '{}'; valid: sim, verbs", a.backend));
+  fmt::print("{}", tools::format_report(report));
+  if (!a.csv.empty()) {
+    std::ofstream f(a.csv);
+    if (!f) throw fabric::Error(fabric::Status::IoError, fmt::format("cannot write {}", a.csv));
+    f << tools::format_csv(report);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"twinfab: MPI over RDMA fabrics, simulated (SimGrid) and on hardware (rdma-core)"};
+  app.require_subcommand(1);
+  Args a;
+
+  auto* info = app.add_subcommand("info", "List backends, devices and their capabilities");
+  info->add_option("--backend", a.backend, "sim, verbs or all")->capture_default_str();
+  info->add_option("--platform", a.platform, "With --backend sim: a preset name or a TOML file");
+
+  auto* perf = app.add_subcommand("perf", "perftest-style latency/bandwidth tables");
+  perf->add_option("test", a.test, "write-lat, read-lat, send-lat, atomic-lat, write-bw or send-bw")->required();
+  perf->add_option("--backend", a.backend, "sim or verbs")->capture_default_str();
+  perf->add_option("--platform", a.platform, "Simulated platform: preset name or TOML path")->capture_default_str();
+  perf->add_option("--device,-d", a.device, "RDMA device (verbs; default $TWINFAB_DEVICE or the first active one)");
+  perf->add_option("--size,-s", a.sizes, "Message size(s) in bytes (default: 2 B ... 8 MiB)");
+  perf->add_option("--iters,-n", a.iterations, "Iterations per size (capped to move <= 256 MiB per size)")
+      ->capture_default_str();
+  perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")->capture_default_str();
+  perf->add_option("--csv", a.csv, "Also write the table as CSV to this file");
+
+  CLI11_PARSE(app, argc, argv);
+  // With `info` and no --platform, list every preset instead of describing one.
+  if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
+  try {
+    if (info->parsed()) return cmd_info(a);
+    if (perf->parsed()) return cmd_perf(a);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "twinfab: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
