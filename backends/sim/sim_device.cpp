@@ -433,6 +433,10 @@ void SimDevice::handle_in_order(SimQueuePair& qp, WireMessage* m) {
 }
 
 bool SimDevice::execute(SimQueuePair& qp, WireMessage* m) {
+  if (!source_ok(*m)) {
+    nak(m, WcStatus::LocalProtectionError);
+    return true;
+  }
   switch (m->kind) {
     case WireKind::Send: responder_send(qp, m); break;
     case WireKind::Write: responder_write(qp, m); break;
@@ -479,6 +483,19 @@ SimMemoryRegion* SimDevice::check_remote(SimQueuePair& qp, WireMessage* m, uint6
       !mr->covers(m->remote_addr, len))
     return nullptr;
   return mr;
+}
+
+bool SimDevice::source_ok(const WireMessage& m) const {
+  // RC payloads are read from the sender's memory when they arrive (as the HCA's DMA
+  // would); if the sender deregistered or closed it meanwhile, nothing may be read.
+  if (m.source.empty()) return true;
+  if (!fabric_.device_alive(m.from)) return false;
+  for (const auto& s : m.source) {
+    if (s.length == 0) continue;
+    SimMemoryRegion* mr = m.from->hca().find_mr(s.lkey);
+    if (mr == nullptr || mr->owner() != m.from || !mr->covers(s.addr, s.length)) return false;
+  }
+  return true;
 }
 
 bool SimDevice::local_sges_ok(const std::vector<fabric::Sge>& sges) const {

@@ -78,6 +78,7 @@ class SimDevice final : public fabric::Device {
   void ack(WireMessage* m, uint32_t byte_len);
   SimMemoryRegion* check_remote(SimQueuePair& qp, WireMessage* m, uint64_t len, fabric::Access need);
   bool local_sges_ok(const std::vector<fabric::Sge>& sges) const;
+  bool source_ok(const WireMessage& m) const;
 
   SimFabric& fabric_;
   SimHca& hca_;

@@ -125,6 +125,9 @@ void SimRuntime::block(double until) {
 
 Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
   empty_polls_ = 0;
+  // Only data placed during this wait makes it return early: the caller looked at its
+  // memory before calling.
+  memory_written_ = false;
   for (;;) {
     run_due_timers();
     if (any_ready(sources)) return Status::Ok;
