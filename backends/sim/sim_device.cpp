@@ -237,6 +237,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
       return;
     }
     m->extra_delay = extra;
+    if (m->transport == Transport::UC) m->psn = qp.take_psn();
     transmit(m, wire, dst);
     return;
   }
@@ -268,6 +269,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     return;
   }
   m->extra_delay = extra + losses * timeout;
+  m->psn = qp.take_psn();
   transmit(m, wire, dst);
 }
 

@@ -293,7 +293,6 @@ WireMessage* SimQueuePair::build_message(const fabric::SendWr& wr, uint64_t leng
     // HCA until the completion, so reading it at delivery is what hardware does.
     m->source.assign(wr.sg_list.begin(), wr.sg_list.end());
   }
-  m->psn = config_.transport == Transport::UD ? 0 : next_psn_++;
   return m;
 }
 

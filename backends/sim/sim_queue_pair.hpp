@@ -58,6 +58,9 @@ class SimQueuePair final : public fabric::QueuePair {
   /// the queue to the send CQ. An error status moves the QP to ERR.
   void complete_send(uint64_t seq, fabric::WcStatus status, uint32_t byte_len);
   void push_recv_completion(const fabric::WorkCompletion& wc);
+  /// Sequence number of the next message that goes on the wire (RC/UC). Only messages
+  /// actually transmitted take one, so a lost UC message leaves no hole to wait for.
+  uint64_t take_psn() noexcept { return next_psn_++; }
   /// RC/UC in-order processing at the responder.
   uint64_t expected_psn = 0;
   WireMessage* held = nullptr;  ///< arrivals ahead of expected_psn, sorted by psn

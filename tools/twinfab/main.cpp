@@ -32,7 +32,9 @@ struct Args {
   unsigned iterations = 1000;
   unsigned tx_depth = 128;
   std::string csv;
-  bool all_sizes = false;
+  double loss = -1;        ///< override the platform's per-packet loss probability
+  long long seed = -1;     ///< override the platform's loss seed
+  bool counters = false;   ///< print the simulator's counters after the table
 };
 
 std::string describe_platform(const sim::Platform& p) {
@@ -90,6 +92,11 @@ int cmd_info(const Args& a) {
 
 tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
   sim::Platform p = sim::load_platform(a.platform);
+  if (a.loss >= 0) {
+    if (a.loss > 1) throw fabric::Error(fabric::Status::InvalidArgument, "--loss must be a probability in [0, 1]");
+    p.loss.probability = a.loss;
+  }
+  if (a.seed >= 0) p.loss.seed = static_cast<uint64_t>(a.seed);
   if (p.hosts < 2)
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("platform '{}' has {} host(s); perf needs two", p.name, p.hosts));
@@ -99,6 +106,9 @@ tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
   sim::Simulation s(p);
   s.run(2, [&](sim::RankEnv& env) { tools::run_perf_rank(o, env.device, env.oob, env.rank == 0 ? &report : nullptr); },
         1);
+  fmt::print("{}", tools::format_report(report));
+  if (a.counters) fmt::print("# counters (loss probability {}, seed {})\n{}", p.loss.probability, p.loss.seed,
+                             s.counters().to_text());
   return report;
 }
 
@@ -108,6 +118,8 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
   open.device_name = a.device;
   auto d0 = verbs::open_device(open);
   auto d1 = verbs::open_device(open);
+  if (a.loss >= 0 || a.seed >= 0 || a.counters)
+    throw fabric::Error(fabric::Status::InvalidArgument, "--loss, --seed and --counters apply to --backend sim only");
   fmt::print("# twinfab perf {} | backend verbs | device {} | RC | wall-clock time\n", tools::to_string(o.test),
              d0->capabilities().device_name);
   tools::PerfReport report;
@@ -131,6 +143,7 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
   server.join();
   if (err0) std::rethrow_exception(err0);
   if (err1) std::rethrow_exception(err1);
+  fmt::print("{}", tools::format_report(report));
   return report;
 #else
   throw fabric::Error(fabric::Status::Unsupported,
@@ -155,7 +168,6 @@ int cmd_perf(const Args& a) {
   else
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("unknown backend '{}'; valid: sim, verbs", a.backend));
-  fmt::print("{}", tools::format_report(report));
   if (!a.csv.empty()) {
     std::ofstream f(a.csv);
     if (!f) throw fabric::Error(fabric::Status::IoError, fmt::format("cannot write {}", a.csv));
@@ -185,6 +197,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")->capture_default_str();
   perf->add_option("--csv", a.csv, "Also write the table as CSV to this file");
+  perf->add_option("--loss", a.loss, "Simulator: per-packet loss probability (overrides the platform's)");
+  perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)");
+  perf->add_flag("--counters", a.counters, "Simulator: print packet, drop, retransmission and ICM counters");
 
   CLI11_PARSE(app, argc, argv);
   // With `info` and no --platform, list every preset instead of describing one.

@@ -1,0 +1,137 @@
+// The Simulation API's contract: errors are clear, nothing hangs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "backends/sim/simulation.hpp"
+#include "fabric/error.hpp"
+#include "tests/sim/sim_pair.hpp"
+#include "tests/support/run_forked.hpp"
+
+namespace twinfab {
+namespace {
+
+TEST(Simulation, TooFewHostsIsAClearError) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    try {
+      s.run(3, [](sim::RankEnv&) {}, 1);
+      FAIL() << "expected an error";
+    } catch (const fabric::Error& e) {
+      EXPECT_EQ(e.status(), fabric::Status::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("need 3 hosts"), std::string::npos) << e.what();
+    }
+  });
+}
+
+TEST(Simulation, RanksRunWithTheirOwnDevicesAndExchange) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    std::vector<int> seen(4, -1);
+    s.run(4, [&](sim::RankEnv& env) {
+      std::byte mine{static_cast<uint8_t>(env.rank * 10)};
+      env.oob.put({&mine, 1});
+      env.oob.fence();
+      auto next = env.oob.get(static_cast<int>((env.rank + 1) % env.size));
+      seen[env.rank] = static_cast<int>(next.at(0));
+      EXPECT_EQ(env.host, env.rank / 2);
+      EXPECT_THROW(env.oob.get(99), fabric::Error);
+    }, 2);
+    EXPECT_EQ(seen, (std::vector<int>{10, 20, 30, 0}));
+  });
+}
+
+TEST(Simulation, AnExceptionInARankIsRethrown) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    EXPECT_THROW(s.run(2, [](sim::RankEnv& env) {
+      if (env.rank == 1) throw std::runtime_error("rank 1 failed");
+    }), std::runtime_error);
+  });
+}
+
+TEST(Simulation, ADeadlockIsReportedNotHung) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    try {
+      s.run(2, [](sim::RankEnv& env) {
+        auto cq = env.device.create_cq(4);
+        fabric::CompletionQueue* src[] = {cq.get()};
+        env.runtime.wait(src, fabric::Runtime::kForever);  // nothing will ever come
+      });
+      FAIL() << "expected a deadlock error";
+    } catch (const fabric::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("deadlocked"), std::string::npos) << e.what();
+    }
+  });
+}
+
+TEST(Simulation, BusyPollingWithoutWaitingStopsWithAnExplanation) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    try {
+      s.run_single([&] {
+        auto d = s.open_device(0);
+        auto cq = d->create_cq(4);
+        fabric::WorkCompletion wc;
+        for (;;) cq->poll({&wc, 1});
+      });
+      FAIL() << "expected an error";
+    } catch (const fabric::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("Runtime::wait"), std::string::npos) << e.what();
+    }
+  });
+}
+
+TEST(Simulation, SleepAdvancesTimeAndTheHcaKeepsServing) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("connectx-ddr"));
+    s.run(2, [&](sim::RankEnv& env) {
+      // Rank 1 "computes" for 1 ms while rank 0 reads its memory: one-sided RDMA
+      // needs no help from the target's CPU.
+      auto cq = env.device.create_cq(16);
+      fabric::QpConfig cfg;
+      cfg.send_cq = cfg.recv_cq = cq.get();
+      auto qp = env.device.create_qp(cfg);
+      std::vector<uint64_t> buf(8, env.rank == 1 ? 42 : 0);
+      auto mr = env.device.register_memory(buf.data(), 64, fabric::kAllAccess);
+      const fabric::Address mine = qp->local_address();
+      std::vector<std::byte> blob(mine.bytes().begin(), mine.bytes().end());
+      uint64_t addr = mr->remote_addr();
+      uint32_t rkey = mr->rkey();
+      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&addr), reinterpret_cast<std::byte*>(&addr) + 8);
+      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&rkey), reinterpret_cast<std::byte*>(&rkey) + 4);
+      env.oob.put(blob);
+      env.oob.fence();
+      auto peer = env.oob.get(1 - static_cast<int>(env.rank));
+      auto peer_addr = fabric::Address::from_bytes({peer.data(), peer.size() - 12});
+      ASSERT_EQ(qp->connect(&peer_addr), fabric::Status::Ok);
+      env.oob.fence();
+      const double t0 = env.runtime.now();
+      if (env.rank == 1) {
+        env.runtime.sleep_for(1e-3);
+        EXPECT_NEAR(env.runtime.now() - t0, 1e-3, 1e-12);
+        return;
+      }
+      uint64_t raddr;
+      uint32_t rk;
+      std::memcpy(&raddr, peer.data() + peer.size() - 12, 8);
+      std::memcpy(&rk, peer.data() + peer.size() - 4, 4);
+      fabric::Sge sge = mr->sge(0, 8);
+      fabric::SendWr wr;
+      wr.opcode = fabric::Opcode::RdmaRead;
+      wr.sg_list = {&sge, 1};
+      wr.remote_addr = raddr;
+      wr.rkey = rk;
+      ASSERT_EQ(qp->post_send(wr), fabric::Status::Ok);
+      auto wcs = testing::collect(env.device, *cq, 1, 1.0);
+      ASSERT_EQ(wcs.size(), 1u);
+      EXPECT_EQ(wcs[0].status, fabric::WcStatus::Success);
+      EXPECT_EQ(buf[0], 42u);
+      EXPECT_LT(env.runtime.now() - t0, 1e-4);  // served during the target's sleep
+    });
+  });
+}
+
+}  // namespace
+}  // namespace twinfab
