@@ -297,7 +297,10 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t 
     const Route& r = fabric_.route(hca_.index(), requester.hca().index());
     const uint64_t ack_bytes = fabric_.wire_bytes(0);
     const double now = s4u::Engine::get_clock();
-    a->extra_delay = std::max(0.0, when - now - r.latency - static_cast<double>(ack_bytes) / r.bottleneck_bw);
+    // Only a real delay (an error reported after timeouts) is kept; rounding residue
+    // of the subtraction would cost a second wake-up for nothing.
+    const double delay = when - now - r.latency - static_cast<double>(ack_bytes) / r.bottleneck_bw;
+    a->extra_delay = delay > 1e-12 ? delay : 0.0;
     transmit(a, ack_bytes, &requester);
     return;
   }
@@ -342,6 +345,7 @@ void SimDevice::requester_response(WireMessage* m) {
 
 void SimDevice::process_arrival(WireMessage* m) {
   const double now = s4u::Engine::get_clock();
+
   if (m->extra_delay > 0) {
     double d = m->extra_delay;
     m->extra_delay = 0;

@@ -46,6 +46,7 @@ struct Endpoint {
   uint64_t peer_addr = 0;  ///< peer's target half
   uint32_t peer_rkey = 0;
   uint64_t sends_outstanding = 0;
+  unsigned handshakes_received = 0;  ///< the peer may run ahead by one handshake
 
   explicit Endpoint(fabric::Device& d) : device(d), rt(d.runtime()) {}
   std::byte* source() { return buffer.data(); }
@@ -124,16 +125,17 @@ void handshake(Endpoint& ep) {
   wr.opcode = fabric::Opcode::Send;
   wr.flags = fabric::SendFlags::Signaled;
   check_post(ep.ctrl_qp->post_send(wr), *ep.ctrl_qp, "post_send (control)");
-  bool sent = false, received = false;
-  while (!sent || !received) {
+  bool sent = false;
+  while (!sent || ep.handshakes_received == 0) {
     fabric::WorkCompletion wc = wait_one(ep, *ep.ctrl_cq, "handshake");
     if (wc.opcode == fabric::WcOpcode::Recv) {
-      received = true;
+      ++ep.handshakes_received;
       post_ctrl_recv(ep);
     } else {
       sent = true;
     }
   }
+  --ep.handshakes_received;
 }
 
 void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned depth) {
@@ -153,6 +155,7 @@ void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned
   fabric::QpConfig ctrl = cfg;
   ctrl.send_cq = ctrl.recv_cq = ep.ctrl_cq.get();
   ctrl.max_send_wr = ctrl.max_recv_wr = 4;
+  // The peer may run one handshake ahead: keep two receives posted.
   ep.ctrl_qp = ep.device.create_qp(ctrl);
   ep.half = std::max<uint64_t>(max_size, 64);
   ep.buffer.assign(2 * ep.half, std::byte{0});
@@ -195,6 +198,7 @@ void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned
   }
   if (s1 != Status::Ok) throw Error(s1, fmt::format("perf: connect failed: {}", ep.qp->last_error()));
   if (s2 != Status::Ok) throw Error(s2, fmt::format("perf: connect failed: {}", ep.ctrl_qp->last_error()));
+  post_ctrl_recv(ep);
   post_ctrl_recv(ep);
   oob.fence();  // both control receives are posted before any handshake message flies
 }

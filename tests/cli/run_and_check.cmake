@@ -1,0 +1,18 @@
+# Runs a command and checks its exit status and output.
+#   -DCMD="prog;arg;..."  -DEXPECT_EXIT=<n>|nonzero  [-DEXPECT_REGEX=<regex>] [-DREJECT_REGEX=<regex>]
+execute_process(COMMAND ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(EXPECT_EXIT STREQUAL "nonzero")
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "expected a non-zero exit, got 0; output:\n${all}")
+  endif()
+elseif(NOT rc EQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "expected exit ${EXPECT_EXIT}, got ${rc}; output:\n${all}")
+endif()
+if(DEFINED EXPECT_REGEX AND NOT all MATCHES "${EXPECT_REGEX}")
+  message(FATAL_ERROR "output does not match '${EXPECT_REGEX}':\n${all}")
+endif()
+if(DEFINED REJECT_REGEX AND all MATCHES "${REJECT_REGEX}")
+  message(FATAL_ERROR "output matches '${REJECT_REGEX}' but must not:\n${all}")
+endif()
+message(STATUS "ok (exit ${rc})")
