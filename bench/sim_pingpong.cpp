@@ -107,13 +107,16 @@ double twinfab_pingpong(sim::Simulation& sim, unsigned iters, uint64_t bytes) {
 
 int main(int argc, char** argv) {
   std::string preset = argc > 1 ? argv[1] : "connectx-ddr";
+  // Optional second argument: one message size (bytes) instead of both.
+  std::vector<uint64_t> sizes = {8ull, 8ull << 20};
+  if (argc > 2) sizes = {std::stoull(argv[2])};
   try {
     sim::Simulation sim(sim::load_platform(preset));
     fmt::print("simulator speed, platform {}: wall-clock microseconds per ping-pong message\n", preset);
     fmt::print("{:>10} {:>8} {:>14} {:>14} {:>16} {:>8} {:>8}\n", "bytes", "iters", "twinfab RC", "S4U mailbox",
                "S4U + memcpy", "ratio", "target");
     bool ok = true;
-    for (uint64_t bytes : {8ull, 8ull << 20}) {
+    for (uint64_t bytes : sizes) {
       unsigned iters = bytes > 65536 ? 200 : 20000;
       // Warm up both paths (allocator, SimGrid's lazy structures), then measure.
       twinfab_pingpong(sim, 10, bytes);

@@ -107,6 +107,11 @@ SimDevice::SimDevice(SimFabric& fabric, uint32_t host)
 }
 
 SimDevice::~SimDevice() {
+  // A closing context's sends that are still on the wire are lost, as when a process
+  // exits; cancelling keeps SimGrid from reporting them as leaked.
+  for (auto& c : sent_)
+    if (!c->test()) c->cancel();
+  sent_.clear();
   if (pending_get) pending_get->cancel();
   pending_get = nullptr;
   inbox_->set_receiver(nullptr);
@@ -275,7 +280,28 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
 
 void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination) {
   m->posted_at = s4u::Engine::get_clock();
-  destination->inbox()->put_init(m, wire_bytes)->detach();  // detach() starts it
+  // SimGrid 3.32 keeps every communication in a std::list and removes it by linear
+  // search when it finishes: detached ones in one global list, the others in their
+  // sender's list, from which only the sender's own wait() removes them. So: detach
+  // while few messages are in flight (the common case, no extra simcall), and past
+  // that send attached and let the sender reap finished sends in batches, keeping
+  // every list short. Either way a message costs O(1) SimGrid work, not O(in flight).
+  if (fabric_.detached_in_flight() < kDetachedInFlightLimit) {
+    m->detached = true;
+    fabric_.note_detached(+1);
+    destination->inbox()->put_init(m, wire_bytes)->detach();  // detach() starts it
+    return;
+  }
+  m->detached = false;
+  sent_.push_back(destination->inbox()->put_async(m, wire_bytes));
+  if (sent_.size() >= kReapThreshold) reap_sent();
+}
+
+void SimDevice::reap_sent() {
+  while (!sent_.empty() && sent_.front()->test()) {
+    sent_.front()->wait();  // returns at once; it is what unlinks the comm from our list
+    sent_.pop_front();
+  }
 }
 
 void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t seq, WcStatus status,
@@ -345,6 +371,10 @@ void SimDevice::requester_response(WireMessage* m) {
 
 void SimDevice::process_arrival(WireMessage* m) {
   const double now = s4u::Engine::get_clock();
+  if (m->detached) {
+    m->detached = false;
+    fabric_.note_detached(-1);
+  }
 
   if (m->extra_delay > 0) {
     double d = m->extra_delay;

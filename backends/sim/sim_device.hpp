@@ -10,6 +10,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <deque>
 #include <memory>
 
 #include "backends/sim/sim_fabric.hpp"
@@ -86,6 +87,10 @@ class SimDevice final : public fabric::Device {
   simgrid::s4u::Mailbox* inbox_;
   double cpu_free_at_ = 0;
   bool rnr_pending_ = false;
+  void reap_sent();
+  static constexpr size_t kReapThreshold = 64;
+  static constexpr uint64_t kDetachedInFlightLimit = 256;
+  std::deque<simgrid::s4u::CommPtr> sent_;  ///< attached sends not reaped yet, oldest first
 };
 
 }  // namespace twinfab::sim

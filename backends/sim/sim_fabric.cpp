@@ -142,12 +142,13 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   auto set_loopback = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
     return zone->create_link(fmt::format("loopback{}", id), p.hca.pcie_bandwidth)->set_latency(fixed)->seal();
   };
-  // SimGrid gives every fat-tree node (switches too) a limiter link. A host's limiter
-  // is its PCIe bus, shared by all its ranks' traffic; a switch's must not limit.
-  auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
-    const bool host = id < is_host.size() && is_host[id];
-    return zone->create_link(fmt::format("{}{}", host ? "pcie" : "switch", id), host ? p.hca.pcie_bandwidth : 1e18)
-        ->seal();
+  // SimGrid offers every fat-tree node (switches too) a limiter link. A host's limiter
+  // is its PCIe bus, shared by all its ranks' traffic. Switches get none: a limiter
+  // crossed by every flow would make each flow's start and end cost O(flows) in
+  // SimGrid's max-min solver (the 4096-host runs became quadratic).
+  auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) -> s4u::Link* {
+    if (id >= is_host.size() || !is_host[id]) return nullptr;
+    return zone->create_link(fmt::format("pcie{}", id), p.hca.pcie_bandwidth)->seal();
   };
   s4u::ClusterCallbacks callbacks(set_netpoint, set_loopback, set_limiter);
   // Each cable carries its own latency plus half a switch crossing, so a path through

@@ -88,6 +88,10 @@ class SimFabric {
   uint64_t wire_bytes(uint64_t payload) const noexcept;
   uint64_t packets(uint64_t payload) const noexcept;
 
+  /// Detached SimGrid communications not yet arrived (see SimDevice::transmit).
+  uint64_t detached_in_flight() const noexcept { return detached_in_flight_; }
+  void note_detached(int delta) noexcept { detached_in_flight_ += static_cast<uint64_t>(static_cast<int64_t>(delta)); }
+
   WireMessage* new_message();
   void free_message(WireMessage* m);
 
@@ -114,6 +118,7 @@ class SimFabric {
   std::vector<WireMessage*> free_messages_;
   std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
   std::unordered_map<SimDevice*, bool> live_devices_;
+  uint64_t detached_in_flight_ = 0;
 };
 
 /// The SimGrid engine is one per process and its platform cannot change once built.
