@@ -71,8 +71,19 @@ int cmd_info(const Args& a) {
     fmt::print("backend verbs: rdma-core\n");
     try {
       auto devices = verbs::list_devices();
-      if (devices.empty()) fmt::print("  no RDMA devices found\n");
-      for (const auto& d : devices) fmt::print("{}", verbs::describe(d));
+      if (devices.empty()) {
+        // open_device's error says why (no kernel support, no device) and what to do.
+        try {
+          verbs::open_device({});
+        } catch (const fabric::Error& e) {
+          fmt::print("  no RDMA devices found: {}\n", e.what());
+        }
+      }
+      for (const auto& d : devices) {
+        fmt::print("  {} port {}: {}, transport {}, link layer {}, GID[{}] {}\n", d.name, d.port, d.port_state,
+                   d.transport, d.link_layer, d.default_gid_index, d.default_gid.empty() ? "-" : d.default_gid);
+        fmt::print("{}", fabric::describe(d.capabilities));
+      }
     } catch (const fabric::Error& e) {
       if (a.backend == "verbs") throw;
       fmt::print("  {}\n", e.what());

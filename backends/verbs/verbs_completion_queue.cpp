@@ -1,0 +1,80 @@
+#include "backends/verbs/verbs_completion_queue.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "backends/verbs/verbs_errno.hpp"
+#include "backends/verbs/verbs_work_request.hpp"
+#include "fabric/error.hpp"
+
+namespace twinfab::verbs {
+
+namespace {
+constexpr size_t kBatch = 16;
+}
+
+VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, uint32_t capacity, uint32_t max_cqe) {
+  if (capacity == 0) throw fabric::Error(fabric::Status::InvalidArgument, "create_cq: capacity is 0");
+  if (capacity > max_cqe) {
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("create_cq: capacity {} is more than the device's max_cqe {}", capacity, max_cqe));
+  }
+  cq_ = ibv_create_cq(context, static_cast<int>(capacity), nullptr, nullptr, 0);
+  if (cq_ == nullptr) throw_errno(fmt::format("ibv_create_cq({})", capacity), errno);
+}
+
+VerbsCompletionQueue::~VerbsCompletionQueue() {
+  if (int rc = ibv_destroy_cq(cq_); rc != 0) {
+    spdlog::warn("verbs: {} (a QP still uses this CQ?)", errno_message("ibv_destroy_cq", rc));
+  }
+}
+
+uint32_t VerbsCompletionQueue::capacity() const noexcept { return static_cast<uint32_t>(cq_->cqe); }
+
+int VerbsCompletionQueue::poll_device(std::span<ibv_wc> out) {
+  // Providers fill only the fields they know (siw leaves src_qp, slid and wc_flags
+  // alone), so stale bytes must not pass for data.
+  std::memset(out.data(), 0, out.size_bytes());
+  int n = ibv_poll_cq(cq_, static_cast<int>(out.size()), out.data());
+  if (n < 0) {
+    if (!failure_logged_) {
+      spdlog::error("verbs: ibv_poll_cq failed ({}); the CQ reads as empty", n);
+      failure_logged_ = true;
+    }
+    return 0;
+  }
+  return n;
+}
+
+size_t VerbsCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
+  std::lock_guard lock(mutex_);
+  size_t done = 0;
+  while (done < out.size() && !stash_.empty()) {
+    out[done++] = stash_.front();
+    stash_.pop_front();
+  }
+  std::array<ibv_wc, kBatch> wcs;
+  while (done < out.size()) {
+    const size_t want = std::min(out.size() - done, wcs.size());
+    const int n = poll_device(std::span(wcs.data(), want));
+    for (int i = 0; i < n; ++i) out[done++] = to_fabric_completion(wcs[static_cast<size_t>(i)]);
+    if (static_cast<size_t>(n) < want) break;
+  }
+  return done;
+}
+
+bool VerbsCompletionQueue::has_completion() {
+  std::lock_guard lock(mutex_);
+  if (!stash_.empty()) return true;
+  std::array<ibv_wc, kBatch> wcs;
+  const int n = poll_device(wcs);
+  for (int i = 0; i < n; ++i) stash_.push_back(to_fabric_completion(wcs[static_cast<size_t>(i)]));
+  return n > 0;
+}
+
+}  // namespace twinfab::verbs

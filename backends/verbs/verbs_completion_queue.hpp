@@ -1,0 +1,46 @@
+// Internal: a completion queue over ibv_cq.
+//
+// Runtime::wait must tell whether a CQ has a completion without consuming it, and
+// verbs has no "peek". So wait() moves what the device has into a small stash inside
+// this object, and poll() hands out the stash before asking the device again, which
+// keeps completions oldest first.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <span>
+
+#include "fabric/completion_queue.hpp"
+
+namespace twinfab::verbs {
+
+class VerbsCompletionQueue final : public fabric::CompletionQueue {
+ public:
+  /// Throws fabric::Error(InvalidArgument) for 0 or more than `max_cqe` entries.
+  VerbsCompletionQueue(ibv_context* context, uint32_t capacity, uint32_t max_cqe);
+  ~VerbsCompletionQueue() override;
+  VerbsCompletionQueue(const VerbsCompletionQueue&) = delete;
+  VerbsCompletionQueue& operator=(const VerbsCompletionQueue&) = delete;
+
+  size_t poll(std::span<fabric::WorkCompletion> out) override;
+  /// Entries the device allocated (at least what was asked for).
+  uint32_t capacity() const noexcept override;
+
+  /// For Runtime::wait: true when a completion is ready; it stays for poll().
+  bool has_completion();
+  ibv_cq* handle() const noexcept { return cq_; }
+
+ private:
+  /// ibv_poll_cq into `out`; a provider failure is logged once and reads as empty.
+  int poll_device(std::span<ibv_wc> out);
+
+  ibv_cq* cq_ = nullptr;
+  std::mutex mutex_;  // guards stash_ and orders device polls against it
+  std::deque<fabric::WorkCompletion> stash_;
+  bool failure_logged_ = false;
+};
+
+}  // namespace twinfab::verbs

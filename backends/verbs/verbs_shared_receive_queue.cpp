@@ -1,0 +1,64 @@
+#include "backends/verbs/verbs_shared_receive_queue.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "backends/verbs/verbs_errno.hpp"
+#include "backends/verbs/verbs_work_request.hpp"
+#include "fabric/error.hpp"
+
+namespace twinfab::verbs {
+
+VerbsSharedReceiveQueue::VerbsSharedReceiveQueue(ibv_pd* pd, uint32_t capacity, uint32_t max_sge,
+                                                 const ibv_device_attr& limits) {
+  using fabric::Error;
+  using fabric::Status;
+  if (capacity == 0) throw Error(Status::InvalidArgument, "create_srq: capacity is 0");
+  if (capacity > static_cast<uint32_t>(limits.max_srq_wr)) {
+    throw Error(Status::InvalidArgument,
+                fmt::format("create_srq: capacity {} is more than the device's max_srq_wr {}", capacity,
+                            limits.max_srq_wr));
+  }
+  if (max_sge == 0 || max_sge > static_cast<uint32_t>(limits.max_srq_sge)) {
+    throw Error(Status::InvalidArgument,
+                fmt::format("create_srq: max_sge {} is outside 1..{} (the device's max_srq_sge)", max_sge,
+                            limits.max_srq_sge));
+  }
+  ibv_srq_init_attr attr{};
+  attr.attr.max_wr = capacity;
+  attr.attr.max_sge = max_sge;
+  srq_ = ibv_create_srq(pd, &attr);
+  if (srq_ == nullptr) throw_errno(fmt::format("ibv_create_srq({}, {})", capacity, max_sge), errno);
+  // Providers round the queue up (rxe to a power of two minus one) without always
+  // saying so at creation; the query reports what the queue really holds, which is
+  // when posting starts to fail with NoResource.
+  capacity_ = std::max(capacity, attr.attr.max_wr);
+  ibv_srq_attr actual{};
+  if (ibv_query_srq(srq_, &actual) == 0) capacity_ = std::max(capacity_, actual.max_wr);
+  max_sge_ = max_sge;  // WRs are checked against what was asked, like QPs
+}
+
+VerbsSharedReceiveQueue::~VerbsSharedReceiveQueue() {
+  if (int rc = ibv_destroy_srq(srq_); rc != 0) {
+    spdlog::warn("verbs: {} (a QP still uses this SRQ?)", errno_message("ibv_destroy_srq", rc));
+  }
+}
+
+fabric::Status VerbsSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
+  if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
+  IbvSgeList sges(wr.sg_list);
+  ibv_recv_wr ibv_wr{};
+  ibv_wr.wr_id = wr.wr_id;
+  ibv_wr.sg_list = sges.data();
+  ibv_wr.num_sge = sges.size();
+  ibv_recv_wr* bad = nullptr;
+  // Providers disagree on the sign of the errno they return (siw: -ENOMEM).
+  const int rc = std::abs(ibv_post_srq_recv(srq_, &ibv_wr, &bad));
+  return rc == 0 ? fabric::Status::Ok : errno_status(rc);
+}
+
+}  // namespace twinfab::verbs
