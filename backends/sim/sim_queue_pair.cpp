@@ -181,6 +181,9 @@ Status SimQueuePair::validate_send(const fabric::SendWr& wr, uint64_t& length) {
       if (t != Transport::RC) return fail(Status::InvalidArgument, "atomics need an RC QP");
       if (wr.sg_list.size() != 1 || wr.sg_list[0].length != 8)
         return fail(Status::InvalidArgument, "an atomic takes exactly one 8-byte SGE for the old value");
+      if (wr.remote_addr % 8 != 0)
+        return fail(Status::InvalidArgument,
+                    fmt::format("atomic target address {:#x} is not 8-byte aligned", wr.remote_addr));
       break;
   }
   if (wr.sg_list.size() > config_.max_send_sge)
