@@ -1,0 +1,42 @@
+# twinfab: the two commands of the quick start, and a few helpers.
+#
+#   make demo    install dependencies, build, run the main job on the simulated fabric
+#   make test    install dependencies, build, run every test (unit, sim, cli, vm: rxe/siw)
+#
+# Subsets: make test LABELS=unit   (or sim, cli, vm; a ctest -L regular expression)
+#          make test-fast          (everything but the micro-VM stage)
+BUILD  ?= build
+JOBS   ?= 2
+LABELS ?=
+TWINFAB = $(BUILD)/tools/twinfab/twinfab
+
+.PHONY: all deps configure build demo test test-fast bench clean
+
+all: build
+
+deps:
+	@bash ci/install-deps.sh
+
+configure: deps
+	@if [ ! -f $(BUILD)/build.ninja ]; then \
+	  cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo; fi
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@bash ci/demo.sh $(TWINFAB)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(if $(LABELS),-L '$(LABELS)')
+
+test-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE vm
+
+bench: build
+	$(BUILD)/bench/bench_sim_pingpong
+	$(BUILD)/bench/bench_ud_scale
+	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
+
+clean:
+	rm -rf $(BUILD)

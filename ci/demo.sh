@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job on the simulated fabric, as `make demo` runs it: what the simulator
+# offers, then perftest-style tables on two platforms of different eras, and a loss
+# experiment with its counters. Everything here is simulated time.
+set -euo pipefail
+twinfab=${1:-build/tools/twinfab/twinfab}
+sizes=(-s 2 -s 64 -s 1024 -s 4096 -s 65536 -s 1048576 -s 8388608)
+
+step() { printf '\n=== %s\n' "$*"; }
+
+step "twinfab info"
+"$twinfab" info
+
+for platform in infinihost-sdr connectx6-hdr; do
+  step "RDMA write latency on $platform (ib_write_lat-style)"
+  "$twinfab" perf write-lat --platform "$platform" -n 200 "${sizes[@]}"
+  step "RDMA write bandwidth on $platform (ib_write_bw-style)"
+  "$twinfab" perf write-bw --platform "$platform" -n 500 "${sizes[@]}"
+done
+
+step "send/recv latency on connectx-ddr with 0.1 % packet loss (RC retransmits after ACK timeouts)"
+"$twinfab" perf send-lat --platform connectx-ddr -n 2000 -s 4096 --loss 0.001 --counters
