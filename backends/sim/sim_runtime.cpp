@@ -52,18 +52,34 @@ void SimRuntime::remove_device(SimDevice* d) {
 
 void SimRuntime::schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq,
                                      fabric::WcStatus status, uint32_t byte_len) {
-  timers_.push(Timer{when, timer_order_++, device, nullptr, qpn, seq, status, byte_len});
+  const fabric::CompletionQueue* cq = nullptr;
+  if (SimQueuePair* qp = device->hca().find_qp(qpn)) cq = &qp->config().send_cq->underlying();
+  timers_.push_back(Timer{when, timer_order_++, device, nullptr, cq, qpn, seq, status, byte_len});
+  std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 
 void SimRuntime::schedule_arrival(double when, SimDevice* device, WireMessage* m) {
-  timers_.push(Timer{when, timer_order_++, device, m, 0, 0, fabric::WcStatus::Success, 0});
+  timers_.push_back(Timer{when, timer_order_++, device, m, nullptr, 0, 0, fabric::WcStatus::Success, 0});
+  std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
+}
+
+double SimRuntime::next_wake(std::span<fabric::CompletionQueue* const> sources, double deadline) const {
+  double until = deadline;
+  for (const Timer& t : timers_) {
+    if (t.when >= until) continue;
+    bool matters = t.message != nullptr || t.status != fabric::WcStatus::Success;
+    for (auto* s : sources) matters = matters || &s->underlying() == t.cq;
+    if (matters) until = t.when;
+  }
+  return until;
 }
 
 void SimRuntime::run_due_timers() {
   const double now = this->now();
-  while (!timers_.empty() && timers_.top().when <= now) {
-    Timer t = timers_.top();
-    timers_.pop();
+  while (!timers_.empty() && timers_.front().when <= now) {
+    std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
+    Timer t = timers_.back();
+    timers_.pop_back();
     if (!fabric_.device_alive(t.device)) {
       if (t.message) fabric_.free_message(t.message);
       continue;
@@ -136,10 +152,8 @@ Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, doubl
       return Status::Ok;
     }
     if (now() >= deadline) return Status::Timeout;
-    double until = deadline;
-    if (!timers_.empty()) until = std::min(until, timers_.top().when);
     blocked_sources_ = sources;
-    block(until);
+    block(next_wake(sources, deadline));
     blocked_sources_ = {};
   }
 }
@@ -150,9 +164,7 @@ void SimRuntime::sleep_for(double seconds) {
   for (;;) {
     run_due_timers();
     if (now() >= deadline) break;
-    double until = deadline;
-    if (!timers_.empty()) until = std::min(until, timers_.top().when);
-    block(until);
+    block(next_wake({}, deadline));
   }
   memory_written_ = false;
 }

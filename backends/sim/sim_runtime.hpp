@@ -6,7 +6,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
-#include <queue>
 #include <span>
 #include <vector>
 
@@ -58,19 +57,26 @@ class SimRuntime final : public fabric::Runtime {
     uint64_t order;
     SimDevice* device;
     WireMessage* message;  // arrival, or nullptr for a completion
+    const fabric::CompletionQueue* cq;  // completion: the send CQ it lands in
     uint32_t qpn;
     uint64_t seq;
     fabric::WcStatus status;
     uint32_t byte_len;
     bool operator>(const Timer& o) const { return when != o.when ? when > o.when : order > o.order; }
   };
+  /// When the caller must be woken: the deadline, or an earlier timer that can change
+  /// what it waits for — an arrival (memory, receives), an error completion (it may
+  /// flush receives), or a completion for one of `sources`. A successful completion
+  /// for a CQ nobody waits on is applied at the next wake-up instead: waking for it
+  /// would cost a context switch per message.
+  double next_wake(std::span<fabric::CompletionQueue* const> sources, double deadline) const;
   /// Blocks until an inbox receives something or `until`; processes what came.
   void block(double until);
   bool any_ready(std::span<fabric::CompletionQueue* const> sources) const;
 
   SimFabric& fabric_;
   std::vector<SimDevice*> devices_;
-  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  std::vector<Timer> timers_;  // a min-heap on (when, order)
   uint64_t timer_order_ = 0;
   std::span<fabric::CompletionQueue* const> blocked_sources_{};
   double blocked_until_ = -1;
