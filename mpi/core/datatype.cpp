@@ -1,0 +1,400 @@
+#include "mpi/core/datatype.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+
+#include "mpi/core/error.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+struct BasicInfo {
+  std::string_view name;
+  TypeGroup group;
+  std::int64_t size;       // MPI_Type_size: data bytes only (a pair's padding excluded)
+  std::int64_t extent;     // sizeof the C type
+  std::int64_t alignment;  // alignof the C type
+  std::int64_t index_offset;  // pairs: offsetof(index); others: unused
+};
+
+template <class T>
+constexpr BasicInfo make_info(std::string_view name, TypeGroup group) {
+  if constexpr (requires(T t) { t.index; }) {
+    return {name, group, static_cast<std::int64_t>(sizeof(T::value) + sizeof(int)), sizeof(T), alignof(T),
+            static_cast<std::int64_t>(offsetof(T, index))};
+  } else {
+    return {name, group, sizeof(T), sizeof(T), alignof(T), 0};
+  }
+}
+
+// Immutable table: not a "mutable global" of rule 1.
+constexpr std::array<BasicInfo, kBasicKindCount> kBasicInfo = {{
+#define TWINFAB_MPI_BASIC_INFO(kind, name, ctype, group) make_info<ctype>(name, TypeGroup::group),
+    TWINFAB_MPI_BASIC_TYPE_LIST(TWINFAB_MPI_BASIC_INFO)
+#undef TWINFAB_MPI_BASIC_INFO
+}};
+
+const BasicInfo& info(BasicKind kind) { return kBasicInfo[static_cast<std::size_t>(kind)]; }
+
+// Checked arithmetic: a datatype or message whose byte count does not fit in 64 bits
+// is a user error (MPI_ERR_COUNT), not silent wrap-around.
+std::int64_t mul(std::int64_t a, std::int64_t b, std::string_view where) {
+  std::int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    throw Error(ErrorClass::MPI_ERR_COUNT, where, "the datatype's size or extent overflows 64 bits");
+  }
+  return r;
+}
+std::int64_t add(std::int64_t a, std::int64_t b, std::string_view where) {
+  std::int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) {
+    throw Error(ErrorClass::MPI_ERR_COUNT, where, "the datatype's size or extent overflows 64 bits");
+  }
+  return r;
+}
+
+void require_type(const DatatypePtr& type, std::string_view where) {
+  if (!type) throw Error(ErrorClass::MPI_ERR_TYPE, where, "datatype is MPI_DATATYPE_NULL");
+}
+void require_count(std::int64_t count, std::string_view where) {
+  if (count < 0) throw Error(ErrorClass::MPI_ERR_COUNT, where, "count must be non-negative");
+}
+void require_blocklength(std::int64_t blocklength, std::string_view where) {
+  if (blocklength < 0) throw Error(ErrorClass::MPI_ERR_ARG, where, "block length must be non-negative");
+}
+
+// Appends a run to a flattened layout, merging it with the previous run when it
+// continues it (the merge is what makes "contiguous?" and pack cheap).
+void append_block(std::vector<Block>& blocks, std::int64_t offset, std::int64_t length) {
+  if (length == 0) return;
+  if (!blocks.empty() && blocks.back().offset + blocks.back().length == offset) {
+    blocks.back().length += length;
+    return;
+  }
+  blocks.push_back({offset, length});
+}
+
+// Visits the memory runs behind the packed bytes [position, position + n) of an
+// array of `type`: fn(memory offset from the buffer, offset in the stream chunk, len).
+// O(log blocks) to find the start, then O(1) per run.
+template <class Fn>
+void walk(const Datatype& type, std::size_t position, std::size_t n, Fn&& fn) {
+  const auto& blocks = type.blocks();
+  if (type.is_contiguous()) {
+    fn(blocks.front().offset + static_cast<std::int64_t>(position), std::size_t{0}, n);
+    return;
+  }
+  const auto& starts = type.block_packed_offsets();
+  const auto size = static_cast<std::size_t>(type.size());
+  std::int64_t element = static_cast<std::int64_t>(position / size);
+  const auto within = static_cast<std::int64_t>(position % size);
+  std::size_t b = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), within) - starts.begin()) - 1;
+  std::int64_t skip = within - starts[b];
+  std::size_t done = 0;
+  while (done < n) {
+    const Block& block = blocks[b];
+    const std::size_t len = std::min(static_cast<std::size_t>(block.length - skip), n - done);
+    fn(element * type.extent() + block.offset + skip, done, len);
+    done += len;
+    skip = 0;
+    if (++b == blocks.size()) {
+      b = 0;
+      ++element;
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(BasicKind kind) noexcept { return info(kind).name; }
+TypeGroup group_of(BasicKind kind) noexcept { return info(kind).group; }
+std::int64_t basic_size(BasicKind kind) noexcept { return info(kind).size; }
+std::int64_t basic_extent(BasicKind kind) noexcept { return info(kind).extent; }
+
+// One input type placed `count` times back to back (at its extent) from `displacement`.
+struct Datatype::Placement {
+  std::int64_t displacement;
+  std::int64_t count;
+  const Datatype* type;
+};
+
+DatatypePtr Datatype::predefined(BasicKind kind) {
+  const BasicInfo& i = info(kind);
+  DatatypePtr t(new Datatype());
+  t->combiner_ = Combiner::Named;
+  t->basic_kind_ = kind;
+  t->size_ = i.size;
+  t->lb_ = 0;
+  t->ub_ = i.extent;
+  t->alignment_ = i.alignment;
+  if (i.group == TypeGroup::Pair) {
+    // The value, then the int index after the compiler's padding.
+    append_block(t->blocks_, 0, i.size - static_cast<std::int64_t>(sizeof(int)));
+    append_block(t->blocks_, i.index_offset, sizeof(int));
+  } else {
+    append_block(t->blocks_, 0, i.size);
+  }
+  t->name_ = std::string(i.name);
+  t->committed_ = true;
+  t->finish_layout();
+  return t;
+}
+
+DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placements,
+                            std::vector<DatatypePtr> inputs) {
+  DatatypePtr t(new Datatype());
+  t->combiner_ = combiner;
+  const std::string_view where = "datatype constructor";
+  bool any = false;
+  bool first_kind = true;
+  for (const Placement& p : placements) {
+    const Datatype& c = *p.type;
+    t->explicit_bounds_ = t->explicit_bounds_ || c.explicit_bounds_;
+    t->alignment_ = std::max(t->alignment_, c.alignment_);
+    if (p.count == 0) continue;
+    if (c.size_ > 0) {
+      // The reduction ops need one basic kind across the whole type map.
+      if (first_kind) {
+        t->basic_kind_ = c.basic_kind_;
+        first_kind = false;
+      } else if (t->basic_kind_ != c.basic_kind_) {
+        t->basic_kind_.reset();
+      }
+    }
+    t->size_ = add(t->size_, mul(p.count, c.size_, where), where);
+    const std::int64_t span = mul(p.count - 1, c.extent(), where);
+    const std::int64_t lo = add(add(p.displacement, c.lb_, where), std::min<std::int64_t>(0, span), where);
+    const std::int64_t hi = add(add(p.displacement, c.ub_, where), std::max<std::int64_t>(0, span), where);
+    t->lb_ = any ? std::min(t->lb_, lo) : lo;
+    t->ub_ = any ? std::max(t->ub_, hi) : hi;
+    any = true;
+    if (c.blocks_.empty()) continue;
+    if (c.contiguous_) {
+      append_block(t->blocks_, p.displacement + c.blocks_.front().offset, p.count * c.size_);
+    } else {
+      for (std::int64_t j = 0; j < p.count; ++j) {
+        const std::int64_t base = p.displacement + j * c.extent();
+        for (const Block& b : c.blocks_) append_block(t->blocks_, base + b.offset, b.length);
+      }
+    }
+  }
+  if (combiner == Combiner::Struct && any && !t->explicit_bounds_) {
+    // MPI's epsilon: pad like a C compiler so that type[i+1] starts where C's would.
+    const std::int64_t extent = t->ub_ - t->lb_;
+    const std::int64_t rem = extent % t->alignment_;
+    if (rem != 0) t->ub_ += t->alignment_ - rem;
+  }
+  t->inputs_ = std::move(inputs);
+  t->finish_layout();
+  return t;
+}
+
+void Datatype::finish_layout() {
+  packed_start_.clear();
+  packed_start_.reserve(blocks_.size());
+  std::int64_t packed = 0;
+  true_lb_ = 0;
+  true_ub_ = 0;
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    packed_start_.push_back(packed);
+    packed += blocks_[i].length;
+    const std::int64_t lo = blocks_[i].offset;
+    const std::int64_t hi = blocks_[i].offset + blocks_[i].length;
+    true_lb_ = i == 0 ? lo : std::min(true_lb_, lo);
+    true_ub_ = i == 0 ? hi : std::max(true_ub_, hi);
+  }
+  contiguous_ = blocks_.empty() || (blocks_.size() == 1 && blocks_.front().length == extent());
+}
+
+DatatypePtr Datatype::contiguous(std::int64_t count, const DatatypePtr& old_type) {
+  const auto where = fmt::format("MPI_Type_contiguous(count={})", count);
+  require_count(count, where);
+  require_type(old_type, "MPI_Type_contiguous(oldtype)");
+  const Placement p{0, count, old_type.get()};
+  return build(Combiner::Contiguous, {&p, 1}, {old_type});
+}
+
+namespace {
+std::vector<std::int64_t> strided(std::int64_t count, std::int64_t stride_bytes, std::string_view where) {
+  std::vector<std::int64_t> displacements;
+  displacements.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) displacements.push_back(mul(i, stride_bytes, where));
+  return displacements;
+}
+}  // namespace
+
+DatatypePtr Datatype::vector(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
+                             const DatatypePtr& old_type) {
+  require_count(count, fmt::format("MPI_Type_vector(count={})", count));
+  require_blocklength(blocklength, fmt::format("MPI_Type_vector(blocklength={})", blocklength));
+  require_type(old_type, "MPI_Type_vector(oldtype)");
+  const auto where = "MPI_Type_vector";
+  const auto displacements = strided(count, mul(stride, old_type->extent(), where), where);
+  std::vector<Placement> placements;
+  placements.reserve(displacements.size());
+  for (auto d : displacements) placements.push_back({d, blocklength, old_type.get()});
+  return build(Combiner::Vector, placements, {old_type});
+}
+
+DatatypePtr Datatype::hvector(std::int64_t count, std::int64_t blocklength, std::int64_t stride_bytes,
+                              const DatatypePtr& old_type) {
+  require_count(count, fmt::format("MPI_Type_create_hvector(count={})", count));
+  require_blocklength(blocklength, fmt::format("MPI_Type_create_hvector(blocklength={})", blocklength));
+  require_type(old_type, "MPI_Type_create_hvector(oldtype)");
+  const auto displacements = strided(count, stride_bytes, "MPI_Type_create_hvector");
+  std::vector<Placement> placements;
+  placements.reserve(displacements.size());
+  for (auto d : displacements) placements.push_back({d, blocklength, old_type.get()});
+  return build(Combiner::Hvector, placements, {old_type});
+}
+
+namespace {
+void require_same_length(std::size_t a, std::size_t b, std::string_view where) {
+  if (a != b) {
+    throw Error(ErrorClass::MPI_ERR_ARG, where,
+                fmt::format("{} block lengths but {} displacements; the arrays must have count entries", a, b));
+  }
+}
+}  // namespace
+
+DatatypePtr Datatype::indexed(std::span<const std::int64_t> blocklengths, std::span<const std::int64_t> displacements,
+                              const DatatypePtr& old_type) {
+  require_same_length(blocklengths.size(), displacements.size(), "MPI_Type_indexed");
+  require_type(old_type, "MPI_Type_indexed(oldtype)");
+  std::vector<Placement> placements;
+  placements.reserve(blocklengths.size());
+  for (std::size_t i = 0; i < blocklengths.size(); ++i) {
+    require_blocklength(blocklengths[i],
+                        fmt::format("MPI_Type_indexed(array_of_blocklengths[{}]={})", i, blocklengths[i]));
+    placements.push_back(
+        {mul(displacements[i], old_type->extent(), "MPI_Type_indexed"), blocklengths[i], old_type.get()});
+  }
+  return build(Combiner::Indexed, placements, {old_type});
+}
+
+DatatypePtr Datatype::hindexed(std::span<const std::int64_t> blocklengths,
+                               std::span<const std::int64_t> byte_displacements, const DatatypePtr& old_type) {
+  require_same_length(blocklengths.size(), byte_displacements.size(), "MPI_Type_create_hindexed");
+  require_type(old_type, "MPI_Type_create_hindexed(oldtype)");
+  std::vector<Placement> placements;
+  placements.reserve(blocklengths.size());
+  for (std::size_t i = 0; i < blocklengths.size(); ++i) {
+    require_blocklength(blocklengths[i],
+                        fmt::format("MPI_Type_create_hindexed(array_of_blocklengths[{}]={})", i, blocklengths[i]));
+    placements.push_back({byte_displacements[i], blocklengths[i], old_type.get()});
+  }
+  return build(Combiner::Hindexed, placements, {old_type});
+}
+
+DatatypePtr Datatype::create_struct(std::span<const std::int64_t> blocklengths,
+                                    std::span<const std::int64_t> byte_displacements,
+                                    std::span<const DatatypePtr> types) {
+  require_same_length(blocklengths.size(), byte_displacements.size(), "MPI_Type_create_struct");
+  if (types.size() != blocklengths.size()) {
+    throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Type_create_struct",
+                fmt::format("{} block lengths but {} types; the arrays must have count entries", blocklengths.size(),
+                            types.size()));
+  }
+  std::vector<Placement> placements;
+  placements.reserve(blocklengths.size());
+  for (std::size_t i = 0; i < blocklengths.size(); ++i) {
+    require_blocklength(blocklengths[i],
+                        fmt::format("MPI_Type_create_struct(array_of_blocklengths[{}]={})", i, blocklengths[i]));
+    require_type(types[i], fmt::format("MPI_Type_create_struct(array_of_types[{}])", i));
+    placements.push_back({byte_displacements[i], blocklengths[i], types[i].get()});
+  }
+  return build(Combiner::Struct, placements, {types.begin(), types.end()});
+}
+
+DatatypePtr Datatype::create_resized(const DatatypePtr& old_type, std::int64_t lb, std::int64_t extent) {
+  require_type(old_type, "MPI_Type_create_resized(oldtype)");
+  DatatypePtr t(new Datatype(*old_type));
+  t->combiner_ = Combiner::Resized;
+  t->lb_ = lb;
+  t->ub_ = add(lb, extent, "MPI_Type_create_resized");
+  t->explicit_bounds_ = true;
+  t->committed_ = false;
+  t->name_.clear();
+  t->inputs_ = {old_type};
+  t->finish_layout();  // contiguity depends on the extent
+  return t;
+}
+
+DatatypePtr Datatype::dup(const DatatypePtr& old_type) {
+  require_type(old_type, "MPI_Type_dup(oldtype)");
+  DatatypePtr t(new Datatype(*old_type));
+  t->combiner_ = Combiner::Dup;
+  t->name_.clear();
+  t->inputs_ = {old_type};
+  return t;
+}
+
+PredefinedDatatypes::PredefinedDatatypes() {
+  for (std::size_t i = 0; i < kBasicKindCount; ++i) types_[i] = Datatype::predefined(static_cast<BasicKind>(i));
+}
+
+void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where) {
+  if (type == nullptr) {
+    throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype)", where), "datatype is MPI_DATATYPE_NULL");
+  }
+  if (!type->committed()) {
+    const auto& name = type->get_name();
+    throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype{})", where, name.empty() ? "" : "=" + name),
+                "datatype is not committed; call MPI_Type_commit before using it to communicate");
+  }
+  if (count < 0) {
+    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count), "count must be non-negative");
+  }
+  mul(count, type->size(), fmt::format("{}(count={})", where, count));
+}
+
+std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where) {
+  check_buffer_type(count, &type, where);
+  return count * type.size();
+}
+
+namespace {
+std::size_t stream_length(std::int64_t count, const Datatype& type, std::size_t position, std::size_t available,
+                          std::string_view where) {
+  const auto total = static_cast<std::size_t>(packed_size(count, type, where));
+  if (position > total) {
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(position={})", where, position),
+                fmt::format("position is beyond the {} bytes of packed data", total));
+  }
+  return std::min(available, total - position);
+}
+
+// buffer + offset in integer arithmetic: with MPI_BOTTOM the buffer is null and the
+// offsets are absolute addresses (MPI_Get_address), which pointer arithmetic on a
+// null pointer would make undefined.
+void* address(const void* buffer, std::int64_t offset) {
+  return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(buffer) + static_cast<std::uintptr_t>(offset));
+}
+}  // namespace
+
+std::size_t pack(const void* buffer, std::int64_t count, const Datatype& type, std::size_t position,
+                 std::span<std::byte> out, std::string_view where) {
+  const std::size_t n = stream_length(count, type, position, out.size(), where);
+  if (n == 0) return 0;
+  walk(type, position, n, [&](std::int64_t memory, std::size_t stream, std::size_t len) {
+    std::memcpy(out.data() + stream, address(buffer, memory), len);
+  });
+  return n;
+}
+
+std::size_t unpack(std::span<const std::byte> in, void* buffer, std::int64_t count, const Datatype& type,
+                   std::size_t position, std::string_view where) {
+  const std::size_t n = stream_length(count, type, position, in.size(), where);
+  if (n == 0) return 0;
+  walk(type, position, n, [&](std::int64_t memory, std::size_t stream, std::size_t len) {
+    std::memcpy(address(buffer, memory), in.data() + stream, len);
+  });
+  return n;
+}
+
+}  // namespace twinfab::mpi

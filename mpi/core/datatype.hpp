@@ -1,0 +1,264 @@
+// twinfab MPI core: datatypes (predefined and derived), their flattened layout, and
+// pack/unpack.
+//
+// A Datatype is immutable once built, except for its name and its committed flag.
+// Construction does all the work: each type stores its *flattened* layout, the list
+// of (byte offset, length) blocks of one element in type-map order, with adjacent
+// blocks merged. So pack/unpack cost O(blocks) per element, "contiguous?" is O(1),
+// and a stream can be resumed at any byte position (binary search on the blocks'
+// packed offsets). The cost is memory: a vector of 10^6 single-element blocks keeps
+// 10^6 blocks (MPICH's dataloops would keep one loop); fine for the workloads here.
+//
+// Lifetime follows MPI_Type_free: handles are shared_ptr; a derived type holds its
+// inputs (for MPI_Type_get_contents), so freeing an input that a derived type uses
+// frees nothing until the derived type goes too.
+//
+// Predefined types are not globals (ARCHITECTURE rule 1: simulated ranks share one
+// process, and MPI_Type_set_name may rename even MPI_INT): each rank's context owns
+// a PredefinedDatatypes table.
+//
+// Errors: constructors and pack/unpack throw mpi::Error (MPI_ERR_COUNT for a
+// negative count, MPI_ERR_ARG for a negative block length or mismatched arrays,
+// MPI_ERR_TYPE for a null or uncommitted type). Negative strides and displacements
+// are legal MPI and supported.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace twinfab::mpi {
+
+/// The C layouts of the MAXLOC/MINLOC pair types (value, then index), as in C's
+/// `struct { float f; int i; }`: the padding between and after is part of the layout.
+namespace pair {
+struct FloatInt { float value; int index; };
+struct DoubleInt { double value; int index; };
+struct LongInt { long value; int index; };
+struct TwoInt { int value; int index; };
+struct ShortInt { short value; int index; };
+struct LongDoubleInt { long double value; int index; };
+}  // namespace pair
+
+/// Which predefined reduction operations a basic type admits (MPI-3 §5.9.2 groups).
+enum class TypeGroup {
+  CInteger,   // MIN MAX SUM PROD LAND LOR LXOR BAND BOR BXOR
+  Floating,   // MIN MAX SUM PROD
+  Complex,    // SUM PROD
+  Logical,    // LAND LOR LXOR
+  Byte,       // BAND BOR BXOR
+  Character,  // none (MPI_CHAR and MPI_WCHAR are for text, not arithmetic)
+  Packed,     // none
+  Pair,       // MAXLOC MINLOC
+};
+
+// X-macro list of the predefined datatypes: enumerator, MPI name, C type, group.
+#define TWINFAB_MPI_BASIC_TYPE_LIST(X)                                             \
+  X(Char, "MPI_CHAR", char, Character)                                             \
+  X(SignedChar, "MPI_SIGNED_CHAR", signed char, CInteger)                          \
+  X(UnsignedChar, "MPI_UNSIGNED_CHAR", unsigned char, CInteger)                    \
+  X(Short, "MPI_SHORT", short, CInteger)                                           \
+  X(UnsignedShort, "MPI_UNSIGNED_SHORT", unsigned short, CInteger)                 \
+  X(Int, "MPI_INT", int, CInteger)                                                 \
+  X(Unsigned, "MPI_UNSIGNED", unsigned, CInteger)                                  \
+  X(Long, "MPI_LONG", long, CInteger)                                              \
+  X(UnsignedLong, "MPI_UNSIGNED_LONG", unsigned long, CInteger)                    \
+  X(LongLong, "MPI_LONG_LONG", long long, CInteger)                                \
+  X(UnsignedLongLong, "MPI_UNSIGNED_LONG_LONG", unsigned long long, CInteger)      \
+  X(Float, "MPI_FLOAT", float, Floating)                                           \
+  X(Double, "MPI_DOUBLE", double, Floating)                                        \
+  X(LongDouble, "MPI_LONG_DOUBLE", long double, Floating)                          \
+  X(Wchar, "MPI_WCHAR", wchar_t, Character)                                        \
+  X(Int8, "MPI_INT8_T", std::int8_t, CInteger)                                     \
+  X(Int16, "MPI_INT16_T", std::int16_t, CInteger)                                  \
+  X(Int32, "MPI_INT32_T", std::int32_t, CInteger)                                  \
+  X(Int64, "MPI_INT64_T", std::int64_t, CInteger)                                  \
+  X(Uint8, "MPI_UINT8_T", std::uint8_t, CInteger)                                  \
+  X(Uint16, "MPI_UINT16_T", std::uint16_t, CInteger)                               \
+  X(Uint32, "MPI_UINT32_T", std::uint32_t, CInteger)                               \
+  X(Uint64, "MPI_UINT64_T", std::uint64_t, CInteger)                               \
+  X(Aint, "MPI_AINT", std::ptrdiff_t, CInteger)                                    \
+  X(Offset, "MPI_OFFSET", std::int64_t, CInteger)                                  \
+  X(Count, "MPI_COUNT", std::int64_t, CInteger)                                    \
+  X(CBool, "MPI_C_BOOL", bool, Logical)                                            \
+  X(CFloatComplex, "MPI_C_FLOAT_COMPLEX", std::complex<float>, Complex)            \
+  X(CDoubleComplex, "MPI_C_DOUBLE_COMPLEX", std::complex<double>, Complex)         \
+  X(CLongDoubleComplex, "MPI_C_LONG_DOUBLE_COMPLEX", std::complex<long double>, Complex) \
+  X(Byte, "MPI_BYTE", std::byte, Byte)                                             \
+  X(Packed, "MPI_PACKED", std::byte, Packed)                                       \
+  X(FloatInt, "MPI_FLOAT_INT", pair::FloatInt, Pair)                               \
+  X(DoubleInt, "MPI_DOUBLE_INT", pair::DoubleInt, Pair)                            \
+  X(LongInt, "MPI_LONG_INT", pair::LongInt, Pair)                                  \
+  X(TwoInt, "MPI_2INT", pair::TwoInt, Pair)                                        \
+  X(ShortInt, "MPI_SHORT_INT", pair::ShortInt, Pair)                               \
+  X(LongDoubleInt, "MPI_LONG_DOUBLE_INT", pair::LongDoubleInt, Pair)
+
+/// A predefined datatype.
+enum class BasicKind : std::uint8_t {
+#define TWINFAB_MPI_BASIC_KIND_ENUM(kind, name, ctype, group) kind,
+  TWINFAB_MPI_BASIC_TYPE_LIST(TWINFAB_MPI_BASIC_KIND_ENUM)
+#undef TWINFAB_MPI_BASIC_KIND_ENUM
+};
+
+inline constexpr std::size_t kBasicKindCount = 0
+#define TWINFAB_MPI_BASIC_KIND_COUNT(kind, name, ctype, group) +1
+    TWINFAB_MPI_BASIC_TYPE_LIST(TWINFAB_MPI_BASIC_KIND_COUNT)
+#undef TWINFAB_MPI_BASIC_KIND_COUNT
+    ;
+
+/// The MPI name, e.g. "MPI_DOUBLE_INT".
+std::string_view to_string(BasicKind kind) noexcept;
+TypeGroup group_of(BasicKind kind) noexcept;
+/// MPI_Type_size of the basic type (a pair's padding excluded).
+std::int64_t basic_size(BasicKind kind) noexcept;
+/// sizeof the C type (a pair's padding included).
+std::int64_t basic_extent(BasicKind kind) noexcept;
+
+/// How a datatype was built (MPI_Type_get_envelope's combiner).
+enum class Combiner { Named, Dup, Contiguous, Vector, Hvector, Indexed, Hindexed, Struct, Resized };
+
+/// One contiguous run of bytes of an element: [offset, offset + length) relative to
+/// the buffer address the element starts at (offsets may be negative).
+struct Block {
+  std::int64_t offset;
+  std::int64_t length;
+  bool operator==(const Block&) const = default;
+};
+
+class Datatype;
+/// A datatype handle. Copies share the type; the type lives while any handle does.
+using DatatypePtr = std::shared_ptr<Datatype>;
+
+class Datatype {
+ public:
+  // ---- constructors (MPI_Type_*); each returns an uncommitted type
+  /// A fresh predefined type (committed). Normally obtained from PredefinedDatatypes.
+  static DatatypePtr predefined(BasicKind kind);
+  static DatatypePtr contiguous(std::int64_t count, const DatatypePtr& old_type);
+  /// `stride` in multiples of old_type's extent.
+  static DatatypePtr vector(std::int64_t count, std::int64_t blocklength, std::int64_t stride,
+                            const DatatypePtr& old_type);
+  /// `stride_bytes` in bytes (MPI_Type_create_hvector).
+  static DatatypePtr hvector(std::int64_t count, std::int64_t blocklength, std::int64_t stride_bytes,
+                             const DatatypePtr& old_type);
+  /// Displacements in multiples of old_type's extent. The spans must have equal sizes.
+  static DatatypePtr indexed(std::span<const std::int64_t> blocklengths,
+                             std::span<const std::int64_t> displacements, const DatatypePtr& old_type);
+  /// Displacements in bytes (MPI_Type_create_hindexed).
+  static DatatypePtr hindexed(std::span<const std::int64_t> blocklengths,
+                              std::span<const std::int64_t> byte_displacements, const DatatypePtr& old_type);
+  /// MPI_Type_create_struct. Unless an input has explicit bounds (resized), the
+  /// extent is rounded up to the largest alignment of the basic types inside, as a C
+  /// compiler pads a struct, so that arrays of the type line up with C arrays.
+  static DatatypePtr create_struct(std::span<const std::int64_t> blocklengths,
+                                   std::span<const std::int64_t> byte_displacements,
+                                   std::span<const DatatypePtr> types);
+  /// MPI_Type_create_resized: same data, explicit lower bound and extent.
+  static DatatypePtr create_resized(const DatatypePtr& old_type, std::int64_t lb, std::int64_t extent);
+  /// MPI_Type_dup: same layout and committed state, no name.
+  static DatatypePtr dup(const DatatypePtr& old_type);
+
+  // ---- properties
+  /// Bytes of data in one element (MPI_Type_size).
+  std::int64_t size() const noexcept { return size_; }
+  std::int64_t lb() const noexcept { return lb_; }
+  std::int64_t ub() const noexcept { return ub_; }
+  /// ub - lb: the distance between consecutive elements of an array of this type.
+  std::int64_t extent() const noexcept { return ub_ - lb_; }
+  /// Bounds of the bytes really touched, ignoring explicit bounds and padding.
+  std::int64_t true_lb() const noexcept { return true_lb_; }
+  std::int64_t true_extent() const noexcept { return true_ub_ - true_lb_; }
+
+  /// True when `count` elements occupy one run of count*size() bytes starting at
+  /// buffer + blocks().front().offset (so pack is one memcpy, or no copy at all).
+  bool is_contiguous() const noexcept { return contiguous_; }
+  /// The flattened layout of one element, in type-map (= pack) order.
+  const std::vector<Block>& blocks() const noexcept { return blocks_; }
+  /// For each block, where its bytes start in the packed form of one element.
+  const std::vector<std::int64_t>& block_packed_offsets() const noexcept { return packed_start_; }
+
+  /// The one predefined type every entry of the type map has, if there is one; what
+  /// the predefined reduction operations need.
+  std::optional<BasicKind> basic_kind() const noexcept { return basic_kind_; }
+  /// Largest alignment of the basic types inside (1 for an empty type).
+  std::int64_t alignment() const noexcept { return alignment_; }
+  Combiner combiner() const noexcept { return combiner_; }
+  bool is_predefined() const noexcept { return combiner_ == Combiner::Named; }
+  /// The input types (MPI_Type_get_contents), kept alive by this type.
+  const std::vector<DatatypePtr>& inputs() const noexcept { return inputs_; }
+
+  bool committed() const noexcept { return committed_; }
+  /// MPI_Type_commit. Cheap: the layout was computed at construction.
+  void commit() noexcept { committed_ = true; }
+
+  const std::string& get_name() const noexcept { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+ private:
+  Datatype() = default;
+  // Fills lb/ub/size/blocks etc. from placements of input types; shared by all
+  // derived constructors.
+  struct Placement;
+  static DatatypePtr build(Combiner combiner, std::span<const Placement> placements,
+                           std::vector<DatatypePtr> inputs);
+  void finish_layout();
+
+  std::int64_t size_ = 0;
+  std::int64_t lb_ = 0;
+  std::int64_t ub_ = 0;
+  std::int64_t true_lb_ = 0;
+  std::int64_t true_ub_ = 0;
+  std::int64_t alignment_ = 1;
+  bool contiguous_ = true;
+  bool explicit_bounds_ = false;  // resized somewhere inside: no struct padding
+  bool committed_ = false;
+  Combiner combiner_ = Combiner::Named;
+  std::optional<BasicKind> basic_kind_;
+  std::vector<Block> blocks_;
+  std::vector<std::int64_t> packed_start_;  // packed offset of each block within an element
+  std::vector<DatatypePtr> inputs_;
+  std::string name_;
+};
+
+/// The predefined datatypes of one rank (owned by the rank's context).
+class PredefinedDatatypes {
+ public:
+  PredefinedDatatypes();
+  const DatatypePtr& get(BasicKind kind) const noexcept { return types_[static_cast<std::size_t>(kind)]; }
+
+ private:
+  std::array<DatatypePtr, kBasicKindCount> types_;
+};
+
+/// Checks a (count, datatype) pair a communication call received: throws
+/// MPI_ERR_TYPE for a null or uncommitted type, MPI_ERR_COUNT for a negative count,
+/// MPI_ERR_COUNT when count * size overflows. `where` names the call, e.g. "MPI_Send".
+void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where);
+
+/// Bytes that `count` elements occupy packed (MPI_Pack_size without headroom).
+/// Checks as check_buffer_type does.
+std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where = "MPI_Pack_size");
+
+/// Packs the bytes [position, position + out.size()) of the packed form of `count`
+/// elements of `type` at `buffer` into `out`, and returns how many it wrote (fewer
+/// than out.size() only at the end of the data). Calling it again with position
+/// advanced by the result continues the stream, so a protocol can send a message in
+/// chunks of any size. Throws as check_buffer_type, and MPI_ERR_ARG for a position
+/// beyond the packed size.
+std::size_t pack(const void* buffer, std::int64_t count, const Datatype& type, std::size_t position,
+                 std::span<std::byte> out, std::string_view where = "MPI_Pack");
+
+/// The inverse of pack: scatters `in`, which holds packed bytes starting at
+/// `position`, into `count` elements of `type` at `buffer`; returns the bytes
+/// consumed (fewer than in.size() only when the elements are full).
+std::size_t unpack(std::span<const std::byte> in, void* buffer, std::int64_t count, const Datatype& type,
+                   std::size_t position, std::string_view where = "MPI_Unpack");
+
+}  // namespace twinfab::mpi
