@@ -95,12 +95,24 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
     return hosts;
   }
 
-  static int argc = 1;
-  static char arg0[] = "twinfab";
-  static char* argv[] = {arg0, nullptr};
+  // The context factory is chosen when the engine starts, so it goes on the command
+  // line. SimGrid's default "raw" contexts are the fastest; sanitizer builds need
+  // "thread" (AddressSanitizer cannot follow raw stack switches).
+  static std::vector<std::string> args = {"twinfab"};
+  if (const char* factory = std::getenv("TWINFAB_SIM_CONTEXTS")) {
+    args.push_back(std::string("--cfg=contexts/factory:") + factory);
+  } else {
+#ifdef TWINFAB_SANITIZE
+    args.push_back("--cfg=contexts/factory:thread");
+#endif
+  }
+  static std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  static int argc = static_cast<int>(args.size());
   // SimGrid's own chatter (actor start/stop, platform notes) is not our output.
   xbt_log_control_set("root.thresh:warning");
-  engine = new s4u::Engine(&argc, argv);  // lives until exit, as SimGrid expects
+  engine = new s4u::Engine(&argc, argv.data());  // lives until exit, as SimGrid expects
   // CM02 without correction factors or TCP window: a message of s bytes over a route
   // of latency L and bottleneck bandwidth B takes exactly L + s/B when alone, and
   // shares bandwidth max-min fairly otherwise. The calibration lives in the platform.
