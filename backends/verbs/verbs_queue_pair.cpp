@@ -422,12 +422,24 @@ Status VerbsQueuePair::check_send(const fabric::SendWr& wr, uint64_t total_bytes
   return Status::Ok;
 }
 
+std::string VerbsQueuePair::closed_connection_message(const char* call) const {
+  // An iWARP QP in ERR has no connection left, and iWARP providers do not flush WRs
+  // posted after that: siw leaves them in its user-mapped queue forever (its doorbell
+  // is ignored in ERR), cxgb4 refuses them. Refusing here, instead of accepting a WR
+  // that would never complete, is the only honest answer.
+  return fmt::format("{}: {} is in ERR (its iWARP connection is closed); iWARP devices do not flush work requests "
+                     "posted after that, so it is refused; reset the QP and connect it again",
+                     call, name());
+}
+
 Status VerbsQueuePair::post_send(const fabric::SendWr& wr) {
-  // ERR is allowed on purpose: verbs completes WRs posted there with a flush error.
+  // ERR is allowed on purpose: InfiniBand/RoCE providers complete WRs posted there with
+  // a flush error (iWARP ones do not; see closed_connection_message).
   if (state_ != QpState::ReadyToSend && state_ != QpState::Error) {
     return fail(Status::InvalidState,
                 fmt::format("post_send: {} is in {}; sends need RTS", name(), fabric::to_string(state_)));
   }
+  if (state_ == QpState::Error && cm_) return fail(Status::InvalidState, closed_connection_message("post_send"));
   IbvSgeList sges(wr.sg_list);
   if (Status s = check_send(wr, sges.total_bytes()); s != Status::Ok) return s;
 
@@ -484,6 +496,7 @@ Status VerbsQueuePair::post_recv(const fabric::RecvWr& wr) {
   if (state_ == QpState::Reset) {
     return fail(Status::InvalidState, fmt::format("post_recv: {} is in RESET; receives need INIT or later", name()));
   }
+  if (state_ == QpState::Error && cm_) return fail(Status::InvalidState, closed_connection_message("post_recv"));
   if (config_.srq != nullptr) {
     return fail(Status::InvalidArgument,
                 fmt::format("post_recv: {} takes its receives from its SRQ; post them to the SRQ", name()));

@@ -62,6 +62,8 @@ class VerbsQueuePair final : public fabric::QueuePair {
   fabric::Status check_send(const fabric::SendWr& wr, uint64_t total_bytes);
   IwarpEndpoint cm_endpoint() const;
   std::string name() const;
+  /// Why a WR cannot be posted to an iWARP QP in ERR (`call`: "post_send", ...).
+  std::string closed_connection_message(const char* call) const;
 
   VerbsDevice& device_;
   ibv_qp* qp_ = nullptr;

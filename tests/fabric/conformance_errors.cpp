@@ -5,6 +5,7 @@
 //   opcodes the device lacks.
 // - Bad address blobs at connect() and create_address_handle().
 // - Set-up errors: bad memory registration, transports and SRQs the device lacks.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstring>
@@ -68,47 +69,118 @@ TEST_P(Errors, RnrRetryExceededFailsTheSendAndMovesTheQpToError) {
 
 // ------------------------------------------------------------------ remote access errors
 
-/// Posts `bad` (wr_id 1) and a valid RDMA write (wr_id 2) behind it on a fresh RC pair;
-/// expects RemoteAccessError for 1, WrFlushError for 2, the initiator's QP in ERR, a WR
-/// posted afterwards accepted and flushed, and `target` (with its guard bytes)
-/// unchanged. `make_bad` builds the faulty WR from the pair's local buffer.
+/// Checks that the faulty WR `make_bad` builds (from the pair's local buffer) is refused
+/// and transfers nothing: `target` (with its guard bytes) unchanged and, for a read, the
+/// local buffer unchanged.
+///
+/// InfiniBand/RoCE (remote_access_errors_complete_the_faulty_wr): the faulty WR (wr_id
+/// 1) and a valid RDMA write posted behind it (wr_id 2) complete with
+/// RemoteAccessError and WrFlushError, the initiator's QP is in ERR, and a WR posted
+/// afterwards is accepted and flushed.
+///
+/// iWARP: the target refuses the access with a TERMINATE and closes the connection.
+/// The faulty WR completes with RemoteAccessError or, once the connection is gone,
+/// WrFlushError; a write may also complete Success (iWARP writes are not acknowledged:
+/// completion means "handed to TCP"). Both QPs reach ERR within kTimeout. A WR posted
+/// afterwards is flushed, or refused at post with InvalidState (iWARP providers do
+/// not flush WRs posted after the connection ended). No WR is posted behind the faulty
+/// one: whether it is sent, flushed or lost depends on when the provider closes the
+/// connection (siw ignores WRs posted between its QP entering ERR and rdma_cm reporting
+/// the disconnect: they never complete).
+///
+/// `on_iwarp` = SkipWhenServed: an iWARP device that serves the faulty WR (Success, the
+/// connection stays up) skips the test, naming the check the device does not enforce.
+enum class OnIwarp { MustRefuse, SkipWhenServed };
+
 void check_remote_access_error(Device& a, Device& b, RegisteredBuffer& target,
-                               const std::function<SendWr(RegisteredBuffer& local, Sge& sge)>& make_bad) {
+                               const std::function<SendWr(RegisteredBuffer& local, Sge& sge)>& make_bad,
+                               OnIwarp on_iwarp = OnIwarp::MustRefuse) {
   auto pair = make_connected_pair(a, b, Transport::RC);
   ASSERT_TRUE(pair);
   RegisteredBuffer local(a, 256);
   RegisteredBuffer spare(b, 256);
   local.fill_pattern(22);
   const std::vector<uint8_t> before(target.with_guards().begin(), target.with_guards().end());
+  const std::vector<uint8_t> local_before(local.bytes().begin(), local.bytes().end());
+  const bool nak = remote_access_errors_complete_the_faulty_wr(a);
 
   Sge bad_sge{};
   SendWr bad = make_bad(local, bad_sge);
   bad.wr_id = 1;
   bad.flags = SendFlags::Signaled;
+  const bool is_read = bad.opcode == Opcode::RdmaRead;
   ASSERT_TRUE(posted(*pair->a.qp, bad));
   const Sge good_sge = local.sge(0, 16);
-  ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 2, .opcode = Opcode::RdmaWrite, .sg_list = std::span(&good_sge, 1),
-                                         .remote_addr = spare.remote_addr(0), .rkey = spare.rkey()}));
+  const SendWr good{.wr_id = 2, .opcode = Opcode::RdmaWrite, .sg_list = std::span(&good_sge, 1),
+                    .remote_addr = spare.remote_addr(0), .rkey = spare.rkey()};
+  SendWr late = good;
+  late.wr_id = 3;
 
-  auto wc = poll_n(a, *pair->a.send_cq, 2);
-  ASSERT_EQ(wc.size(), 2u);
-  EXPECT_EQ(wc[0].wr_id, 1u);
-  EXPECT_EQ(wc[0].status, WcStatus::RemoteAccessError) << describe(wc[0]);
-  EXPECT_EQ(wc[0].qp_num, pair->a.qp_num());
-  EXPECT_EQ(wc[1].wr_id, 2u);
-  EXPECT_EQ(wc[1].status, WcStatus::WrFlushError) << describe(wc[1]) << ": WRs behind the failed one are flushed";
-  EXPECT_EQ(pair->a.qp->state(), QpState::Error) << "a remote access error moves the initiator's QP to ERR";
+  if (nak) {
+    ASSERT_TRUE(posted(*pair->a.qp, good));
+    auto wc = poll_n(a, *pair->a.send_cq, 2);
+    ASSERT_EQ(wc.size(), 2u);
+    EXPECT_EQ(wc[0].wr_id, 1u);
+    EXPECT_EQ(wc[0].status, WcStatus::RemoteAccessError) << describe(wc[0]);
+    EXPECT_EQ(wc[0].qp_num, pair->a.qp_num());
+    EXPECT_EQ(wc[1].wr_id, 2u);
+    EXPECT_EQ(wc[1].status, WcStatus::WrFlushError) << describe(wc[1]) << ": WRs behind the failed one are flushed";
+    EXPECT_EQ(pair->a.qp->state(), QpState::Error) << "a remote access error moves the initiator's QP to ERR";
 
-  // In ERR, a newly posted WR is accepted and flushed.
-  ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 3, .opcode = Opcode::RdmaWrite, .sg_list = std::span(&good_sge, 1),
-                                         .remote_addr = spare.remote_addr(0), .rkey = spare.rkey()}));
-  auto flushed = poll_n(a, *pair->a.send_cq, 1);
-  ASSERT_EQ(flushed.size(), 1u) << "a WR posted in ERR must complete (flushed)";
-  EXPECT_EQ(flushed[0].wr_id, 3u);
-  EXPECT_EQ(flushed[0].status, WcStatus::WrFlushError) << describe(flushed[0]);
+    // In ERR, a newly posted WR is accepted and flushed.
+    ASSERT_TRUE(posted(*pair->a.qp, late));
+    auto flushed = poll_n(a, *pair->a.send_cq, 1);
+    ASSERT_EQ(flushed.size(), 1u) << "a WR posted in ERR must complete (flushed)";
+    EXPECT_EQ(flushed[0].wr_id, 3u);
+    EXPECT_EQ(flushed[0].status, WcStatus::WrFlushError) << describe(flushed[0]);
+  } else {
+    auto wc = poll_n(a, *pair->a.send_cq, 1);
+    ASSERT_EQ(wc.size(), 1u) << "the faulty WR did not complete, not even flushed, within " << kTimeout << " s";
+    EXPECT_EQ(wc[0].wr_id, 1u);
+    EXPECT_EQ(wc[0].qp_num, pair->a.qp_num());
+    if (on_iwarp == OnIwarp::SkipWhenServed && wc[0].status == WcStatus::Success &&
+        !wait_for_state(a, *pair->a.qp, QpState::Error, kQuietWindow)) {
+      GTEST_SKIP() << "this iWARP device served the faulty " << fabric::to_string(bad.opcode)
+                   << " (Success, and the connection stayed up): it does not enforce this access check (Linux "
+                      "soft-iWARP checks the region an RDMA read request names for its rkey and bounds only, not "
+                      "for the RemoteRead flag: siw_qp_tx.c, siw_qp_sq_proc_tx)";
+    }
+    if (is_read) {
+      EXPECT_TRUE(wc[0].status == WcStatus::RemoteAccessError || wc[0].status == WcStatus::WrFlushError)
+          << describe(wc[0]) << ": a refused read must fail";
+    } else {
+      EXPECT_TRUE(wc[0].status == WcStatus::RemoteAccessError || wc[0].status == WcStatus::WrFlushError ||
+                  wc[0].status == WcStatus::Success)
+          << describe(wc[0]);
+    }
+    EXPECT_TRUE(wait_for_state(a, *pair->a.qp, QpState::Error))
+        << "the target must terminate the connection, moving the initiator's QP to ERR within " << kTimeout
+        << " s; it is in " << fabric::to_string(pair->a.qp->state());
+    EXPECT_TRUE(wait_for_state(b, *pair->b.qp, QpState::Error))
+        << "the target's QP must reach ERR within " << kTimeout << " s after refusing the access; it is in "
+        << fabric::to_string(pair->b.qp->state());
+
+    // In ERR, a newly posted WR is flushed, or refused at post.
+    const Status s = pair->a.qp->post_send(late);
+    if (s == Status::Ok) {
+      auto flushed = poll_n(a, *pair->a.send_cq, 1);
+      ASSERT_EQ(flushed.size(), 1u) << "a WR accepted in ERR must complete (flushed)";
+      EXPECT_EQ(flushed[0].wr_id, 3u);
+      EXPECT_EQ(flushed[0].status, WcStatus::WrFlushError) << describe(flushed[0]);
+    } else {
+      EXPECT_EQ(s, Status::InvalidState) << pair->a.qp->last_error();
+      EXPECT_FALSE(pair->a.qp->last_error().empty());
+    }
+    auto extra = poll_now(*pair->a.send_cq);
+    EXPECT_TRUE(extra.empty()) << "unexpected completion " << describe(extra.front());
+  }
 
   const std::vector<uint8_t> after(target.with_guards().begin(), target.with_guards().end());
   EXPECT_TRUE(before == after) << "the target memory (or the bytes around it) changed";
+  if (is_read) {
+    EXPECT_TRUE(std::equal(local_before.begin(), local_before.end(), local.bytes().begin()))
+        << "a refused read wrote into the local buffer";
+  }
 }
 
 constexpr size_t kTargetBytes = 128;
@@ -176,11 +248,14 @@ TEST_P(Errors, ReadWithoutRemoteReadAccessIsARemoteAccessError) {
     RegisteredBuffer target(b, kTargetBytes, Access::LocalWrite | Access::RemoteWrite, kGuard);
     target.fill(0x33);
     SCOPED_TRACE("RDMA read from a region registered without RemoteRead");
-    check_remote_access_error(a, b, target, [&](RegisteredBuffer& local, Sge& sge) {
-      sge = local.sge(0, 16);
-      return SendWr{.opcode = Opcode::RdmaRead, .sg_list = std::span(&sge, 1), .remote_addr = target.remote_addr(0),
-                    .rkey = target.rkey()};
-    });
+    check_remote_access_error(
+        a, b, target,
+        [&](RegisteredBuffer& local, Sge& sge) {
+          sge = local.sge(0, 16);
+          return SendWr{.opcode = Opcode::RdmaRead, .sg_list = std::span(&sge, 1),
+                        .remote_addr = target.remote_addr(0), .rkey = target.rkey()};
+        },
+        OnIwarp::SkipWhenServed);
   });
 }
 
@@ -202,10 +277,12 @@ TEST_P(Errors, AtomicWithoutRemoteAtomicAccessIsARemoteAccessError) {
 
 // ------------------------------------------------------------------ bad lkey
 
-TEST_P(Errors, BadLkeyIsALocalProtectionErrorAndTransfersNothing) {
-  // A backend may report a bad lkey as a completion with LocalProtectionError (what
-  // verbs hardware does) or refuse the WR at post time with a non-Ok status. Either
-  // way nothing may reach the peer.
+TEST_P(Errors, BadLkeyFailsLocallyAndTransfersNothing) {
+  // A backend may report a bad lkey as an error completion or refuse the WR at post
+  // time with a non-Ok status. Either way nothing may reach the peer. The completion
+  // status is LocalProtectionError (the InfiniBand specification's choice, and sim's), or
+  // LocalQpOperationError, which rxe and siw report for a WR whose local SGE they
+  // cannot use.
   run_on_backend([&](Device& a, Device& b) {
     if (!a.capabilities().rc) GTEST_SKIP() << lacks("RC");
     auto pair = make_connected_pair(a, b, Transport::RC);
@@ -223,8 +300,17 @@ TEST_P(Errors, BadLkeyIsALocalProtectionErrorAndTransfersNothing) {
       auto wc = poll_n(a, *pair->a.send_cq, 1);
       ASSERT_EQ(wc.size(), 1u) << "a send with a bad lkey must complete (with an error)";
       EXPECT_EQ(wc[0].wr_id, 2u);
-      EXPECT_EQ(wc[0].status, WcStatus::LocalProtectionError) << describe(wc[0]);
-      EXPECT_EQ(pair->a.qp->state(), QpState::Error) << "an error completion moves the QP to ERR";
+      EXPECT_TRUE(wc[0].status == WcStatus::LocalProtectionError || wc[0].status == WcStatus::LocalQpOperationError)
+          << describe(wc[0]) << ": a bad lkey is a local error (IBV_WC_LOC_PROT_ERR or IBV_WC_LOC_QP_OP_ERR)";
+      if (remote_access_errors_complete_the_faulty_wr(a)) {
+        EXPECT_EQ(pair->a.qp->state(), QpState::Error) << "an error completion moves the QP to ERR";
+      } else {
+        // iWARP: the provider closes the connection after the error; the QP reaches ERR
+        // when that close is seen (through rdma_cm on the verbs backend).
+        EXPECT_TRUE(wait_for_state(a, *pair->a.qp, QpState::Error))
+            << "the QP did not reach ERR within " << kTimeout << " s of the error completion; it is in "
+            << fabric::to_string(pair->a.qp->state());
+      }
     } else {
       EXPECT_FALSE(pair->a.qp->last_error().empty()) << "refused at post with " << fabric::to_string(status)
                                                      << " but last_error() is empty";

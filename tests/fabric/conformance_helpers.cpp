@@ -251,6 +251,21 @@ bool write_completion_implies_placement(const Device& device) {
 
 bool has_rnr_flow_control(const Device& device) { return device.capabilities().link != fabric::LinkKind::IWarp; }
 
+bool remote_access_errors_complete_the_faulty_wr(const Device& device) {
+  return device.capabilities().link != fabric::LinkKind::IWarp;
+}
+
+bool wait_for_state(Device& device, QueuePair& qp, QpState state, double timeout) {
+  Runtime& rt = device.runtime();
+  const double deadline = rt.now() + timeout;
+  while (qp.state() != state) {
+    if (rt.now() >= deadline) return false;
+    // Lets the device progress: simulated time advances, or the thread sleeps.
+    rt.sleep_for(std::min(1e-3, deadline - rt.now()));
+  }
+  return true;
+}
+
 std::string describe(const WorkCompletion& wc) {
   std::string s = fmt::format("{{wr_id {:#x} {} {} byte_len {} qp {}", wc.wr_id, fabric::to_string(wc.opcode),
                               fabric::to_string(wc.status), wc.byte_len, wc.qp_num);

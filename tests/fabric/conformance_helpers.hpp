@@ -209,6 +209,18 @@ bool write_completion_implies_placement(const Device& device);
 /// iWARP has none: a send that finds no receive is a fatal connection error.
 bool has_rnr_flow_control(const Device& device);
 
+/// Whether a remote access error (bad rkey, out of bounds, missing access flag) comes
+/// back to the initiator as the completion of the faulty WR: true on InfiniBand/RoCE
+/// (the responder NAKs it: RemoteAccessError, later WRs flushed). False on iWARP: the
+/// target reports the error in a TERMINATE message and closes the connection; an RDMA
+/// write is not acknowledged, so the faulty write may already have completed
+/// successfully at the initiator (its data only handed to TCP), and a read still
+/// waiting for its response is flushed when the connection goes down.
+bool remote_access_errors_complete_the_faulty_wr(const Device& device);
+
+/// Polls `qp.state()` (a QP of `device`) until it is `state`; false after `timeout`.
+bool wait_for_state(Device& device, QueuePair& qp, QpState state, double timeout = kTimeout);
+
 /// "wr_id 3 RECV IBV_WC_SUCCESS byte_len 10 qp 5 ..." for failure messages.
 std::string describe(const WorkCompletion& wc);
 
