@@ -5,12 +5,16 @@
 #
 # Subsets: make test LABELS=unit   (or sim, cli, vm; a ctest -L regular expression)
 #          make test-fast          (everything but the micro-VM stage)
+#          make test-asan          (unit, sim and cli tests built with ASan+UBSan in build-asan/;
+#                                   CI runs it after make test)
 BUILD  ?= build
 JOBS   ?= 2
 LABELS ?=
 TWINFAB = $(BUILD)/tools/twinfab/twinfab
 
-.PHONY: all deps configure build demo test test-fast bench clean
+ASAN_BUILD ?= build-asan
+
+.PHONY: all deps configure build demo test test-fast test-asan bench clean
 
 all: build
 
@@ -33,10 +37,18 @@ test: build
 test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE vm
 
+test-asan: deps
+	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then \
+	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTWINFAB_SANITIZE=ON -DTWINFAB_WITH_VERBS=OFF; fi
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	# Leak checking is off: SimGrid keeps its engine until exit by design.
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS) -L 'unit|sim|cli'
+
 bench: build
 	$(BUILD)/bench/bench_sim_pingpong
 	$(BUILD)/bench/bench_ud_scale
 	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)
