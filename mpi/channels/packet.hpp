@@ -1,0 +1,53 @@
+// twinfab MPI channels: the header every packet on an RC connection starts with.
+//
+// A packet is one pre-registered buffer (Config::packet_size bytes): this fixed
+// 48-byte header, then payload. Everything travels in the payload, nothing in the
+// immediate of a send, because some devices (iWARP) have no send-with-immediate.
+// Both ends run the same build on the same kind of machine (simulated ranks share a
+// process; hardware jobs are homogeneous), so the header is sent in host byte order.
+//
+// `credits` is on every packet: the receive buffers the sender of this packet has
+// re-posted since it last said so (seed 000 §III.C, credits piggy-backed).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace twinfab::mpi {
+
+enum class PacketType : std::uint8_t {
+  CreditUpdate = 1,  ///< only returns credits (one-way traffic, connection hello)
+  Eager,             ///< first packet of an eager message: envelope + first data
+  EagerData,         ///< continuation of the previous Eager on this connection
+  Rts,               ///< rendezvous request to send: envelope, size, variant (+ addr/rkey for read)
+  Cts,               ///< rendezvous clear to send: receiver's addr/rkey/length and token
+  Fin,               ///< rendezvous finished (write-fin: to the receiver; read: to the sender)
+  SyncAck,           ///< a synchronous-mode eager message was matched
+  Bye,               ///< shutdown: the last packet on a connection; needs no credit
+};
+std::string_view to_string(PacketType type) noexcept;
+
+/// Header flags.
+inline constexpr std::uint8_t kFlagSync = 1u << 0;  ///< MPI_Ssend: answer with SyncAck when matched
+
+struct PacketHeader {
+  PacketType type = PacketType::CreditUpdate;
+  std::uint8_t flags = 0;
+  std::uint8_t variant = 0;  ///< RTS: RendezvousVariant the sender chose
+  std::uint8_t reserved = 0;
+  std::uint32_t credits = 0;
+  std::uint32_t context_id = 0;
+  std::int32_t source = 0;   ///< sender's rank in the communicator
+  std::int32_t tag = 0;
+  std::uint32_t token = 0;   ///< CTS/Fin-to-receiver: the receiver's rendezvous token (the immediate)
+  std::uint64_t total_bytes = 0;     ///< Eager/RTS: packed message size; CTS: bytes the receiver takes
+  std::uint64_t sender_request = 0;  ///< the sender's request id, echoed in CTS/Fin-to-sender/SyncAck
+  std::uint64_t remote_addr = 0;     ///< RTS (read): sender's buffer; CTS: receiver's buffer
+  std::uint32_t rkey = 0;
+  std::uint32_t reserved2 = 0;
+};
+static_assert(sizeof(PacketHeader) == 56, "the header is part of the wire format");
+
+inline constexpr std::uint32_t kPacketHeaderBytes = sizeof(PacketHeader);
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,461 @@
+#include "mpi/channels/rc_channel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "fabric/error.hpp"
+#include "mpi/core/error.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+using fabric::Status;
+using fabric::WcOpcode;
+using fabric::WcStatus;
+
+// wr_id layout: what the completion is for, the peer, and a buffer index or cookie.
+enum class WrKind : std::uint64_t { Receive = 1, Packet = 2, Rdma = 3 };
+constexpr std::uint64_t make_wr_id(WrKind kind, int peer, std::uint32_t index) {
+  return (static_cast<std::uint64_t>(kind) << 62) | (static_cast<std::uint64_t>(peer) << 32) | index;
+}
+constexpr WrKind wr_kind(std::uint64_t id) { return static_cast<WrKind>(id >> 62); }
+constexpr int wr_peer(std::uint64_t id) { return static_cast<int>((id >> 32) & 0x3fffffffu); }
+constexpr std::uint32_t wr_index(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
+
+// How long start-up lets a connection-manager handshake progress between connect()
+// calls (simulated or real seconds, through the runtime).
+constexpr double kConnectPollInterval = 1e-5;
+
+[[noreturn]] void fail(std::string_view where, const std::string& detail) {
+  throw Error(ErrorClass::MPI_ERR_OTHER, where, detail);
+}
+
+}  // namespace
+
+RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink)
+    : device_(device),
+      oob_(oob),
+      sink_(sink),
+      packet_size_(config.packet_size),
+      credits_(config.credits),
+      update_threshold_(config.update_threshold()),
+      rank_(oob.rank()),
+      size_(oob.size()) {
+  const auto& caps = device_.capabilities();
+  if (!caps.rc) throw fabric::Error(Status::Unsupported, "the RC channel needs a device with RC queue pairs");
+  const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
+  const std::uint32_t send_buffers = config.send_buffers;
+
+  // One send CQ entry per send buffer plus as many RDMA operations again; the CQ
+  // can never overflow because posting stops at send_cq_limit_.
+  send_cq_limit_ = std::min<std::uint32_t>(caps.max_cqe, send_buffers * 2);
+  const std::uint64_t recv_entries = std::max<std::uint64_t>(1, peers * (credits_ + 1));
+  if (recv_entries > caps.max_cqe)
+    throw fabric::Error(Status::NoResource,
+                        fmt::format("{} peers x {} credits need {} receive CQ entries; the device has {}: "
+                                    "lower TWINFAB_CREDITS",
+                                    peers, credits_, recv_entries, caps.max_cqe));
+  send_cq_ = device_.create_cq(send_cq_limit_);
+  recv_cq_ = device_.create_cq(static_cast<std::uint32_t>(recv_entries));
+  cq_list_ = {recv_cq_.get(), send_cq_.get()};
+  send_wr_limit_ = std::min<std::uint32_t>(caps.max_qp_wr, std::max<std::uint32_t>(credits_ + 16, 64));
+
+  // Untouched pages of these buffers cost no memory, so allocating without
+  // initializing keeps many simulated ranks in one process affordable.
+  if (peers > 0) {
+    const std::size_t recv_bytes = static_cast<std::size_t>(size_) * (credits_ + 1) * packet_size_;
+    recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(recv_bytes);
+    recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
+    const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * packet_size_;
+    send_storage_ = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
+    send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
+    free_send_slots_.reserve(send_buffers);
+    for (std::uint32_t i = send_buffers; i-- > 0;) free_send_slots_.push_back(i);
+  }
+  connections_.resize(static_cast<std::size_t>(size_));
+  connect_all();
+}
+
+RcChannel::~RcChannel() {
+  // Shutdown must not throw out of a destructor: a failure here means a peer
+  // vanished, and there is nothing left to deliver to it.
+  try {
+    shutdown();
+  } catch (...) {
+  }
+  for (auto& c : connections_) c.qp.reset();
+}
+
+void RcChannel::shutdown() {
+  while (pending_total_ > 0) {
+    if (progress() == 0) wait_once();
+  }
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    Connection& c = connection(peer);
+    PacketHeader bye;
+    bye.type = PacketType::Bye;
+    // The Bye rides on the spare receive buffer: it may ignore credits, not the
+    // availability of a send buffer and send-queue slot.
+    for (;;) {
+      const Try t = try_send(peer, c, bye, 0, [](std::span<std::byte>) {});
+      if (t == Try::Sent) break;
+      if (progress() == 0) wait_once();
+    }
+    c.bye_sent = true;
+  }
+  while (byes_received_ < size_ - 1 || send_cq_outstanding_ > 0) {
+    if (progress() == 0) wait_once();
+  }
+}
+
+RcChannel::Connection& RcChannel::connection(int peer) {
+  return connections_[static_cast<std::size_t>(peer)];
+}
+
+void RcChannel::connect_all() {
+  if (size_ <= 1) {
+    oob_.fence();  // keep the collective sequence identical on every rank
+    oob_.barrier();
+    return;
+  }
+  const auto& caps = device_.capabilities();
+  fabric::QpConfig qp_config;
+  qp_config.transport = fabric::Transport::RC;
+  qp_config.send_cq = send_cq_.get();
+  qp_config.recv_cq = recv_cq_.get();
+  qp_config.max_send_wr = send_wr_limit_;
+  qp_config.max_recv_wr = credits_ + 1;
+  qp_config.max_send_sge = 1;
+  qp_config.max_recv_sge = 1;
+  qp_config.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
+
+  // Blob: for each rank in order, u32 length + the address of our QP to that rank.
+  std::vector<std::byte> blob;
+  for (int peer = 0; peer < size_; ++peer) {
+    std::span<const std::byte> bytes;
+    fabric::Address address;
+    if (peer != rank_) {
+      connection(peer).qp = device_.create_qp(qp_config);
+      address = connection(peer).qp->local_address();
+      bytes = address.bytes();
+    }
+    const auto length = static_cast<std::uint32_t>(bytes.size());
+    const auto* l = reinterpret_cast<const std::byte*>(&length);
+    blob.insert(blob.end(), l, l + sizeof length);
+    blob.insert(blob.end(), bytes.begin(), bytes.end());
+  }
+  oob_.put(blob);
+  oob_.fence();
+
+  std::vector<fabric::Address> remote(static_cast<std::size_t>(size_));
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    const std::vector<std::byte> theirs = oob_.get(peer);
+    std::size_t at = 0;
+    for (int i = 0;; ++i) {
+      std::uint32_t length = 0;
+      if (at + sizeof length > theirs.size())
+        throw fabric::Error(Status::InvalidArgument, fmt::format("rank {}'s address blob is truncated", peer));
+      std::memcpy(&length, theirs.data() + at, sizeof length);
+      at += sizeof length;
+      if (at + length > theirs.size())
+        throw fabric::Error(Status::InvalidArgument, fmt::format("rank {}'s address blob is truncated", peer));
+      if (i == rank_) {
+        remote[static_cast<std::size_t>(peer)] = fabric::Address::from_bytes({theirs.data() + at, length});
+        break;
+      }
+      at += length;
+    }
+  }
+
+  std::vector<bool> done(static_cast<std::size_t>(size_), false);
+  done[static_cast<std::size_t>(rank_)] = true;
+  for (;;) {
+    bool all = true;
+    for (int peer = 0; peer < size_; ++peer) {
+      if (done[static_cast<std::size_t>(peer)]) continue;
+      auto& qp = *connection(peer).qp;
+      const Status s = qp.connect(&remote[static_cast<std::size_t>(peer)]);
+      if (s == Status::Ok) {
+        done[static_cast<std::size_t>(peer)] = true;
+      } else if (s == Status::InProgress) {
+        all = false;
+      } else {
+        throw fabric::Error(s, fmt::format("rank {}: connecting to rank {} failed: {}", rank_, peer,
+                                           qp.last_error()));
+      }
+    }
+    if (all) break;
+    // Lets a connection-manager handshake progress; simulated time advances.
+    device_.runtime().wait({}, device_.runtime().now() + kConnectPollInterval);
+  }
+
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer == rank_) continue;
+    Connection& c = connection(peer);
+    c.credits = credits_;
+    // iWARP (MPA): the active side, here the lower rank, must send first.
+    c.may_send = !caps.active_side_sends_first || rank_ < peer;
+    for (std::uint32_t i = 0; i < receive_slots(); ++i) post_receive(peer, i);
+  }
+  oob_.barrier();  // every receive is posted before anyone sends
+
+  if (caps.active_side_sends_first) {
+    for (int peer = rank_ + 1; peer < size_; ++peer) {
+      PacketHeader hello;
+      hello.type = PacketType::CreditUpdate;
+      send_packet(peer, hello, 0, [](std::span<std::byte>) {});
+    }
+  }
+}
+
+void RcChannel::post_receive(int peer, std::uint32_t slot) {
+  const std::size_t offset = (static_cast<std::size_t>(peer) * receive_slots() + slot) * packet_size_;
+  const fabric::Sge sge = recv_region_->sge(offset, packet_size_);
+  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(&sge, 1)};
+  const Status s = connection(peer).qp->post_recv(wr);
+  if (s != Status::Ok)
+    fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
+                                 fabric::to_string(s), connection(peer).qp->last_error()));
+}
+
+void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
+  if (payload_bytes > max_payload())
+    throw Error(ErrorClass::MPI_ERR_INTERN, "send_packet",
+                fmt::format("{} payload bytes exceed a packet's {}", payload_bytes, max_payload()));
+  Connection& c = connection(peer);
+  const bool may_overtake = header.type == PacketType::CreditUpdate;
+  if ((c.pending.empty() || may_overtake) && try_send(peer, c, header, payload_bytes, fill) == Try::Sent) return;
+  Outgoing item;
+  item.header = header;
+  item.payload.resize(payload_bytes);
+  fill(item.payload);
+  defer(peer, std::move(item));
+}
+
+void RcChannel::post_rdma(int peer, const RdmaOp& op) {
+  Connection& c = connection(peer);
+  if (c.pending.empty() && try_rdma(peer, c, op) == Try::Sent) return;
+  Outgoing item;
+  item.is_rdma = true;
+  item.op = op;
+  defer(peer, std::move(item));
+}
+
+void RcChannel::defer(int peer, Outgoing item) {
+  Connection& c = connection(peer);
+  c.pending.push_back(std::move(item));
+  ++counters_.packets_deferred;
+  ++pending_total_;
+  counters_.pending_peak = std::max(counters_.pending_peak, pending_total_);
+  if (!c.queued_for_flush) {
+    c.queued_for_flush = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
+                                   const std::function<void(std::span<std::byte>)>& fill) {
+  const bool update = header.type == PacketType::CreditUpdate;
+  const bool bye = header.type == PacketType::Bye;
+  // One credit stays reserved for updates; a Bye uses the spare buffer instead.
+  const std::uint32_t need = bye ? 0 : update ? 1 : 2;
+  if (!c.may_send || c.credits < need || free_send_slots_.empty() || c.outstanding >= send_wr_limit_ ||
+      send_cq_outstanding_ >= send_cq_limit_)
+    return Try::Blocked;
+  const std::uint32_t slot = free_send_slots_.back();
+  std::byte* buffer = send_storage_.get() + static_cast<std::size_t>(slot) * packet_size_;
+  PacketHeader h = header;
+  h.credits = c.owed;
+  std::memcpy(buffer, &h, sizeof h);
+  fill({buffer + kPacketHeaderBytes, payload_bytes});
+  const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
+  const fabric::Sge sge = send_region_->sge(static_cast<std::size_t>(slot) * packet_size_, length);
+  fabric::SendWr wr;
+  wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
+  wr.opcode = fabric::Opcode::Send;
+  wr.sg_list = std::span(&sge, 1);
+  const Status s = c.qp->post_send(wr);
+  if (s == Status::NoResource) return Try::Blocked;
+  if (s != Status::Ok)
+    fail("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
+                             fabric::to_string(s), c.qp->last_error()));
+  free_send_slots_.pop_back();
+  if (!bye) --c.credits;
+  c.owed = 0;
+  c.owed_by_updates = 0;
+  ++c.outstanding;
+  ++send_cq_outstanding_;
+  ++counters_.packets_sent;
+  if (update) ++counters_.credit_updates_sent;
+  return Try::Sent;
+}
+
+RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
+  const bool with_imm = op.kind == RdmaOp::Kind::WriteWithImm;
+  const bool read = op.kind == RdmaOp::Kind::Read;
+  if (c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_) return Try::Blocked;
+  // A write with immediate consumes a receive buffer at the peer: it costs a credit.
+  if (with_imm && (!c.may_send || c.credits < 2)) return Try::Blocked;
+  if (read && c.reads_outstanding >= std::max<std::uint32_t>(1, device_.capabilities().max_rd_atomic))
+    return Try::Blocked;
+  fabric::SendWr wr;
+  wr.wr_id = make_wr_id(WrKind::Rdma, peer, op.cookie);
+  wr.opcode = read ? fabric::Opcode::RdmaRead
+                   : with_imm ? fabric::Opcode::RdmaWriteWithImm : fabric::Opcode::RdmaWrite;
+  wr.sg_list = std::span(&op.local, 1);
+  wr.remote_addr = op.remote_addr;
+  wr.rkey = op.rkey;
+  wr.imm_data = op.imm;
+  const Status s = c.qp->post_send(wr);
+  if (s == Status::NoResource) return Try::Blocked;
+  if (s != Status::Ok)
+    fail("rendezvous", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
+                                   peer, fabric::to_string(s), c.qp->last_error()));
+  if (with_imm) --c.credits;
+  if (read) ++c.reads_outstanding;
+  ++c.outstanding;
+  ++send_cq_outstanding_;
+  ++counters_.rdma_posted;
+  return Try::Sent;
+}
+
+std::size_t RcChannel::flush(int peer) {
+  Connection& c = connection(peer);
+  std::size_t moved = 0;
+  while (!c.pending.empty()) {
+    Outgoing& item = c.pending.front();
+    Try t;
+    if (item.is_rdma) {
+      t = try_rdma(peer, c, item.op);
+    } else {
+      t = try_send(peer, c, item.header, item.payload.size(),
+                   [&item](std::span<std::byte> out) { std::memcpy(out.data(), item.payload.data(), out.size()); });
+    }
+    if (t == Try::Blocked) break;
+    c.pending.pop_front();
+    --pending_total_;
+    ++moved;
+  }
+  return moved;
+}
+
+void RcChannel::maybe_send_credit_update(int peer) {
+  Connection& c = connection(peer);
+  if (c.owed == 0 || c.bye_sent) return;
+  const std::uint32_t for_data = c.owed - c.owed_by_updates;
+  if (for_data < update_threshold_ && c.owed < credits_ - 1) return;
+  PacketHeader update;
+  update.type = PacketType::CreditUpdate;
+  // If this cannot leave now (no credit or send buffer), the next completion or
+  // packet from the peer brings this peer back here.
+  try_send(peer, c, update, 0, [](std::span<std::byte>) {});
+}
+
+void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
+  const int peer = wr_peer(wc.wr_id);
+  const std::uint32_t slot = wr_index(wc.wr_id);
+  if (wc.status != WcStatus::Success)
+    fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(wc.status)));
+  Connection& c = connection(peer);
+  c.may_send = true;  // the peer has spoken: on iWARP the connection is now fully up
+  ++counters_.packets_received;
+  bool update = false;
+  if (wc.opcode == WcOpcode::RecvRdmaWithImm) {
+    sink_.on_write_immediate(peer, wc.imm_data);
+  } else {
+    if (wc.byte_len < kPacketHeaderBytes)
+      fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
+    const std::byte* buffer =
+        recv_storage_.get() + (static_cast<std::size_t>(peer) * receive_slots() + slot) * packet_size_;
+    PacketHeader header;
+    std::memcpy(&header, buffer, sizeof header);
+    c.credits += header.credits;
+    if (header.type == PacketType::Bye) {
+      // The spare buffer: nothing follows on this connection, nothing to return.
+      c.bye_received = true;
+      ++byes_received_;
+      return;
+    }
+    update = header.type == PacketType::CreditUpdate;
+    if (!update) sink_.on_packet(peer, header, {buffer + kPacketHeaderBytes, wc.byte_len - kPacketHeaderBytes});
+  }
+  post_receive(peer, slot);
+  ++c.owed;
+  if (update) ++c.owed_by_updates;
+  update_candidates_.push_back(peer);
+  if (!c.pending.empty() && !c.queued_for_flush) {
+    c.queued_for_flush = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
+  const int peer = wr_peer(wc.wr_id);
+  Connection& c = connection(peer);
+  --c.outstanding;
+  --send_cq_outstanding_;
+  if (wr_kind(wc.wr_id) == WrKind::Packet) {
+    free_send_slots_.push_back(wr_index(wc.wr_id));
+    if (wc.status != WcStatus::Success)
+      fail("progress", fmt::format("a packet to rank {} completed with {}", peer, fabric::to_string(wc.status)));
+  } else {
+    if (wc.opcode == WcOpcode::RdmaRead) --c.reads_outstanding;
+    sink_.on_rdma_done(wr_index(wc.wr_id), wc.status);
+  }
+}
+
+std::size_t RcChannel::progress() {
+  std::size_t events = 0;
+  std::array<fabric::WorkCompletion, 32> wcs;
+  std::size_t n = recv_cq_ ? recv_cq_->poll(wcs) : 0;
+  for (std::size_t i = 0; i < n; ++i) handle_receive(wcs[i]);
+  events += n;
+  n = send_cq_ ? send_cq_->poll(wcs) : 0;
+  for (std::size_t i = 0; i < n; ++i) handle_send_completion(wcs[i]);
+  events += n;
+  if (n > 0) {
+    // A freed send buffer or send-queue slot may unblock any connection.
+    for (int peer = 0; peer < size_; ++peer) {
+      Connection& c = connection(peer);
+      if (!c.pending.empty() && !c.queued_for_flush) {
+        c.queued_for_flush = true;
+        flush_list_.push_back(peer);
+      }
+      if (c.owed > 0) update_candidates_.push_back(peer);  // an update may have lacked a buffer
+    }
+  }
+  if (!flush_list_.empty()) {
+    std::vector<int> peers;
+    peers.swap(flush_list_);
+    for (int peer : peers) {
+      Connection& c = connection(peer);
+      c.queued_for_flush = false;
+      // Still blocked afterwards: a completion or a packet re-queues it.
+      events += flush(peer);
+    }
+  }
+  if (!update_candidates_.empty()) {
+    std::vector<int> peers;
+    peers.swap(update_candidates_);
+    std::sort(peers.begin(), peers.end());
+    peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+    for (int peer : peers) maybe_send_credit_update(peer);
+  }
+  return events;
+}
+
+bool RcChannel::quiescent() const noexcept {
+  return pending_total_ == 0 && send_cq_outstanding_ == 0;
+}
+
+void RcChannel::wait_once() {
+  device_.runtime().wait(cq_list_, fabric::Runtime::kForever);
+}
+
+}  // namespace twinfab::mpi

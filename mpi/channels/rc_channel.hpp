@@ -1,0 +1,202 @@
+// twinfab MPI channels: the RC channel, a reliable-connection QP to every peer with
+// pre-registered packet buffers and static credit-based flow control.
+//
+// Connections (seed 000 §III.B): at construction every rank creates one RC QP per
+// peer, publishes all their addresses in one out-of-band blob (put, fence), reads
+// each peer's blob (get), calls connect() on every QP until all return Ok (a device
+// that needs a connection manager returns InProgress meanwhile), posts its receive
+// buffers, and meets the others in an OOB barrier, so that no packet can find its
+// target without receives. On devices where the active side must send first
+// (iWARP), the lower rank of each pair is active: it sends a credit-update packet
+// as its hello, and the higher rank sends nothing on that connection until a packet
+// has arrived.
+//
+// Buffers: `credits` receive buffers of `packet_size` bytes per connection, posted
+// at start-up and re-posted as soon as a packet has been handed to the PacketSink
+// (which copies out what it keeps); a pool of `send_buffers` send buffers shared by
+// all connections (the seed's per-connection send buffers would cost memory
+// proportional to peers for no gain: a send buffer is busy only until its send
+// completes).
+//
+// Flow control (seed 000 §III.C, static credits): a sender starts with `credits`
+// credits per connection and spends one per packet (and per RDMA write with
+// immediate, which also consumes a receive buffer). Every packet carries, in its
+// header, the receive buffers its sender re-posted since its last packet
+// (piggy-backed credit return). When traffic is one-way, the receiver sends an
+// explicit CreditUpdate packet once it owes `update_threshold()` credits for data
+// packets, or owes credits - 1 in all (the peer is down to its reserve). One credit
+// is reserved for CreditUpdates: data needs 2 credits in hand, an update needs 1. A
+// CreditUpdate is itself never answered by a CreditUpdate (its buffer is returned
+// piggy-backed or with the next data-triggered update), so updates cannot
+// ping-pong; that needs credits >= 3.
+//
+// Back-pressure: when a packet cannot leave now (no credit, no send buffer, send
+// queue full, NoResource from the QP), it is copied into the connection's pending
+// FIFO, and progress() re-drives the FIFO. Packets and RDMA operations to one peer
+// leave in the order they were submitted (so a Fin never overtakes its writes), only
+// CreditUpdates may overtake.
+//
+// Shutdown: a simulated rank's HCA serves arrivals only while the rank is inside
+// its runtime, so ranks cannot simply meet in an OOB barrier while a peer still
+// waits for an acknowledgement or a credit update from them. Instead each rank
+// drains its FIFOs, sends every peer a Bye (the last packet on that connection; it
+// needs no credit because every connection has one receive buffer more than its
+// credits), and keeps progressing until it has a Bye from every peer and all its
+// sends completed. After its Bye a rank sends nothing more on that connection, not
+// even credit updates, so once both Byes are through nobody touches the QPs.
+//
+// Not thread-safe; one per rank, driven by that rank's progress engine. Blocking
+// (start-up, shutdown) happens only through the device's runtime.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "fabric/device.hpp"
+#include "fabric/oob_exchange.hpp"
+#include "mpi/channels/packet.hpp"
+#include "mpi/core/config.hpp"
+
+namespace twinfab::mpi {
+
+/// What the channel hands packets and completions to (the pt2pt engine).
+class PacketSink {
+ public:
+  virtual ~PacketSink() = default;
+  /// A packet from `peer` (its credits already taken). `payload` is valid only during
+  /// the call: keep a copy of what is needed later. May submit packets or RDMA.
+  virtual void on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) = 0;
+  /// An RDMA write with immediate `imm` from `peer` has landed.
+  virtual void on_write_immediate(int peer, std::uint32_t imm) = 0;
+  /// An RDMA operation this rank submitted with `cookie` completed.
+  virtual void on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) = 0;
+};
+
+/// An RDMA operation for post_rdma. `local` must stay registered until on_rdma_done.
+struct RdmaOp {
+  enum class Kind : std::uint8_t { Write, WriteWithImm, Read };
+  Kind kind = Kind::Write;
+  fabric::Sge local{};
+  std::uint64_t remote_addr = 0;
+  std::uint32_t rkey = 0;
+  std::uint32_t imm = 0;
+  std::uint32_t cookie = 0;  ///< handed back to on_rdma_done
+};
+
+/// What the channel did, for tests and experiments.
+struct ChannelCounters {
+  std::uint64_t packets_sent = 0;
+  std::uint64_t packets_received = 0;
+  std::uint64_t credit_updates_sent = 0;
+  std::uint64_t packets_deferred = 0;  ///< went through a pending FIFO
+  std::uint64_t pending_peak = 0;      ///< most packets waiting at once
+  std::uint64_t rdma_posted = 0;
+};
+
+class RcChannel {
+ public:
+  /// Connects to every other rank of `oob` (collective). Throws fabric::Error or
+  /// mpi::Error on a set-up failure.
+  RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink);
+  /// Drains pending packets, exchanges Byes with every peer (see the file comment),
+  /// then destroys the QPs. Collective.
+  ~RcChannel();
+  RcChannel(const RcChannel&) = delete;
+  RcChannel& operator=(const RcChannel&) = delete;
+
+  /// Fills a packet's payload in place (in a send buffer, or a pending copy).
+  using Fill = std::function<void(std::span<std::byte>)>;
+
+  /// Bytes of payload one packet can carry.
+  std::size_t max_payload() const noexcept { return packet_size_ - kPacketHeaderBytes; }
+
+  /// Sends `header` + `payload_bytes` of payload written by `fill` to `peer` (never
+  /// this rank), now or, under back-pressure, from the pending FIFO. `fill` is called
+  /// exactly once, before this returns.
+  void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill);
+  /// Submits an RDMA operation to `peer`, ordered with that peer's packets.
+  void post_rdma(int peer, const RdmaOp& op);
+
+  /// Polls both CQs once, re-drives pending FIFOs, sends due credit updates. Returns
+  /// the events handled (completions, packets that left a FIFO); 0 means idle.
+  std::size_t progress();
+  /// The CQs a waiter hands to Runtime::wait.
+  std::span<fabric::CompletionQueue* const> completion_queues() const noexcept { return cq_list_; }
+  /// Nothing pending and no send outstanding.
+  bool quiescent() const noexcept;
+
+  const ChannelCounters& counters() const noexcept { return counters_; }
+  const fabric::DeviceCapabilities& capabilities() const noexcept { return device_.capabilities(); }
+
+ private:
+  struct Outgoing {
+    bool is_rdma = false;
+    PacketHeader header{};
+    std::vector<std::byte> payload;
+    RdmaOp op{};
+  };
+  struct Connection {
+    std::unique_ptr<fabric::QueuePair> qp;
+    std::uint32_t credits = 0;          // packets we may still send to the peer
+    std::uint32_t owed = 0;             // buffers re-posted, not yet reported to the peer
+    std::uint32_t owed_by_updates = 0;  // of those, consumed by the peer's CreditUpdates
+    std::uint32_t outstanding = 0;      // send-queue WRs not completed
+    std::uint32_t reads_outstanding = 0;
+    bool may_send = true;               // false on an iWARP passive side before the hello
+    bool queued_for_flush = false;
+    bool bye_sent = false;
+    bool bye_received = false;
+    std::deque<Outgoing> pending;
+  };
+
+  Connection& connection(int peer);
+  void connect_all();
+  void post_receive(int peer, std::uint32_t slot);
+  enum class Try { Sent, Blocked };
+  Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
+               const std::function<void(std::span<std::byte>)>& fill);
+  Try try_rdma(int peer, Connection& c, const RdmaOp& op);
+  std::size_t flush(int peer);
+  void maybe_send_credit_update(int peer);
+  void handle_receive(const fabric::WorkCompletion& wc);
+  void handle_send_completion(const fabric::WorkCompletion& wc);
+  void defer(int peer, Outgoing item);
+  void wait_once();
+  void shutdown();
+  std::uint32_t receive_slots() const noexcept { return credits_ + 1; }
+
+  fabric::Device& device_;
+  fabric::OobExchange& oob_;
+  PacketSink& sink_;
+  const std::uint32_t packet_size_;
+  const std::uint32_t credits_;
+  const std::uint32_t update_threshold_;
+  const int rank_;
+  const int size_;
+  std::uint32_t send_wr_limit_ = 0;
+  std::uint32_t send_cq_limit_ = 0;
+  std::uint32_t send_cq_outstanding_ = 0;
+
+  std::unique_ptr<fabric::CompletionQueue> send_cq_;
+  std::unique_ptr<fabric::CompletionQueue> recv_cq_;
+  std::vector<fabric::CompletionQueue*> cq_list_;
+  // Indexed by peer rank; this rank's own entry stays empty.
+  std::vector<Connection> connections_;
+  std::unique_ptr<std::byte[]> recv_storage_;
+  std::unique_ptr<fabric::MemoryRegion> recv_region_;
+  std::unique_ptr<std::byte[]> send_storage_;
+  std::unique_ptr<fabric::MemoryRegion> send_region_;
+  std::vector<std::uint32_t> free_send_slots_;
+  std::vector<int> flush_list_;        // peers whose FIFO may move now
+  std::vector<int> update_candidates_;  // peers that received packets this poll
+  std::uint64_t pending_total_ = 0;
+  int byes_received_ = 0;
+  ChannelCounters counters_;
+};
+
+}  // namespace twinfab::mpi

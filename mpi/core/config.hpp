@@ -1,0 +1,55 @@
+// twinfab MPI core: the run-time parameters of the point-to-point engine.
+//
+// One struct, filled with the defaults of seed 000 §III.C (8 KB packets, 32 credits
+// per connection) and seed 002 §3.1 (short protocol up to 32 KB), then overridden by
+// TWINFAB_* environment variables, read once when a Context is created (reading the
+// environment is not a clock or a global of ours: every rank reads the same values).
+//
+//   TWINFAB_PACKET_SIZE       bytes of one pre-registered packet buffer (>= 256)
+//   TWINFAB_CREDITS           receive buffers (= send credits) per connection (>= 3)
+//   TWINFAB_SEND_BUFFERS      registered send buffers shared by all connections
+//   TWINFAB_TINY_THRESHOLD    largest message sent as one packet (clamped to a packet)
+//   TWINFAB_EAGER_THRESHOLD   largest message sent eagerly (tiny or short); above it
+//                             the rendezvous protocol is used
+//   TWINFAB_RENDEZVOUS        auto | write-imm | read | write-fin
+//   TWINFAB_CREDIT_UPDATE     owed credits that trigger an explicit credit update
+//                             (0: credits / 2)
+//
+// Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace twinfab::mpi {
+
+/// How a rendezvous moves its data (seed 000 §III.H.1 and ARCHITECTURE "pt2pt").
+enum class RendezvousVariant : std::uint8_t {
+  Auto,       ///< write-imm when the device has it, otherwise read
+  WriteImm,   ///< receiver sends CTS; sender RDMA-writes, the last write carries an immediate
+  Read,       ///< receiver RDMA-reads the sender's buffer, then sends FIN
+  WriteFin,   ///< receiver sends CTS; sender RDMA-writes, then sends a FIN packet
+};
+std::string_view to_string(RendezvousVariant variant) noexcept;
+
+struct Config {
+  std::uint32_t packet_size = 8192;
+  std::uint32_t credits = 32;
+  std::uint32_t send_buffers = 256;
+  /// Largest message sent in one packet; 0 means "whatever fits in one packet".
+  std::uint64_t tiny_threshold = 0;
+  std::uint64_t eager_threshold = 32768;
+  RendezvousVariant rendezvous = RendezvousVariant::Auto;
+  /// Owed credits that make the receiver send an explicit credit update; 0: credits/2.
+  std::uint32_t credit_update_threshold = 0;
+
+  /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
+  void validate() const;
+  /// The effective credit-update threshold (resolves 0).
+  std::uint32_t update_threshold() const noexcept;
+};
+
+/// `base` with every TWINFAB_* variable that is set applied; validated.
+Config apply_environment(Config base);
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,190 @@
+#include "mpi/core/context.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+namespace twinfab::mpi {
+
+namespace {
+
+std::vector<int> iota_ranks(int n) {
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+}  // namespace
+
+Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config)
+    : device_(device),
+      config_(apply_environment(config)),
+      world_(kWorldContextId, oob.rank(), iota_ranks(oob.size())),
+      self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
+      registration_(device),
+      engine_(oob.rank(), oob.size(), config_, requests_, registration_) {
+  channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
+  engine_.attach_channel(channel_.get());
+}
+
+Context::~Context() = default;
+
+void Context::check_comm(const Communicator& comm, const char* where) const {
+  if (&comm != &world_ && &comm != &self_)
+    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "not a communicator of this context");
+}
+
+RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                         const Communicator& comm, SendMode mode) {
+  const char* where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
+  check_comm(comm, where);
+  check_buffer_type(count, type.get(), where);
+  if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
+                fmt::format("invalid rank; communicator has {} ranks", comm.size()));
+  if (tag < 0 || tag > kTagUpperBound)
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
+  const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
+  if (buffer == nullptr && bytes > 0)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
+  Request& request = requests_.create(Request::Kind::Send);
+  if (dest == kProcNull) {
+    request.done = true;
+    return request.id;
+  }
+  request.buffer = const_cast<void*>(buffer);  // only read; registered for RDMA read
+  request.count = count;
+  request.type = type;
+  request.bytes = bytes;
+  request.context_id = comm.context_id();
+  request.peer_world = comm.world_rank(dest);
+  request.tag = tag;
+  engine_.start_send(request, comm.rank(), mode);
+  return request.id;
+}
+
+RequestId Context::irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                         const Communicator& comm) {
+  const char* where = "MPI_Irecv";
+  check_comm(comm, where);
+  check_buffer_type(count, type.get(), where);
+  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
+                fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
+  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
+  const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
+  if (buffer == nullptr && bytes > 0)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
+  Request& request = requests_.create(Request::Kind::Recv);
+  if (source == kProcNull) {
+    request.status.source = kProcNull;
+    request.status.tag = kAnyTag;
+    request.done = true;
+    return request.id;
+  }
+  request.buffer = buffer;
+  request.count = count;
+  request.type = type;
+  request.bytes = bytes;
+  request.context_id = comm.context_id();
+  request.tag = tag;
+  engine_.start_recv(request, Envelope{comm.context_id(), source, tag});
+  return request.id;
+}
+
+Request& Context::lookup(RequestId id, const char* where) {
+  Request* request = requests_.find(id);
+  if (request == nullptr)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request={})", where, id),
+                "no such active request (already completed and freed?)");
+  return *request;
+}
+
+std::size_t Context::progress() { return channel_->progress(); }
+
+void Context::wait_for_progress() {
+  if (progress() == 0) device_.runtime().wait(channel_->completion_queues(), fabric::Runtime::kForever);
+}
+
+MessageStatus Context::wait(RequestId& id) {
+  if (id == kRequestNull) return MessageStatus{};
+  Request& request = lookup(id, "MPI_Wait");
+  while (!request.done) wait_for_progress();
+  MessageStatus status = request.status;
+  requests_.erase(id);
+  id = kRequestNull;
+  return status;
+}
+
+bool Context::test(RequestId& id, MessageStatus* status) {
+  if (id == kRequestNull) {
+    if (status != nullptr) *status = MessageStatus{};
+    return true;
+  }
+  Request& request = lookup(id, "MPI_Test");
+  if (!request.done) progress();
+  if (!request.done) return false;
+  if (status != nullptr) *status = request.status;
+  requests_.erase(id);
+  id = kRequestNull;
+  return true;
+}
+
+void Context::waitall(std::span<RequestId> ids, std::span<MessageStatus> statuses) {
+  if (!statuses.empty() && statuses.size() != ids.size())
+    throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Waitall(array_of_statuses)",
+                fmt::format("{} statuses for {} requests", statuses.size(), ids.size()));
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    MessageStatus status = wait(ids[i]);
+    if (!statuses.empty()) statuses[i] = status;
+  }
+}
+
+void Context::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                   const Communicator& comm, SendMode mode) {
+  RequestId id = isend(buffer, count, type, dest, tag, comm, mode);
+  wait(id);
+}
+
+MessageStatus Context::recv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                            const Communicator& comm) {
+  RequestId id = irecv(buffer, count, type, source, tag, comm);
+  return wait(id);
+}
+
+bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status) {
+  const char* where = "MPI_Iprobe";
+  check_comm(comm, where);
+  if (source == kProcNull) {
+    if (status != nullptr) *status = MessageStatus{kProcNull, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
+    return true;
+  }
+  if (source != kAnySource && (source < 0 || source >= comm.size()))
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
+                fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
+  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
+  const Envelope wanted{comm.context_id(), source, tag};
+  if (engine_.probe(wanted, status)) return true;
+  progress();
+  return engine_.probe(wanted, status);
+}
+
+MessageStatus Context::probe(int source, int tag, const Communicator& comm) {
+  MessageStatus status;
+  if (iprobe(source, tag, comm, &status)) return status;  // also checks the arguments
+  const Envelope wanted{comm.context_id(), source, tag};
+  while (!engine_.probe(wanted, &status)) wait_for_progress();
+  return status;
+}
+
+bool Context::cancel(RequestId id) {
+  if (id == kRequestNull) return false;
+  return engine_.cancel(lookup(id, "MPI_Cancel"));
+}
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,104 @@
+// twinfab MPI core: the per-rank context, the C++ face of point-to-point MPI.
+//
+// One Context per rank, built from the rank's fabric::Device and OobExchange (in the
+// simulator: RankEnv::device and RankEnv::oob; on hardware: the opened device and
+// PMIx). It owns everything MPI state of the rank: configuration, predefined
+// datatypes, COMM_WORLD and COMM_SELF, the request table, the pt2pt engine with its
+// matching queues, and the RC channel. No globals, threads, clocks or sleeps
+// (ARCHITECTURE rule 1): wait() is "progress until done, and when progress finds
+// nothing, Runtime::wait on the channel's CQs".
+//
+// Construction and destruction are collective (connection set-up; a drain and a
+// barrier). Argument errors throw mpi::Error naming the function and argument, e.g.
+// "MPI_Send(dest=7): invalid rank; communicator has 4 ranks". Protocol outcomes
+// (truncation) are reported in the MessageStatus, as MPI does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "fabric/device.hpp"
+#include "fabric/oob_exchange.hpp"
+#include "mpi/channels/rc_channel.hpp"
+#include "mpi/core/communicator.hpp"
+#include "mpi/core/config.hpp"
+#include "mpi/core/datatype.hpp"
+#include "mpi/core/request.hpp"
+#include "mpi/pt2pt/engine.hpp"
+#include "mpi/pt2pt/registration.hpp"
+
+namespace twinfab::mpi {
+
+/// MPI_PROC_NULL (MPICH's value): sends and receives to it complete at once.
+inline constexpr int kProcNull = -1;
+/// MPI_TAG_UB this implementation guarantees.
+inline constexpr int kTagUpperBound = (1 << 30) - 1;
+
+class Context {
+ public:
+  /// Collective over the ranks of `oob`. `config` gets the TWINFAB_* environment
+  /// applied and is validated (mpi::Error MPI_ERR_ARG on a bad value).
+  Context(fabric::Device& device, fabric::OobExchange& oob, Config config = {});
+  /// Collective: drains the channel and meets every rank before tearing down.
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const Config& config() const noexcept { return config_; }
+  const Communicator& world() const noexcept { return world_; }
+  const Communicator& self() const noexcept { return self_; }
+  const DatatypePtr& datatype(BasicKind kind) const noexcept { return datatypes_.get(kind); }
+  fabric::Runtime& runtime() noexcept { return device_.runtime(); }
+
+  // ---- nonblocking point-to-point (MPI_Isend, MPI_Issend, MPI_Irecv)
+  RequestId isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                  const Communicator& comm, SendMode mode = SendMode::Standard);
+  RequestId irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                  const Communicator& comm);
+
+  // ---- completion. Each sets `request` to kRequestNull once it reports it done.
+  MessageStatus wait(RequestId& request);
+  /// True (and the status) when done; progresses once otherwise.
+  bool test(RequestId& request, MessageStatus* status = nullptr);
+  /// Waits for all; `statuses` (empty, or one per request) receives their statuses.
+  void waitall(std::span<RequestId> requests, std::span<MessageStatus> statuses = {});
+
+  // ---- blocking conveniences
+  void send(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+            const Communicator& comm, SendMode mode = SendMode::Standard);
+  MessageStatus recv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                     const Communicator& comm);
+
+  // ---- probe and cancel
+  bool iprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr);
+  MessageStatus probe(int source, int tag, const Communicator& comm);
+  /// MPI_Cancel: a still-posted receive completes as cancelled; anything else (a
+  /// matched receive, a send) is left to complete normally. Returns whether it did.
+  bool cancel(RequestId request);
+
+  /// Polls once; returns the events handled (0: nothing to do right now).
+  std::size_t progress();
+
+  const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
+  const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
+  std::size_t live_requests() const noexcept { return requests_.size(); }
+
+ private:
+  Request& lookup(RequestId id, const char* where);
+  void wait_for_progress();
+  void check_comm(const Communicator& comm, const char* where) const;
+
+  fabric::Device& device_;
+  Config config_;
+  PredefinedDatatypes datatypes_;
+  Communicator world_;
+  Communicator self_;
+  RequestTable requests_;
+  DirectRegistration registration_;
+  Pt2ptEngine engine_;
+  // Last: destroyed first, while the engine it delivers to still exists.
+  std::unique_ptr<RcChannel> channel_;
+};
+
+}  // namespace twinfab::mpi

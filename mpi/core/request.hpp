@@ -1,0 +1,98 @@
+// twinfab MPI core: requests and message statuses of the point-to-point engine.
+//
+// A request is owned by its rank's RequestTable and named by a RequestId (what
+// MPI_Request will map to). It stays in the table until wait/test reports it done;
+// the engine's protocol state hangs off it while a transfer is in flight.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric/memory_region.hpp"
+#include "mpi/core/datatype.hpp"
+#include "mpi/core/error.hpp"
+#include "mpi/core/matching.hpp"
+
+namespace twinfab::mpi {
+
+using RequestId = std::uint64_t;
+/// MPI_REQUEST_NULL: wait/test on it return at once with an empty status.
+inline constexpr RequestId kRequestNull = 0;
+
+/// MPI_Status, with the count in bytes (MPI_Get_count divides by the type size).
+struct MessageStatus {
+  int source = kAnySource;
+  int tag = kAnyTag;
+  ErrorClass error = ErrorClass::MPI_SUCCESS;
+  std::int64_t count_bytes = 0;
+  bool cancelled = false;
+};
+
+/// MPI send modes the engine distinguishes (buffered and ready behave as standard).
+enum class SendMode : std::uint8_t { Standard, Synchronous };
+
+struct IncomingMessage;  // an unexpected message (pt2pt engine)
+
+struct Request {
+  enum class Kind : std::uint8_t { Send, Recv };
+  RequestId id = kRequestNull;
+  Kind kind = Kind::Send;
+  bool done = false;
+  MessageStatus status;
+
+  // The user's buffer.
+  void* buffer = nullptr;
+  std::int64_t count = 0;
+  DatatypePtr type;
+  std::uint64_t bytes = 0;  ///< packed size of (count, type): what a receive can hold
+
+  // Addressing.
+  ContextId context_id = 0;
+  int peer_world = -1;  ///< send: destination; recv: source once matched (world rank)
+  int tag = 0;
+
+  // Receive: where the posted entry is (for cancel) and eager reassembly progress.
+  PostedQueue<Request*>::Handle posted{};
+  bool is_posted = false;
+  std::uint64_t received = 0;   ///< eager bytes placed so far
+  std::uint64_t expected = 0;   ///< bytes the sender sends (before truncation)
+
+  // Rendezvous: the registration and staging buffer kept until the data moved.
+  std::shared_ptr<const fabric::MemoryRegion> region;
+  std::vector<std::byte> staging;  ///< packed copy for non-contiguous types
+  std::uint64_t transfer_bytes = 0;
+  std::uint32_t rdma_outstanding = 0;
+  std::uint32_t token = 0;          ///< receiver: the immediate naming this transfer
+  std::uint64_t remote_request = 0; ///< the peer's request id (sender's, on a receive)
+  std::uint8_t variant = 0;
+  bool sync_pending = false;        ///< send: waiting for SyncAck / rendezvous end
+};
+
+/// Every live request of one rank, by id. Ids start at 1 and are never reused
+/// within a rank's life (64 bits do not wrap).
+class RequestTable {
+ public:
+  Request& create(Request::Kind kind) {
+    auto request = std::make_unique<Request>();
+    request->id = next_id_++;
+    request->kind = kind;
+    Request& ref = *request;
+    requests_.emplace(ref.id, std::move(request));
+    return ref;
+  }
+  /// The live request `id`, or null.
+  Request* find(RequestId id) noexcept {
+    auto it = requests_.find(id);
+    return it == requests_.end() ? nullptr : it->second.get();
+  }
+  void erase(RequestId id) { requests_.erase(id); }
+  std::size_t size() const noexcept { return requests_.size(); }
+
+ private:
+  std::unordered_map<RequestId, std::unique_ptr<Request>> requests_;
+  RequestId next_id_ = 1;
+};
+
+}  // namespace twinfab::mpi

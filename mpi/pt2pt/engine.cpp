@@ -1,0 +1,454 @@
+#include "mpi/pt2pt/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace twinfab::mpi {
+
+namespace {
+
+// One RDMA work request moves at most this much (the contract caps a message at
+// 2 GiB); larger transfers are split, and only the last write carries the immediate.
+constexpr std::uint64_t kRdmaChunk = 1ull << 30;
+
+/// Where the bytes of a contiguous (count, type) buffer start.
+std::byte* contiguous_start(void* buffer, const Datatype& type) {
+  auto* base = static_cast<std::byte*>(buffer);
+  return type.blocks().empty() ? base : base + type.blocks().front().offset;
+}
+
+}  // namespace
+
+Pt2ptEngine::Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
+                         MemoryRegistration& registration)
+    : rank_(world_rank),
+      config_(config),
+      requests_(requests),
+      registration_(registration),
+      inbound_(static_cast<std::size_t>(world_size)) {}
+
+std::uint32_t Pt2ptEngine::new_token() {
+  // 32 bits (an immediate); skip 0 (means "no token") and tokens still in use.
+  do {
+    ++next_token_;
+  } while (next_token_ == 0 || tokens_.count(next_token_) != 0);
+  return next_token_;
+}
+
+std::uint32_t Pt2ptEngine::new_cookie(Request& request) {
+  do {
+    ++next_cookie_;
+  } while (next_cookie_ == 0 || cookies_.count(next_cookie_) != 0);
+  cookies_[next_cookie_] = &request;
+  return next_cookie_;
+}
+
+// ---------------------------------------------------------------- sending
+
+void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
+  const bool sync = mode == SendMode::Synchronous;
+  if (request.peer_world == rank_) {
+    ++counters_.self;
+    std::vector<std::byte> packed(request.bytes);
+    if (request.bytes > 0) pack(request.buffer, request.count, *request.type, 0, packed, "MPI_Send");
+    PacketHeader header;
+    header.type = PacketType::Eager;
+    header.flags = sync ? kFlagSync : 0;
+    header.context_id = request.context_id;
+    header.source = source;
+    header.tag = request.tag;
+    header.total_bytes = request.bytes;
+    header.sender_request = request.id;
+    request.sync_pending = sync;
+    request.done = !sync;
+    deliver_eager(rank_, header, packed);
+    return;
+  }
+  const Protocol protocol = choose_protocol(request.bytes, config_, channel_->max_payload());
+  if (protocol == Protocol::Rendezvous) {
+    send_rts(request, source, resolve_variant(config_.rendezvous, channel_->capabilities()));
+  } else {
+    send_eager(request, source, sync, protocol);
+  }
+}
+
+void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol protocol) {
+  ++(protocol == Protocol::Tiny ? counters_.tiny : counters_.short_eager);
+  PacketHeader header;
+  header.type = PacketType::Eager;
+  header.flags = sync ? kFlagSync : 0;
+  header.context_id = request.context_id;
+  header.source = source;
+  header.tag = request.tag;
+  header.total_bytes = request.bytes;
+  header.sender_request = request.id;
+  const std::uint64_t chunk = channel_->max_payload();
+  std::uint64_t position = 0;
+  do {
+    const std::uint64_t n = std::min(chunk, request.bytes - position);
+    channel_->send_packet(request.peer_world, header, n, [&](std::span<std::byte> out) {
+      if (!out.empty()) pack(request.buffer, request.count, *request.type, position, out, "MPI_Send");
+    });
+    position += n;
+    header.type = PacketType::EagerData;
+  } while (position < request.bytes);
+  // The data is in packet buffers (or pending copies): the user buffer is free.
+  request.sync_pending = sync;
+  request.done = !sync;
+}
+
+void Pt2ptEngine::send_rts(Request& request, int source, RendezvousVariant variant) {
+  switch (variant) {
+    case RendezvousVariant::WriteImm: ++counters_.rendezvous_write_imm; break;
+    case RendezvousVariant::Read: ++counters_.rendezvous_read; break;
+    default: ++counters_.rendezvous_write_fin; break;
+  }
+  void* data;
+  if (request.type->is_contiguous()) {
+    data = contiguous_start(request.buffer, *request.type);
+  } else {
+    request.staging.resize(request.bytes);
+    pack(request.buffer, request.count, *request.type, 0, request.staging, "MPI_Send");
+    data = request.staging.data();
+  }
+  request.region = registration_.acquire(data, request.bytes);
+  ++counters_.registrations;
+  request.variant = static_cast<std::uint8_t>(variant);
+  request.sync_pending = true;
+  PacketHeader header;
+  header.type = PacketType::Rts;
+  header.variant = request.variant;
+  header.context_id = request.context_id;
+  header.source = source;
+  header.tag = request.tag;
+  header.total_bytes = request.bytes;
+  header.sender_request = request.id;
+  header.remote_addr = request.region->remote_addr();
+  header.rkey = request.region->rkey();
+  send_control(request.peer_world, header);
+}
+
+void Pt2ptEngine::send_control(int peer, const PacketHeader& header) {
+  if (peer == rank_) {
+    on_packet(peer, header, {});
+    return;
+  }
+  channel_->send_packet(peer, header, 0, [](std::span<std::byte>) {});
+}
+
+void Pt2ptEngine::post_rdma_chunks(Request& request, int peer, RdmaOp::Kind kind, std::uint64_t remote_addr,
+                                   std::uint32_t rkey, std::uint32_t imm) {
+  const std::uint32_t cookie = new_cookie(request);
+  const std::uint64_t total = request.transfer_bytes;
+  request.rdma_outstanding = static_cast<std::uint32_t>((total + kRdmaChunk - 1) / kRdmaChunk);
+  for (std::uint64_t offset = 0; offset < total; offset += kRdmaChunk) {
+    const std::uint64_t n = std::min(kRdmaChunk, total - offset);
+    RdmaOp op;
+    const bool last = offset + n == total;
+    op.kind = kind == RdmaOp::Kind::WriteWithImm && !last ? RdmaOp::Kind::Write : kind;
+    op.local = request.region->sge(offset, static_cast<std::uint32_t>(n));
+    op.remote_addr = remote_addr + offset;
+    op.rkey = rkey;
+    op.imm = imm;
+    op.cookie = cookie;
+    channel_->post_rdma(peer, op);
+  }
+}
+
+void Pt2ptEngine::on_cts(int peer, const PacketHeader& header) {
+  Request* request = requests_.find(header.sender_request);
+  if (request == nullptr) return;  // cannot happen with a correct peer
+  request->transfer_bytes = std::min<std::uint64_t>(header.total_bytes, request->bytes);
+  request->token = header.token;
+  if (request->transfer_bytes == 0) {  // the receive takes nothing: no data moves
+    finish_send(*request);
+    return;
+  }
+  const auto variant = static_cast<RendezvousVariant>(request->variant);
+  post_rdma_chunks(*request, peer,
+                   variant == RendezvousVariant::WriteImm ? RdmaOp::Kind::WriteWithImm : RdmaOp::Kind::Write,
+                   header.remote_addr, header.rkey, header.token);
+}
+
+void Pt2ptEngine::finish_send(Request& request) {
+  request.region.reset();  // deregisters (or returns it to a cache)
+  request.staging = {};
+  request.sync_pending = false;
+  request.done = true;
+}
+
+void Pt2ptEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
+  auto it = cookies_.find(cookie);
+  if (it == cookies_.end()) return;
+  Request& request = *it->second;
+  if (status != fabric::WcStatus::Success) request.status.error = ErrorClass::MPI_ERR_OTHER;
+  if (--request.rdma_outstanding > 0) return;
+  cookies_.erase(it);
+  if (request.kind == Request::Kind::Send) {
+    // Write variants. write-fin tells the receiver now; the FIN leaves after the
+    // write completed, so the data is in place when it arrives.
+    if (static_cast<RendezvousVariant>(request.variant) == RendezvousVariant::WriteFin) {
+      PacketHeader fin;
+      fin.type = PacketType::Fin;
+      fin.token = request.token;
+      send_control(request.peer_world, fin);
+    }
+    finish_send(request);
+  } else {
+    // Read variant: the data is here; the sender may reuse its buffer.
+    PacketHeader fin;
+    fin.type = PacketType::Fin;
+    fin.sender_request = request.remote_request;
+    send_control(request.peer_world, fin);
+    finish_rendezvous_recv(request);
+  }
+}
+
+// ---------------------------------------------------------------- receiving
+
+void Pt2ptEngine::start_recv(Request& request, const Envelope& wanted) {
+  auto found = unexpected_.match(wanted);
+  if (found) {
+    match_unexpected(request, found->value, found->envelope);
+    return;
+  }
+  request.posted = posted_.post(wanted, &request);
+  request.is_posted = true;
+}
+
+bool Pt2ptEngine::probe(const Envelope& wanted, MessageStatus* status) const {
+  const auto* message = unexpected_.probe(wanted);
+  if (message == nullptr) return false;
+  if (status != nullptr) {
+    status->source = message->envelope.source;
+    status->tag = message->envelope.tag;
+    status->error = ErrorClass::MPI_SUCCESS;
+    status->count_bytes = static_cast<std::int64_t>(message->value->total);
+    status->cancelled = false;
+  }
+  return true;
+}
+
+bool Pt2ptEngine::cancel(Request& request) {
+  if (!request.is_posted) return false;
+  if (!posted_.cancel(request.posted)) return false;
+  request.is_posted = false;
+  request.status.cancelled = true;
+  request.status.count_bytes = 0;
+  request.done = true;
+  return true;
+}
+
+void Pt2ptEngine::on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  switch (header.type) {
+    case PacketType::Eager: deliver_eager(peer, header, payload); break;
+    case PacketType::EagerData: continue_eager(peer, payload); break;
+    case PacketType::Rts: on_rts(peer, header); break;
+    case PacketType::Cts: on_cts(peer, header); break;
+    case PacketType::Fin: on_fin(header); break;
+    case PacketType::SyncAck: on_sync_ack(header); break;
+    case PacketType::CreditUpdate:
+    case PacketType::Bye: break;  // the channel consumed it
+  }
+}
+
+void Pt2ptEngine::place(Request& request, std::uint64_t offset, std::span<const std::byte> chunk) {
+  request.received += chunk.size();
+  if (offset >= request.bytes || chunk.empty()) return;  // truncated part: dropped
+  const std::uint64_t room = request.bytes - offset;
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(room, chunk.size()));
+  unpack(chunk.first(n), request.buffer, request.count, *request.type, offset, "MPI_Recv");
+}
+
+void Pt2ptEngine::complete_recv(Request& request) {
+  request.status.count_bytes = static_cast<std::int64_t>(std::min(request.expected, request.bytes));
+  if (request.expected > request.bytes && request.status.error == ErrorClass::MPI_SUCCESS)
+    request.status.error = ErrorClass::MPI_ERR_TRUNCATE;
+  request.done = true;
+}
+
+void Pt2ptEngine::deliver_eager(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  const Envelope envelope{header.context_id, header.source, header.tag};
+  const bool more = payload.size() < header.total_bytes;
+  if (auto match = posted_.match(envelope)) {
+    Request& request = **match;
+    request.is_posted = false;
+    request.status.source = header.source;
+    request.status.tag = header.tag;
+    request.peer_world = peer;
+    request.expected = header.total_bytes;
+    place(request, 0, payload);
+    if (header.flags & kFlagSync) {
+      PacketHeader ack;
+      ack.type = PacketType::SyncAck;
+      ack.sender_request = header.sender_request;
+      send_control(peer, ack);
+    }
+    if (more) {
+      inbound_[static_cast<std::size_t>(peer)].request = &request;
+    } else {
+      complete_recv(request);
+    }
+    return;
+  }
+  ++counters_.unexpected;
+  auto message = std::make_shared<IncomingMessage>();
+  message->source_world = peer;
+  message->total = header.total_bytes;
+  message->sender_request = header.sender_request;
+  message->sync = (header.flags & kFlagSync) != 0;
+  // Copied out now, so the packet buffer (and its credit) goes back at once.
+  message->data.resize(header.total_bytes);
+  std::memcpy(message->data.data(), payload.data(), payload.size());
+  message->received = payload.size();
+  if (more) inbound_[static_cast<std::size_t>(peer)].message = message;
+  unexpected_.push(envelope, std::move(message));
+}
+
+void Pt2ptEngine::continue_eager(int peer, std::span<const std::byte> payload) {
+  Inbound& in = inbound_[static_cast<std::size_t>(peer)];
+  if (in.request != nullptr) {
+    Request& request = *in.request;
+    place(request, request.received, payload);
+    if (request.received >= request.expected) {
+      in.request = nullptr;
+      complete_recv(request);
+    }
+    return;
+  }
+  if (!in.message) return;  // cannot happen with a correct peer
+  IncomingMessage& message = *in.message;
+  const std::size_t n = std::min<std::size_t>(payload.size(), message.total - message.received);
+  std::memcpy(message.data.data() + message.received, payload.data(), n);
+  if (message.attached != nullptr) place(*message.attached, message.received, payload.first(n));
+  message.received += n;
+  if (message.received >= message.total) {
+    if (message.attached != nullptr) complete_recv(*message.attached);
+    in.message.reset();
+  }
+}
+
+void Pt2ptEngine::match_unexpected(Request& request, const std::shared_ptr<IncomingMessage>& message,
+                                   const Envelope& envelope) {
+  request.status.source = envelope.source;
+  request.status.tag = envelope.tag;
+  request.peer_world = message->source_world;
+  if (message->rendezvous) {
+    start_rendezvous_recv(request, *message);
+    return;
+  }
+  request.expected = message->total;
+  place(request, 0, std::span(message->data).first(message->received));
+  if (message->sync) {
+    PacketHeader ack;
+    ack.type = PacketType::SyncAck;
+    ack.sender_request = message->sender_request;
+    send_control(message->source_world, ack);
+  }
+  if (message->received < message->total) {
+    message->attached = &request;  // continue_eager finishes it
+  } else {
+    complete_recv(request);
+  }
+}
+
+void Pt2ptEngine::on_sync_ack(const PacketHeader& header) {
+  if (Request* request = requests_.find(header.sender_request)) {
+    request->sync_pending = false;
+    request->done = true;
+  }
+}
+
+void Pt2ptEngine::on_rts(int peer, const PacketHeader& header) {
+  const Envelope envelope{header.context_id, header.source, header.tag};
+  IncomingMessage rts;
+  rts.source_world = peer;
+  rts.rendezvous = true;
+  rts.total = header.total_bytes;
+  rts.sender_request = header.sender_request;
+  rts.variant = header.variant;
+  rts.remote_addr = header.remote_addr;
+  rts.rkey = header.rkey;
+  if (auto match = posted_.match(envelope)) {
+    Request& request = **match;
+    request.is_posted = false;
+    request.status.source = header.source;
+    request.status.tag = header.tag;
+    request.peer_world = peer;
+    start_rendezvous_recv(request, rts);
+    return;
+  }
+  ++counters_.unexpected;
+  unexpected_.push(envelope, std::make_shared<IncomingMessage>(std::move(rts)));
+}
+
+void Pt2ptEngine::start_rendezvous_recv(Request& request, const IncomingMessage& rts) {
+  request.expected = rts.total;
+  request.remote_request = rts.sender_request;
+  request.variant = rts.variant;
+  request.transfer_bytes = std::min(rts.total, request.bytes);
+  const auto variant = static_cast<RendezvousVariant>(rts.variant);
+  if (request.transfer_bytes == 0) {
+    // Nothing fits (a truncating empty receive): release the sender at once.
+    PacketHeader reply;
+    reply.type = variant == RendezvousVariant::Read ? PacketType::Fin : PacketType::Cts;
+    reply.sender_request = rts.sender_request;
+    reply.total_bytes = 0;
+    send_control(request.peer_world, reply);
+    complete_recv(request);
+    return;
+  }
+  void* target;
+  if (request.type->is_contiguous()) {
+    target = contiguous_start(request.buffer, *request.type);
+  } else {
+    request.staging.resize(request.transfer_bytes);
+    target = request.staging.data();
+  }
+  request.region = registration_.acquire(target, request.transfer_bytes);
+  ++counters_.registrations;
+  if (variant == RendezvousVariant::Read) {
+    post_rdma_chunks(request, request.peer_world, RdmaOp::Kind::Read, rts.remote_addr, rts.rkey, 0);
+    return;
+  }
+  request.token = new_token();
+  tokens_[request.token] = &request;
+  PacketHeader cts;
+  cts.type = PacketType::Cts;
+  cts.sender_request = rts.sender_request;
+  cts.token = request.token;
+  cts.total_bytes = request.transfer_bytes;
+  cts.remote_addr = request.region->remote_addr();
+  cts.rkey = request.region->rkey();
+  send_control(request.peer_world, cts);
+}
+
+void Pt2ptEngine::on_write_immediate(int /*peer*/, std::uint32_t imm) {
+  auto it = tokens_.find(imm);
+  if (it == tokens_.end()) return;
+  Request& request = *it->second;
+  tokens_.erase(it);
+  finish_rendezvous_recv(request);
+}
+
+void Pt2ptEngine::on_fin(const PacketHeader& header) {
+  if (header.token != 0) {  // write-fin: to the receiver
+    on_write_immediate(-1, header.token);
+    return;
+  }
+  if (Request* request = requests_.find(header.sender_request)) finish_send(*request);  // read: to the sender
+}
+
+void Pt2ptEngine::finish_rendezvous_recv(Request& request) {
+  if (!request.staging.empty()) {
+    unpack(request.staging, request.buffer, request.count, *request.type, 0, "MPI_Recv");
+    request.staging = {};
+  }
+  request.region.reset();
+  request.received = request.transfer_bytes;
+  complete_recv(request);
+}
+
+}  // namespace twinfab::mpi

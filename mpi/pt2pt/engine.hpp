@@ -1,0 +1,132 @@
+// twinfab MPI pt2pt: the point-to-point engine of one rank (protocols and matching).
+//
+// Sits between the Context (argument checking, request table, waiting) and the RC
+// channel (packets, credits, RDMA). It owns the posted and unexpected queues:
+//
+//  - Eager (tiny/short): the first packet carries the envelope and the packed size;
+//    continuation packets follow on the same connection (the channel keeps a
+//    connection's packets in order, so they cannot interleave with another
+//    message's). An unexpected eager message is copied out of the packet buffers at
+//    once, so credits return whether or not a receive is ever posted.
+//  - Rendezvous: the RTS waits in the unexpected queue until matched; then, by the
+//    variant the sender chose: write-imm (CTS; the sender's last RDMA write carries
+//    the receiver's token as immediate), write-fin (CTS; writes; then a FIN packet),
+//    read (the receiver reads and sends FIN to the sender). Buffers are registered
+//    per transfer through MemoryRegistration; non-contiguous types go through a
+//    packed staging buffer.
+//  - Messages to this rank itself skip the channel: delivered as one eager message.
+//
+// Non-overtaking order holds because a connection delivers in order, matching happens
+// when the first packet of a message arrives, and the matching queues keep order.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "mpi/channels/rc_channel.hpp"
+#include "mpi/core/config.hpp"
+#include "mpi/core/matching.hpp"
+#include "mpi/core/request.hpp"
+#include "mpi/pt2pt/protocol.hpp"
+#include "mpi/pt2pt/registration.hpp"
+
+namespace twinfab::mpi {
+
+/// Which protocols ran, for tests and experiments.
+struct Pt2ptCounters {
+  std::uint64_t tiny = 0;
+  std::uint64_t short_eager = 0;
+  std::uint64_t rendezvous_write_imm = 0;
+  std::uint64_t rendezvous_read = 0;
+  std::uint64_t rendezvous_write_fin = 0;
+  std::uint64_t self = 0;
+  std::uint64_t unexpected = 0;   ///< messages that arrived before their receive
+  std::uint64_t registrations = 0;
+};
+
+/// A message (or an RTS) that arrived before its receive was posted.
+struct IncomingMessage {
+  int source_world = 0;
+  bool rendezvous = false;
+  std::uint64_t total = 0;           ///< packed bytes the sender sends
+  std::uint64_t sender_request = 0;
+  bool sync = false;
+  // eager
+  std::vector<std::byte> data;
+  std::uint64_t received = 0;
+  Request* attached = nullptr;       ///< matched while continuation packets still come
+  // rendezvous
+  std::uint8_t variant = 0;
+  std::uint64_t remote_addr = 0;
+  std::uint32_t rkey = 0;
+};
+
+class Pt2ptEngine final : public PacketSink {
+ public:
+  Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
+              MemoryRegistration& registration);
+  /// The channel is created after the engine (it needs the engine as its sink).
+  void attach_channel(RcChannel* channel) noexcept { channel_ = channel; }
+
+  /// Starts a send of `request` (buffer, count, type, bytes, context id, peer_world
+  /// and tag filled in) from communicator rank `source`.
+  void start_send(Request& request, int source, SendMode mode);
+  /// Matches `request` against the unexpected queue or posts it.
+  void start_recv(Request& request, const Envelope& wanted);
+  /// The envelope and size of the first unexpected message `wanted` accepts.
+  bool probe(const Envelope& wanted, MessageStatus* status) const;
+  /// Removes a still-posted receive; false when it already matched.
+  bool cancel(Request& request);
+
+  const Pt2ptCounters& counters() const noexcept { return counters_; }
+
+  // PacketSink
+  void on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) override;
+  void on_write_immediate(int peer, std::uint32_t imm) override;
+  void on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) override;
+
+ private:
+  struct Inbound {  // the eager message whose continuation packets are arriving
+    Request* request = nullptr;
+    std::shared_ptr<IncomingMessage> message;
+  };
+
+  void send_eager(Request& request, int source, bool sync, Protocol protocol);
+  void send_rts(Request& request, int source, RendezvousVariant variant);
+  void send_control(int peer, const PacketHeader& header);
+  void deliver_eager(int peer, const PacketHeader& header, std::span<const std::byte> payload);
+  void continue_eager(int peer, std::span<const std::byte> payload);
+  void on_rts(int peer, const PacketHeader& header);
+  void on_cts(int peer, const PacketHeader& header);
+  void on_fin(const PacketHeader& header);
+  void on_sync_ack(const PacketHeader& header);
+  void match_unexpected(Request& request, const std::shared_ptr<IncomingMessage>& message, const Envelope& envelope);
+  void place(Request& request, std::uint64_t offset, std::span<const std::byte> chunk);
+  void complete_recv(Request& request);
+  void start_rendezvous_recv(Request& request, const IncomingMessage& rts);
+  void finish_rendezvous_recv(Request& request);
+  void post_rdma_chunks(Request& request, int peer, RdmaOp::Kind kind, std::uint64_t remote_addr,
+                        std::uint32_t rkey, std::uint32_t imm);
+  void finish_send(Request& request);
+  std::uint32_t new_token();
+  std::uint32_t new_cookie(Request& request);
+
+  const int rank_;
+  const Config& config_;
+  RequestTable& requests_;
+  MemoryRegistration& registration_;
+  RcChannel* channel_ = nullptr;
+  PostedQueue<Request*> posted_;
+  UnexpectedQueue<std::shared_ptr<IncomingMessage>> unexpected_;
+  std::vector<Inbound> inbound_;  // by world rank
+  std::unordered_map<std::uint32_t, Request*> tokens_;   // receiver side, write variants
+  std::unordered_map<std::uint32_t, Request*> cookies_;  // RDMA this rank posted
+  std::uint32_t next_token_ = 1;
+  std::uint32_t next_cookie_ = 1;
+  Pt2ptCounters counters_;
+};
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,53 @@
+// Helpers for MPI engine tests: run N ranks, each with its own mpi::Context, on a
+// simulated platform in a forked child (one SimGrid platform per process).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/sim/simulation.hpp"
+#include "mpi/core/context.hpp"
+#include "tests/support/run_forked.hpp"
+
+namespace twinfab::mpitest {
+
+using mpi::BasicKind;
+using mpi::Context;
+
+/// Runs `body` on `ranks` ranks of `platform`, each with a Context built from
+/// `config`. ranks_per_host 0: the platform's value, raised so that the ranks fit
+/// on the platform's hosts.
+inline void run_ranks(const std::string& platform, unsigned ranks, const mpi::Config& config,
+                      const std::function<void(Context&)>& body, unsigned ranks_per_host = 0) {
+  testing::run_forked([&] {
+    const sim::Platform loaded = sim::load_platform(platform);
+    if (ranks_per_host == 0) {
+      const unsigned hosts = loaded.hosts;
+      ranks_per_host = std::max(loaded.ranks_per_host, (ranks + hosts - 1) / hosts);
+    }
+    sim::Simulation simulation(loaded);
+    simulation.run(ranks, [&](sim::RankEnv& env) {
+      Context context(env.device, env.oob, config);
+      body(context);
+    }, ranks_per_host);
+  });
+}
+
+/// A deterministic byte pattern that differs per message and position.
+inline std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
+  std::vector<std::byte> v(n);
+  std::uint32_t x = seed * 2654435761u + 12345u;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    v[i] = static_cast<std::byte>(x >> 24);
+  }
+  return v;
+}
+
+}  // namespace twinfab::mpitest
