@@ -235,6 +235,16 @@ TEST(Pt2pt, SelfMessagesOnWorldAndSelf) {
   });
 }
 
+TEST(Pt2pt, OneRankTalksToItself) {
+  run_ranks("ideal", 1, {}, [](Context& c) {
+    int out = 9, in = 0;
+    RequestId r = c.irecv(&in, 1, c.datatype(BasicKind::Int), 0, 1, c.world());
+    c.send(&out, 1, c.datatype(BasicKind::Int), 0, 1, c.world());
+    EXPECT_EQ(c.wait(r).count_bytes, 4);
+    EXPECT_EQ(in, 9);
+  });
+}
+
 TEST(Pt2pt, ProcNullCompletesAtOnce) {
   run_ranks("ideal", 2, {}, [](Context& c) {
     int v = 1;
