@@ -1,29 +1,47 @@
-// twinfab MPI core: a communicator as the point-to-point engine sees it.
+// twinfab MPI core: communicators and groups.
 //
-// Only what matching and addressing need: the context id of its point-to-point
-// matching space, this rank's rank in it, and the world rank of each member. Groups,
-// split/dup and attributes come with a later layer. COMM_WORLD uses context id 0,
-// COMM_SELF 2 (the odd ids are kept for the collectives' separate spaces).
+// A Communicator is what matching and addressing need: the context id of its
+// point-to-point matching space, this rank's rank in it, and the world rank of each
+// member. Every communicator owns two matching spaces: `context_id()` (even) for the
+// user's point-to-point traffic and `collective_context_id()` (the odd id after it)
+// for the collectives in mpi/coll, so a collective's messages can never match a user
+// receive, whatever tags either side uses. COMM_WORLD uses ids 0/1, COMM_SELF 2/3;
+// derived communicators get ids agreed collectively (Context::comm_dup/comm_split).
+//
+// A Group is an ordered set of world ranks (MPI_Group). Like datatypes, groups are
+// shared handles (GroupPtr): immutable once built, freed by dropping the handle
+// (group_free). Communicators are owned by their rank's Context; see context.hpp.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "mpi/core/matching.hpp"
 
 namespace twinfab::mpi {
 
+/// MPI_UNDEFINED (MPICH's value): the color that asks Comm_split for no communicator,
+/// and the rank of a process that is not in a group.
+inline constexpr int kUndefined = -32766;
+
 class Communicator {
  public:
   /// `world_ranks[i]` is the world rank of member i; `rank` is this rank's index.
+  /// `context_id` must be even: the odd id after it is the collective space.
   Communicator(ContextId context_id, int rank, std::vector<int> world_ranks)
       : context_id_(context_id), rank_(rank), world_ranks_(std::move(world_ranks)) {}
 
+  /// The point-to-point matching space.
   ContextId context_id() const noexcept { return context_id_; }
+  /// The matching space of the collectives (mpi/coll), never used by user messages.
+  ContextId collective_context_id() const noexcept { return context_id_ + 1; }
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return static_cast<int>(world_ranks_.size()); }
   /// The world rank of member `rank` (0 <= rank < size()).
   int world_rank(int rank) const noexcept { return world_ranks_[static_cast<std::size_t>(rank)]; }
+  std::span<const int> world_ranks() const noexcept { return world_ranks_; }
 
  private:
   ContextId context_id_;
@@ -33,5 +51,43 @@ class Communicator {
 
 inline constexpr ContextId kWorldContextId = 0;
 inline constexpr ContextId kSelfContextId = 2;
+/// The first id a derived communicator can get (ids are allocated in steps of 2).
+inline constexpr ContextId kFirstDerivedContextId = 4;
+
+class Group;
+/// A group handle (MPI_Group). Copies share the group.
+using GroupPtr = std::shared_ptr<const Group>;
+
+/// An ordered set of processes, named by world rank (MPI_Group).
+class Group {
+ public:
+  /// `world_ranks[i]` is the world rank of member i; `my_world_rank` is the caller's.
+  Group(std::vector<int> world_ranks, int my_world_rank);
+
+  int size() const noexcept { return static_cast<int>(world_ranks_.size()); }
+  /// The caller's rank in the group, or kUndefined when it is not a member.
+  int rank() const noexcept { return rank_; }
+  int world_rank(int rank) const noexcept { return world_ranks_[static_cast<std::size_t>(rank)]; }
+  std::span<const int> world_ranks() const noexcept { return world_ranks_; }
+
+  /// MPI_Group_incl: the members `ranks` (distinct, in [0, size())) in that order.
+  /// Throws MPI_ERR_RANK naming the offending entry.
+  GroupPtr incl(std::span<const int> ranks) const;
+
+  /// MPI_Group_translate_ranks: for each rank of `from`, its rank in `to`, kUndefined
+  /// when it is not there (kProcNull stays kProcNull). Throws MPI_ERR_GROUP for a null
+  /// group, MPI_ERR_RANK for a rank outside `from`.
+  static std::vector<int> translate_ranks(const GroupPtr& from, std::span<const int> ranks, const GroupPtr& to);
+
+ private:
+  int my_world_rank_;
+  int rank_ = kUndefined;
+  std::vector<int> world_ranks_;
+};
+
+/// MPI_Group_free: releases the handle and sets it to null (MPI_GROUP_NULL). The
+/// group itself lives on while other handles (or communicators) use it. Throws
+/// MPI_ERR_GROUP for a null handle.
+void group_free(GroupPtr& group);
 
 }  // namespace twinfab::mpi

@@ -30,21 +30,36 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
 Context::~Context() = default;
 
 void Context::check_comm(const Communicator& comm, const char* where) const {
-  if (&comm != &world_ && &comm != &self_)
-    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "not a communicator of this context");
+  if (&comm == &world_ || &comm == &self_) return;
+  // A derived communicator is live when the table still holds this very object (a
+  // freed one's id is never reused, so a stale reference cannot alias a new one).
+  auto it = communicators_.find(comm.context_id());
+  if (it == communicators_.end() || it->second.get() != &comm)
+    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where),
+                "not a live communicator of this context (freed, or from another rank?)");
 }
 
 RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                          const Communicator& comm, SendMode mode) {
   const char* where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
   check_comm(comm, where);
+  if (tag < 0 || tag > kTagUpperBound)
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
+  return start_send(where, buffer, count, type, dest, tag, comm, comm.context_id(), mode);
+}
+
+RequestId Context::coll_isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                              const Communicator& comm, const char* where) {
+  return start_send(where, buffer, count, type, dest, tag, comm, comm.collective_context_id(), SendMode::Standard);
+}
+
+RequestId Context::start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+                              int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode) {
   check_buffer_type(count, type.get(), where);
   if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
-  if (tag < 0 || tag > kTagUpperBound)
-    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
-                fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
   const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
   if (buffer == nullptr && bytes > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
@@ -57,7 +72,7 @@ RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypeP
   request.count = count;
   request.type = type;
   request.bytes = bytes;
-  request.context_id = comm.context_id();
+  request.context_id = context_id;
   request.peer_world = comm.world_rank(dest);
   request.tag = tag;
   engine_.start_send(request, comm.rank(), mode);
@@ -68,13 +83,23 @@ RequestId Context::irecv(void* buffer, std::int64_t count, const DatatypePtr& ty
                          const Communicator& comm) {
   const char* where = "MPI_Irecv";
   check_comm(comm, where);
+  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
+  return start_recv(where, buffer, count, type, source, tag, comm, comm.context_id());
+}
+
+RequestId Context::coll_irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                              const Communicator& comm, const char* where) {
+  return start_recv(where, buffer, count, type, source, tag, comm, comm.collective_context_id());
+}
+
+RequestId Context::start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type,
+                              int source, int tag, const Communicator& comm, ContextId context_id) {
   check_buffer_type(count, type.get(), where);
   if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
                 fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
-  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
-    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
-                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
   const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
   if (buffer == nullptr && bytes > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
@@ -89,9 +114,9 @@ RequestId Context::irecv(void* buffer, std::int64_t count, const DatatypePtr& ty
   request.count = count;
   request.type = type;
   request.bytes = bytes;
-  request.context_id = comm.context_id();
+  request.context_id = context_id;
   request.tag = tag;
-  engine_.start_recv(request, Envelope{comm.context_id(), source, tag});
+  engine_.start_recv(request, Envelope{context_id, source, tag});
   return request.id;
 }
 

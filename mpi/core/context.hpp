@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <unordered_map>
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
@@ -51,11 +52,40 @@ class Context {
   const DatatypePtr& datatype(BasicKind kind) const noexcept { return datatypes_.get(kind); }
   fabric::Runtime& runtime() noexcept { return device_.runtime(); }
 
+  // ---- communicators (mpi/core/comm_create.cpp). Derived communicators are owned
+  // by the context and named by pointer; they stay valid until comm_free (or the
+  // context's end). The creating calls are collective over `comm`, and agree on the
+  // new communicator's context ids by a reduction (max) of every member's next free
+  // id; ids are never reused, so a message for a freed communicator cannot match a
+  // later one.
+  /// MPI_Comm_dup: same group, new matching spaces.
+  const Communicator* comm_dup(const Communicator& comm);
+  /// MPI_Comm_split: the ranks with the same `color` form a communicator, ordered by
+  /// `key`, then by rank in `comm`. `color` kUndefined gives null (MPI_COMM_NULL).
+  const Communicator* comm_split(const Communicator& comm, int color, int key);
+  /// MPI_Comm_free: forgets the communicator and sets `comm` to null. Requests already
+  /// started on it complete normally (they carry the context id, not the object).
+  /// COMM_WORLD and COMM_SELF cannot be freed (MPI_ERR_COMM).
+  void comm_free(const Communicator*& comm);
+  /// MPI_Comm_group.
+  GroupPtr comm_group(const Communicator& comm) const;
+  /// Throws MPI_ERR_COMM ("<where>(comm)") unless `comm` is a live communicator of
+  /// this context.
+  void check_comm(const Communicator& comm, const char* where) const;
+
   // ---- nonblocking point-to-point (MPI_Isend, MPI_Issend, MPI_Irecv)
   RequestId isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                   const Communicator& comm, SendMode mode = SendMode::Standard);
   RequestId irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
                   const Communicator& comm);
+
+  // ---- point-to-point in a communicator's collective matching space, for mpi/coll
+  // only: invisible to user receives and probes. Any tag in [0, kTagUpperBound]; the
+  // caller has checked the communicator, ranks and tags.
+  RequestId coll_isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                       const Communicator& comm, const char* where);
+  RequestId coll_irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
+                       const Communicator& comm, const char* where);
 
   // ---- completion. Each sets `request` to kRequestNull once it reports it done.
   MessageStatus wait(RequestId& request);
@@ -87,13 +117,24 @@ class Context {
  private:
   Request& lookup(RequestId id, const char* where);
   void wait_for_progress();
-  void check_comm(const Communicator& comm, const char* where) const;
+  RequestId start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+                       int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
+  RequestId start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type, int source,
+                       int tag, const Communicator& comm, ContextId context_id);
+  /// Registers a communicator whose context id the members agreed on, and moves this
+  /// rank's next free id past it.
+  const Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);
 
   fabric::Device& device_;
   Config config_;
   PredefinedDatatypes datatypes_;
   Communicator world_;
   Communicator self_;
+  /// Derived communicators, by point-to-point context id.
+  std::unordered_map<ContextId, std::unique_ptr<Communicator>> communicators_;
+  /// Smallest even id this rank has not used; a new communicator's id is the max of
+  /// this over its parent's members.
+  ContextId next_context_id_ = kFirstDerivedContextId;
   RequestTable requests_;
   DirectRegistration registration_;
   Pt2ptEngine engine_;

@@ -1,0 +1,94 @@
+// Binomial trees: bcast (root to leaves) and reduce (leaves to root).
+//
+// Ranks are renumbered relative to the root (relative = (rank - root) mod n). In the
+// bcast, a rank receives from the rank that differs in its lowest set bit and then
+// sends to relative + mask for every smaller power of two mask; the reduce runs the
+// same tree backwards. log2(n) steps on the critical path; every message is the full
+// buffer, which is what one wants for small and medium sizes (long-message variants
+// such as scatter + allgather are left for later).
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "mpi/coll/coll_support.hpp"
+
+namespace twinfab::mpi {
+
+void bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
+           const Communicator& comm) {
+  const char* where = "MPI_Bcast";
+  context.check_comm(comm, where);
+  coll::check_root(root, comm, where);
+  coll::check_buffer(buffer, count, type, where, "buffer");
+  const int n = comm.size();
+  if (n == 1 || count == 0 || type->size() == 0) return;
+  const int relative = (comm.rank() - root + n) % n;
+  int mask = 1;
+  while (mask < n) {
+    if (relative & mask) {
+      const int parent = (relative - mask + root) % n;
+      RequestId request = context.coll_irecv(buffer, count, type, parent, coll::tag(coll::Kind::Bcast), comm, where);
+      coll::wait_all(context, {&request, 1}, where);
+      break;
+    }
+    mask <<= 1;
+  }
+  // Children: relative + m for every power of two m below the bit we received on,
+  // sent all at once so they proceed in parallel.
+  std::vector<RequestId> sends;
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    if (relative + mask < n) {
+      const int child = (relative + mask + root) % n;
+      sends.push_back(context.coll_isend(buffer, count, type, child, coll::tag(coll::Kind::Bcast), comm, where));
+    }
+  }
+  coll::wait_all(context, sends, where);
+}
+
+void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type, Op op,
+            int root, const Communicator& comm) {
+  const char* where = "MPI_Reduce";
+  context.check_comm(comm, where);
+  coll::check_root(root, comm, where);
+  const bool is_root = comm.rank() == root;
+  if (sendbuf == kInPlace && !is_root)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
+                "MPI_IN_PLACE is only valid at the root of a reduce");
+  const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
+  coll::check_buffer(input, count, type, where, "sendbuf");
+  coll::check_reduction(op, type, where);
+  if (is_root) {
+    coll::check_buffer(recvbuf, count, type, where, "recvbuf");
+    if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+  }
+  if (count == 0 || type->size() == 0) return;
+  const int n = comm.size();
+  const int relative = (comm.rank() - root + n) % n;
+
+  // The running result: the root accumulates straight into recvbuf; everyone else
+  // in scratch (their recvbuf is not significant and may be null).
+  coll::TempBuffer scratch_result(is_root ? 0 : count, *type);
+  void* result = is_root ? recvbuf : scratch_result.data();
+  if (input != result) coll::local_copy(input, count, *type, result, count, *type, where);
+
+  coll::TempBuffer incoming(n > 1 ? count : 0, *type);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((relative & mask) == 0) {
+      const int child_relative = relative | mask;
+      if (child_relative >= n) continue;
+      RequestId request = context.coll_irecv(incoming.data(), count, type, (child_relative + root) % n,
+                                             coll::tag(coll::Kind::Reduce), comm, where);
+      coll::wait_all(context, {&request, 1}, where);
+      // Children come in increasing rank order (relative to the root): the same
+      // combination order on every run, so floating-point results are reproducible.
+      reduce_local(op, incoming.data(), result, count, *type, where);
+    } else {
+      const int parent = ((relative & ~mask) + root) % n;
+      RequestId request = context.coll_isend(result, count, type, parent, coll::tag(coll::Kind::Reduce), comm, where);
+      coll::wait_all(context, {&request, 1}, where);
+      break;
+    }
+  }
+}
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,116 @@
+#include "mpi/coll/coll_support.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace twinfab::mpi::coll {
+
+void check_root(int root, const Communicator& comm, const char* where) {
+  if (root < 0 || root >= comm.size())
+    throw Error(ErrorClass::MPI_ERR_ROOT, fmt::format("{}(root={})", where, root),
+                fmt::format("invalid root; communicator has {} ranks", comm.size()));
+}
+
+void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& type, const char* where,
+                  const char* buffer_name, int blocks) {
+  check_buffer_type(count, type.get(), where);
+  const std::int64_t bytes = packed_size(count * blocks, *type, where);
+  if (buffer == nullptr && bytes > 0)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}({})", where, buffer_name),
+                "null buffer with a non-empty message");
+}
+
+void check_reduction(Op op, const DatatypePtr& type, const char* where) {
+  if (op == Op::Replace || op == Op::NoOp)
+    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op={})", where, to_string(op)),
+                "not a reduction operation; it is for MPI_Accumulate and MPI_Get_accumulate only");
+  check_op(op, type.get(), where);
+}
+
+namespace {
+// [first, last) of the bytes `count` elements of `type` at `buffer` touch.
+std::pair<std::uintptr_t, std::uintptr_t> byte_range(const void* buffer, std::int64_t count, const Datatype& type) {
+  const auto base = reinterpret_cast<std::uintptr_t>(buffer);
+  const std::int64_t first = type.true_lb() + std::min<std::int64_t>(0, (count - 1) * type.extent());
+  const std::int64_t last = type.true_lb() + type.true_extent() + std::max<std::int64_t>(0, (count - 1) * type.extent());
+  return {base + static_cast<std::uintptr_t>(first), base + static_cast<std::uintptr_t>(last)};
+}
+}  // namespace
+
+void check_no_alias(const void* send, std::int64_t send_count, const Datatype& send_type, const void* recv,
+                    std::int64_t recv_count, const Datatype& recv_type, const char* where) {
+  if (send == nullptr || recv == nullptr || send_count == 0 || recv_count == 0) return;
+  if (send_type.size() == 0 || recv_type.size() == 0) return;
+  const auto [s0, s1] = byte_range(send, send_count, send_type);
+  const auto [r0, r1] = byte_range(recv, recv_count, recv_type);
+  if (s0 < r1 && r0 < s1)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
+                "send and receive buffers overlap; pass MPI_IN_PLACE as sendbuf to work in the receive buffer");
+}
+
+TempBuffer::TempBuffer(std::int64_t count, const Datatype& type) {
+  if (count <= 0 || type.size() == 0) return;
+  // The bytes the type touches (true_extent for the first element, one extent per
+  // further one) plus one more extent: the reduction kernels work on whole C
+  // elements, so for a pair type they also write the struct's trailing padding,
+  // which lies past true_extent. (A negative extent is legal MPI, but no block layout
+  // of a collective uses one.)
+  const std::int64_t extent = std::max<std::int64_t>(type.extent(), 0);
+  const std::int64_t span = type.true_extent() + count * extent;
+  storage_.resize(static_cast<std::size_t>(span));
+  base_ = storage_.data() - type.true_lb();
+}
+
+void local_copy(const void* in, std::int64_t in_count, const Datatype& in_type, void* out, std::int64_t out_count,
+                const Datatype& out_type, const char* where) {
+  const auto in_bytes = static_cast<std::size_t>(packed_size(in_count, in_type, where));
+  const auto out_bytes = static_cast<std::size_t>(packed_size(out_count, out_type, where));
+  if (in_bytes > out_bytes)
+    throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("{}(recvcount={})", where, out_count),
+                fmt::format("{} bytes sent into a {}-byte receive; counts or types do not match", in_bytes, out_bytes));
+  if (in_bytes == 0) return;
+  if (in_type.is_contiguous() && out_type.is_contiguous()) {
+    std::copy_n(static_cast<const std::byte*>(in) + in_type.blocks().front().offset, in_bytes,
+                static_cast<std::byte*>(out) + out_type.blocks().front().offset);
+    return;
+  }
+  std::vector<std::byte> packed(in_bytes);
+  pack(in, in_count, in_type, 0, packed, where);
+  unpack(packed, out, out_count, out_type, 0, where);
+}
+
+void check_received(const MessageStatus& status, const char* where) {
+  if (status.error == ErrorClass::MPI_ERR_TRUNCATE)
+    throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("{}(count)", where),
+                fmt::format("rank {} sent more than this rank receives; the ranks' counts or types do not match",
+                            status.source));
+  if (status.error != ErrorClass::MPI_SUCCESS)
+    throw Error(status.error, where, fmt::format("a message from rank {} failed", status.source));
+}
+
+void sendrecv(Context& context, const void* send, std::int64_t send_count, const DatatypePtr& send_type, int dest,
+              void* recv, std::int64_t recv_count, const DatatypePtr& recv_type, int source, int step_tag,
+              const Communicator& comm, const char* where) {
+  RequestId requests[2] = {
+      context.coll_irecv(recv, recv_count, recv_type, source, step_tag, comm, where),
+      context.coll_isend(send, send_count, send_type, dest, step_tag, comm, where),
+  };
+  wait_all(context, requests, where);
+}
+
+void wait_all(Context& context, std::span<RequestId> requests, const char* where) {
+  // Wait for every request before reporting, so no request outlives the call.
+  ErrorClass first_error = ErrorClass::MPI_SUCCESS;
+  MessageStatus failed;
+  for (RequestId& request : requests) {
+    MessageStatus status = context.wait(request);
+    if (status.error != ErrorClass::MPI_SUCCESS && first_error == ErrorClass::MPI_SUCCESS) {
+      first_error = status.error;
+      failed = status;
+    }
+  }
+  if (first_error != ErrorClass::MPI_SUCCESS) check_received(failed, where);
+}
+
+}  // namespace twinfab::mpi::coll

@@ -1,0 +1,80 @@
+// twinfab MPI coll: what every collective algorithm shares (internal to mpi/coll and
+// the communicator constructors): tags, argument checks, temporary buffers laid out
+// like the user's, local copies between (count, type) pairs, and point-to-point
+// steps in the collective matching space.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "mpi/coll/collectives.hpp"
+
+namespace twinfab::mpi::coll {
+
+/// Tag ranges of the collective kinds inside a communicator's collective space: the
+/// kind in bits 16 and up, the round/step in the low 16 bits. Distinct kinds keep a
+/// late message of one collective from matching a receive of a different kind.
+enum class Kind : int { Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall };
+constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
+
+// ---- argument checks; `where` is the MPI function name ("MPI_Bcast")
+void check_root(int root, const Communicator& comm, const char* where);
+/// (count, type) and the buffer of `blocks` such blocks (one per rank for the
+/// root's side of gather/scatter): MPI_ERR_COUNT/MPI_ERR_TYPE as for point-to-point,
+/// MPI_ERR_BUFFER naming `buffer_name` for a null buffer with data.
+void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& type, const char* where,
+                  const char* buffer_name, int blocks = 1);
+/// The op is a predefined reduction defined on the type (MPI_REPLACE and MPI_NO_OP
+/// belong to one-sided accumulate only).
+void check_reduction(Op op, const DatatypePtr& type, const char* where);
+/// MPI_ERR_BUFFER when the bytes of (send, send_count, send_type) and (recv,
+/// recv_count, recv_type) overlap: MPI forbids aliasing unless MPI_IN_PLACE is used.
+void check_no_alias(const void* send, std::int64_t send_count, const Datatype& send_type, const void* recv,
+                    std::int64_t recv_count, const Datatype& recv_type, const char* where);
+
+/// Byte address of block `index` of an array of `count`-element blocks of `type`.
+inline std::byte* block(void* buffer, std::int64_t index, std::int64_t count, const Datatype& type) noexcept {
+  return static_cast<std::byte*>(buffer) + index * count * type.extent();
+}
+inline const std::byte* block(const void* buffer, std::int64_t index, std::int64_t count,
+                              const Datatype& type) noexcept {
+  return static_cast<const std::byte*>(buffer) + index * count * type.extent();
+}
+
+/// Scratch memory for `count` elements of `type`, laid out as the user's buffer would
+/// be (lower bound, holes and all), so it can be sent, received and reduced with the
+/// same (count, type) as the user's buffer (MPICH's true_lb/true_extent trick).
+class TempBuffer {
+ public:
+  TempBuffer(std::int64_t count, const Datatype& type);
+  /// The address to pass as the buffer (may point before the allocation when the
+  /// type's true lower bound is positive; only [data + true_lb, ...) is touched).
+  void* data() noexcept { return base_; }
+
+ private:
+  std::vector<std::byte> storage_;
+  void* base_ = nullptr;
+};
+
+/// Copies (in_count, in_type) at `in` into (out_count, out_type) at `out` by packing,
+/// as a message to oneself would. MPI_ERR_TRUNCATE when the input is longer.
+void local_copy(const void* in, std::int64_t in_count, const Datatype& in_type, void* out, std::int64_t out_count,
+                const Datatype& out_type, const char* where);
+
+/// Throws MPI_ERR_TRUNCATE when a receive of a collective was truncated (the ranks'
+/// counts or types disagree).
+void check_received(const MessageStatus& status, const char* where);
+
+/// One exchange step: sends to `dest` and receives from `source` at once (both may be
+/// the same rank), tag `step_tag`, then waits for both.
+void sendrecv(Context& context, const void* send, std::int64_t send_count, const DatatypePtr& send_type, int dest,
+              void* recv, std::int64_t recv_count, const DatatypePtr& recv_type, int source, int step_tag,
+              const Communicator& comm, const char* where);
+
+/// Waits for all `requests`, checking every receive for truncation.
+void wait_all(Context& context, std::span<RequestId> requests, const char* where);
+
+}  // namespace twinfab::mpi::coll

@@ -1,0 +1,91 @@
+// Allreduce by recursive doubling (Thakur, Rabenseifner and Gropp 2005; MPICH's
+// MPIR_Allreduce_intra_recursive_doubling).
+//
+// With p = 2^k the largest power of two <= n and rem = n - p: among the first 2*rem
+// ranks, each even rank sends its input to the odd rank after it and sits out; the
+// odd ones continue as "new rank" rank/2, the rest as rank - rem. The p survivors then
+// exchange full buffers with the partner new_rank ^ mask for mask = 1, 2, ... p/2 and
+// reduce; finally each odd survivor hands the result back to the even rank it folded.
+// log2(p) + 2 steps at most, every step a full-buffer exchange.
+//
+// Each pair reduces as (lower rank's data) op (higher rank's data) into the same
+// bytes on both sides, so all ranks end with identical results.
+#include "mpi/coll/coll_support.hpp"
+
+namespace twinfab::mpi {
+
+void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+               Op op, const Communicator& comm) {
+  const char* where = "MPI_Allreduce";
+  context.check_comm(comm, where);
+  const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
+  coll::check_buffer(input, count, type, where, "sendbuf");
+  coll::check_buffer(recvbuf, count, type, where, "recvbuf");
+  coll::check_reduction(op, type, where);
+  if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+  if (count == 0 || type->size() == 0) return;
+  if (sendbuf != kInPlace) coll::local_copy(sendbuf, count, *type, recvbuf, count, *type, where);
+
+  const int n = comm.size();
+  const int rank = comm.rank();
+  if (n == 1) return;
+  int pof2 = 1;
+  while (pof2 * 2 <= n) pof2 *= 2;
+  const int rem = n - pof2;
+  coll::TempBuffer incoming(count, *type);
+  int step = 0;
+
+  // Fold: the first 2*rem ranks pair up so that a power of two remains.
+  int new_rank;
+  if (rank < 2 * rem) {
+    if (rank % 2 == 0) {
+      RequestId request = context.coll_isend(recvbuf, count, type, rank + 1, coll::tag(coll::Kind::Allreduce, step),
+                                             comm, where);
+      coll::wait_all(context, {&request, 1}, where);
+      new_rank = -1;
+    } else {
+      RequestId request = context.coll_irecv(incoming.data(), count, type, rank - 1,
+                                             coll::tag(coll::Kind::Allreduce, step), comm, where);
+      coll::wait_all(context, {&request, 1}, where);
+      reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+      new_rank = rank / 2;
+    }
+  } else {
+    new_rank = rank - rem;
+  }
+  ++step;
+
+  if (new_rank != -1) {
+    for (int mask = 1; mask < pof2; mask <<= 1, ++step) {
+      const int new_partner = new_rank ^ mask;
+      const int partner = new_partner < rem ? new_partner * 2 + 1 : new_partner + rem;
+      coll::sendrecv(context, recvbuf, count, type, partner, incoming.data(), count, type, partner,
+                     coll::tag(coll::Kind::Allreduce, step), comm, where);
+      // Always combine as (higher rank's data) op-into (lower rank's data) in the
+      // same operand order on both sides, so both hold bit-identical results even
+      // for floating point.
+      if (partner < rank) {
+        // result = partner's (lower) op mine: reduce mine into a copy of theirs.
+        reduce_local(op, recvbuf, incoming.data(), count, *type, where);
+        coll::local_copy(incoming.data(), count, *type, recvbuf, count, *type, where);
+      } else {
+        reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+      }
+    }
+  } else {
+    // Sat out; keep the step numbering in line with the survivors'.
+    int mask = 1;
+    while (mask < pof2) mask <<= 1, ++step;
+  }
+
+  // Unfold: odd survivors of the fold give the result to their even partner.
+  if (rank < 2 * rem) {
+    const int unfold_tag = coll::tag(coll::Kind::Allreduce, step);
+    RequestId request = rank % 2 == 1
+                            ? context.coll_isend(recvbuf, count, type, rank - 1, unfold_tag, comm, where)
+                            : context.coll_irecv(recvbuf, count, type, rank + 1, unfold_tag, comm, where);
+    coll::wait_all(context, {&request, 1}, where);
+  }
+}
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,184 @@
+// Communicators and groups: dup isolation, split (colors, keys, MPI_UNDEFINED),
+// collectives on the halves of a split running at the same time, groups, free.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/mpi/coll_test_support.hpp"
+
+namespace twinfab::mpitest {
+namespace {
+
+using mpi::Communicator;
+using mpi::ErrorClass;
+using mpi::Op;
+
+TEST(Comm, SameTagsOnWorldAndItsDupDoNotCross) {
+  run_ranks("ideal", 2, {}, [](Context& c) {
+    const Communicator* dup = c.comm_dup(c.world());
+    ASSERT_NE(dup, nullptr);
+    EXPECT_EQ(dup->size(), 2);
+    EXPECT_EQ(dup->rank(), c.world().rank());
+    EXPECT_NE(dup->context_id(), c.world().context_id());
+    const auto& type = c.datatype(BasicKind::Int);
+    if (c.world().rank() == 0) {
+      int on_world = 1, on_dup = 2;
+      // The dup's message goes first; a world receive must still not take it.
+      c.send(&on_dup, 1, type, 1, 5, *dup);
+      c.send(&on_world, 1, type, 1, 5, c.world());
+    } else {
+      int v = 0;
+      mpi::MessageStatus s = c.recv(&v, 1, type, mpi::kAnySource, mpi::kAnyTag, c.world());
+      EXPECT_EQ(v, 1);
+      EXPECT_EQ(s.tag, 5);
+      EXPECT_FALSE(c.iprobe(mpi::kAnySource, mpi::kAnyTag, c.world()));
+      c.recv(&v, 1, type, 0, 5, *dup);
+      EXPECT_EQ(v, 2);
+    }
+    // User messages and collectives do not cross either: a pending user message
+    // with a collective's tag range does not disturb a barrier.
+    int stray = 99;
+    const int peer = 1 - c.world().rank();
+    mpi::RequestId r = c.isend(&stray, 1, type, peer, 1 << 16, c.world());
+    mpi::barrier(c, c.world());
+    int got = 0;
+    c.recv(&got, 1, type, peer, 1 << 16, c.world());
+    c.wait(r);
+    EXPECT_EQ(got, 99);
+    c.comm_free(dup);
+    EXPECT_EQ(dup, nullptr);
+  });
+}
+
+TEST(Comm, SplitOrdersByKeyThenRankAndHonoursUndefined) {
+  run_ranks("ideal", 7, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    // Color by rank % 3, rank 6 opts out; reverse order through the key.
+    const int color = rank == 6 ? mpi::kUndefined : rank % 3;
+    const Communicator* part = c.comm_split(c.world(), color, -rank);
+    if (rank == 6) {
+      EXPECT_EQ(part, nullptr);
+    } else {
+      ASSERT_NE(part, nullptr);
+      std::vector<int> want;
+      for (int r = 6; r >= 0; --r)
+        if (r != 6 && r % 3 == color) want.push_back(r);
+      ASSERT_EQ(part->size(), static_cast<int>(want.size()));
+      for (int i = 0; i < part->size(); ++i) EXPECT_EQ(part->world_rank(i), want[i]);
+      EXPECT_EQ(part->world_rank(part->rank()), rank);
+      // Equal keys: the old rank decides.
+      const Communicator* same_key = c.comm_split(*part, 0, 0);
+      for (int i = 0; i < same_key->size(); ++i) EXPECT_EQ(same_key->world_rank(i), part->world_rank(i));
+      c.comm_free(same_key);
+      c.comm_free(part);
+    }
+    // Nobody leaves (the context's collective teardown) while others still talk.
+    mpi::barrier(c, c.world());
+  });
+}
+
+TEST(Comm, CollectivesOnOddAndEvenHalvesRunConcurrently) {
+  for (unsigned n : {3u, 16u}) {
+    run_ranks("connectx-ddr", n, {}, [](Context& c) {
+      const int rank = c.world().rank();
+      const Communicator* half = c.comm_split(c.world(), rank % 2, rank);
+      ASSERT_NE(half, nullptr);
+      const int hs = half->size();
+      // Both halves use the same tags and the same algorithms at the same time.
+      for (int round = 0; round < 3; ++round) {
+        long sum = rank;
+        mpi::allreduce(c, mpi::kInPlace, &sum, 1, c.datatype(BasicKind::Long), Op::Sum, *half);
+        long want = 0;
+        for (int i = 0; i < hs; ++i) want += half->world_rank(i);
+        ASSERT_EQ(sum, want);
+        int token = half->rank() == 0 ? 1000 * (rank % 2) + round : -1;
+        mpi::bcast(c, &token, 1, c.datatype(BasicKind::Int), 0, *half);
+        ASSERT_EQ(token, 1000 * (rank % 2) + round);
+        std::vector<int> all(static_cast<std::size_t>(hs));
+        mpi::allgather(c, &rank, 1, c.datatype(BasicKind::Int), all.data(), 1, c.datatype(BasicKind::Int), *half);
+        for (int i = 0; i < hs; ++i) ASSERT_EQ(all[i], half->world_rank(i));
+        mpi::barrier(c, *half);
+      }
+      // And the world still works afterwards.
+      int total = 1;
+      mpi::allreduce(c, mpi::kInPlace, &total, 1, c.datatype(BasicKind::Int), Op::Sum, c.world());
+      EXPECT_EQ(total, c.world().size());
+      c.comm_free(half);
+    });
+  }
+}
+
+TEST(Comm, NestedDupsAndSplitsGetDistinctContextIds) {
+  run_ranks("ideal", 4, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    // Ranks create different numbers of communicators before a common one: the
+    // agreed id must still be free everywhere.
+    const Communicator* pair = c.comm_split(c.world(), rank / 2, 0);
+    std::vector<const Communicator*> extra;
+    if (rank < 2) {
+      for (int i = 0; i < 3; ++i) extra.push_back(c.comm_dup(*pair));
+    }
+    const Communicator* dup = c.comm_dup(c.world());
+    for (const Communicator* e : extra) EXPECT_NE(e->context_id(), dup->context_id());
+    EXPECT_NE(pair->context_id(), dup->context_id());
+    int v = rank;
+    mpi::allreduce(c, mpi::kInPlace, &v, 1, c.datatype(BasicKind::Int), Op::Max, *dup);
+    EXPECT_EQ(v, 3);
+    for (const Communicator*& e : extra) c.comm_free(e);
+    c.comm_free(dup);
+    c.comm_free(pair);
+  });
+}
+
+TEST(Comm, GroupsInclTranslateAndFree) {
+  run_ranks("ideal", 4, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    mpi::GroupPtr world = c.comm_group(c.world());
+    EXPECT_EQ(world->size(), 4);
+    EXPECT_EQ(world->rank(), rank);
+    const int pick[] = {3, 1};
+    mpi::GroupPtr sub = world->incl(pick);
+    EXPECT_EQ(sub->size(), 2);
+    EXPECT_EQ(sub->rank(), rank == 3 ? 0 : rank == 1 ? 1 : mpi::kUndefined);
+    const int ranks[] = {0, 1, 2, 3, mpi::kProcNull};
+    std::vector<int> translated = mpi::Group::translate_ranks(world, ranks, sub);
+    EXPECT_EQ(translated, (std::vector<int>{mpi::kUndefined, 1, mpi::kUndefined, 0, mpi::kProcNull}));
+    const Communicator* split = c.comm_split(c.world(), 0, -rank);
+    mpi::GroupPtr reversed = c.comm_group(*split);
+    EXPECT_EQ(mpi::Group::translate_ranks(reversed, std::vector<int>{0, 3}, world), (std::vector<int>{3, 0}));
+    mpi::group_free(sub);
+    EXPECT_EQ(sub, nullptr);
+    expect_mpi_error([&] { mpi::group_free(sub); }, ErrorClass::MPI_ERR_GROUP, "MPI_Group_free(group)");
+    const int bad[] = {0, 4};
+    expect_mpi_error([&] { world->incl(bad); }, ErrorClass::MPI_ERR_RANK, "MPI_Group_incl(ranks[1]=4)");
+    const int twice[] = {2, 2};
+    expect_mpi_error([&] { world->incl(twice); }, ErrorClass::MPI_ERR_RANK, "MPI_Group_incl(ranks[1]=2)");
+    expect_mpi_error([&] { mpi::Group::translate_ranks(world, std::vector<int>{9}, reversed); },
+                     ErrorClass::MPI_ERR_RANK, "MPI_Group_translate_ranks(ranks1[0]=9)");
+    c.comm_free(split);
+  });
+}
+
+TEST(Comm, FreedAndPredefinedCommunicatorErrors) {
+  run_ranks("ideal", 2, {}, [](Context& c) {
+    const Communicator* dup = c.comm_dup(c.world());
+    const Communicator* stale = dup;
+    c.comm_free(dup);
+    int v = 0;
+    expect_mpi_error([&] { c.isend(&v, 1, c.datatype(BasicKind::Int), 0, 0, *stale); }, ErrorClass::MPI_ERR_COMM,
+                     "MPI_Isend(comm)");
+    expect_mpi_error([&] { mpi::barrier(c, *stale); }, ErrorClass::MPI_ERR_COMM, "MPI_Barrier(comm)");
+    const Communicator* world = &c.world();
+    expect_mpi_error([&] { c.comm_free(world); }, ErrorClass::MPI_ERR_COMM, "MPI_Comm_free(comm)");
+    const Communicator* null = nullptr;
+    expect_mpi_error([&] { c.comm_free(null); }, ErrorClass::MPI_ERR_COMM, "MPI_COMM_NULL");
+    expect_mpi_error([&] { c.comm_split(c.world(), -5, 0); }, ErrorClass::MPI_ERR_ARG, "MPI_Comm_split(color=-5)");
+    // Collectives on COMM_SELF are trivial but legal.
+    int x = 3;
+    mpi::allreduce(c, mpi::kInPlace, &x, 1, c.datatype(BasicKind::Int), Op::Prod, c.self());
+    EXPECT_EQ(x, 3);
+  });
+}
+
+}  // namespace
+}  // namespace twinfab::mpitest
