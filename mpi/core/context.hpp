@@ -3,8 +3,8 @@
 // One Context per rank, built from the rank's fabric::Device and OobExchange (in the
 // simulator: RankEnv::device and RankEnv::oob; on hardware: the opened device and
 // PMIx). It owns everything MPI state of the rank: configuration, predefined
-// datatypes, COMM_WORLD and COMM_SELF, the request table, the pt2pt engine with its
-// matching queues, and the RC channel. No globals, threads, clocks or sleeps
+// datatypes, COMM_WORLD, COMM_SELF and the derived communicators, the request
+// table, the pt2pt engine with its matching queues, and the RC channel. No globals, threads, clocks or sleeps
 // (ARCHITECTURE rule 1): wait() is "progress until done, and when progress finds
 // nothing, Runtime::wait on the channel's CQs".
 //
