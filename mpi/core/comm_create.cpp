@@ -75,7 +75,9 @@ void Context::comm_free(const Communicator*& comm) {
     throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where),
                 "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
   check_comm(*comm, where);
-  communicators_.erase(comm->context_id());
+  auto node = communicators_.extract(comm->context_id());
+  node.mapped()->mark_freed();
+  freed_communicators_.push_back(std::move(node.mapped()));
   comm = nullptr;
 }
 

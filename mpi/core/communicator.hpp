@@ -42,11 +42,16 @@ class Communicator {
   /// The world rank of member `rank` (0 <= rank < size()).
   int world_rank(int rank) const noexcept { return world_ranks_[static_cast<std::size_t>(rank)]; }
   std::span<const int> world_ranks() const noexcept { return world_ranks_; }
+  /// Set by Context::comm_free. The object itself stays alive until its Context ends,
+  /// so a stale reference reads this flag (MPI_ERR_COMM) instead of freed memory.
+  bool freed() const noexcept { return freed_; }
+  void mark_freed() noexcept { freed_ = true; }
 
  private:
   ContextId context_id_;
   int rank_;
   std::vector<int> world_ranks_;
+  bool freed_ = false;
 };
 
 inline constexpr ContextId kWorldContextId = 0;

@@ -31,8 +31,10 @@ Context::~Context() = default;
 
 void Context::check_comm(const Communicator& comm, const char* where) const {
   if (&comm == &world_ || &comm == &self_) return;
-  // A derived communicator is live when the table still holds this very object (a
-  // freed one's id is never reused, so a stale reference cannot alias a new one).
+  // A derived communicator is live when the table still holds this very object. Freed
+  // ones are kept (flagged) until the Context ends, so reading a stale reference is
+  // safe, and their ids are never reused.
+  if (comm.freed()) throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "communicator was freed");
   auto it = communicators_.find(comm.context_id());
   if (it == communicators_.end() || it->second.get() != &comm)
     throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where),

@@ -132,6 +132,7 @@ class Context {
   Communicator self_;
   /// Derived communicators, by point-to-point context id.
   std::unordered_map<ContextId, std::unique_ptr<Communicator>> communicators_;
+  std::vector<std::unique_ptr<Communicator>> freed_communicators_;  ///< see Communicator::freed
   /// Smallest even id this rank has not used; a new communicator's id is the max of
   /// this over its parent's members.
   ContextId next_context_id_ = kFirstDerivedContextId;
