@@ -2,10 +2,12 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <thread>
-#include <vector>
 
 #include "backends/verbs/verbs_completion_queue.hpp"
 #include "fabric/completion_queue.hpp"
@@ -13,10 +15,30 @@
 namespace twinfab::verbs {
 namespace {
 
-// Rounds of polling before each round also yields the CPU: polling a verbs CQ is a
-// memory read, so a few hundred rounds cost microseconds and catch fast replies
-// without a trip through the scheduler.
-constexpr int kSpinRounds = 200;
+// How a wait uses the CPU, by how long it has been waiting:
+// - spin (pause, poll) for kSpinTime: polling a verbs CQ or a word of memory costs
+//   nanoseconds and catches fast replies without a trip through the scheduler (a
+//   round trip on a software device in a TCG VM takes 20-100 us);
+// - then sched_yield between rounds until kYieldTime, so that other runnable threads
+//   (and the kernel threads that move the data of software devices) get the CPU;
+// - then sleep kNapTime between rounds: a thread that waits for long (a peer that
+//   only waits for the end of a bandwidth test) must leave its CPU idle, and, in a
+//   VM, the host core to the vCPU that does the work.
+constexpr double kSpinTime = 200e-6;
+constexpr double kYieldTime = 1e-3;
+constexpr double kNapTime = 20e-6;
+// A wait() call continues the previous one only if that one returned for the recheck
+// less than this ago (and nothing happened on the device since): a caller that
+// computed for longer than that in between was not waiting.
+constexpr double kResumeGap = 100e-6;
+
+// Per thread: device activity (posts, completions polled) so far; the activity count
+// and the clock when the last wait() returned for a recheck (-1: it returned for
+// something else); when the current wait began.
+thread_local uint64_t activity = 0;
+thread_local uint64_t recheck_activity = 0;
+thread_local double recheck_return = -1;
+thread_local double wait_began = 0;
 
 class ThreadAgent final : public fabric::Agent {
  public:
@@ -46,34 +68,54 @@ inline void cpu_relax() noexcept {
 
 }  // namespace
 
+void note_device_activity() noexcept { ++activity; }
+
 double HostRuntime::now() const {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
 fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
-  std::vector<VerbsCompletionQueue*> cqs;
-  cqs.reserve(sources.size());
+  // At most a few CQs per wait; no allocation on this path.
+  constexpr size_t kMaxCqs = 16;
+  std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
+  size_t n = 0;
   for (fabric::CompletionQueue* source : sources) {
     if (source == nullptr) continue;
     auto* cq = dynamic_cast<VerbsCompletionQueue*>(&source->underlying());
-    // A CQ this runtime cannot look into (another backend's) might hold anything:
-    // returning at once is the only answer that never hangs.
-    if (cq == nullptr) return fabric::Status::Ok;
-    cqs.push_back(cq);
+    // A CQ this runtime cannot look into (another backend's) might hold anything, and
+    // so might one beyond kMaxCqs: returning at once is the only answer that never hangs.
+    if (cq == nullptr || n == kMaxCqs) return fabric::Status::Ok;
+    cqs[n++] = cq;
   }
   const double start = now();
-  for (int round = 0;; ++round) {
-    for (VerbsCompletionQueue* cq : cqs) {
-      if (cq->has_completion()) return fabric::Status::Ok;
+  const bool resumed = recheck_return >= 0 && recheck_activity == activity && start - recheck_return <= kResumeGap;
+  if (!resumed) wait_began = start;
+  recheck_return = -1;
+  for (;;) {
+    for (size_t i = 0; i < n; ++i) {
+      if (cqs[i]->has_completion()) return fabric::Status::Ok;
     }
     const double t = now();
     if (t >= deadline) return fabric::Status::Timeout;
-    if (t - start >= kMemoryRecheck) return fabric::Status::Ok;
-    if (round < kSpinRounds) {
+    if (t - start >= kMemoryRecheck) {
+      recheck_return = t;
+      recheck_activity = activity;
+      return fabric::Status::Ok;
+    }
+    const double waited = t - wait_began;
+    if (waited < kSpinTime) {
       cpu_relax();
-    } else {
+    } else if (waited < kYieldTime) {
       std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(kNapTime, deadline - t)));
+    }
+    if (n == 0) {
+      // Nothing here to poll: the caller polls memory, let it look again at once.
+      recheck_return = t;
+      recheck_activity = activity;
+      return fabric::Status::Ok;
     }
   }
 }

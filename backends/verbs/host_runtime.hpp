@@ -1,11 +1,18 @@
 // Internal: the fabric::Runtime for real hardware.
 //
 // The clock is std::chrono::steady_clock; agents are OS threads. wait() busy-polls
-// the verbs CQs it is given (a short spin, then sched_yield between rounds) and
-// returns as soon as one has a completion, which stays in the CQ for poll(). The
-// device writes RDMA data into memory without telling the CPU, so wait() also
-// returns Ok every kMemoryRecheck seconds: callers that poll memory (RDMA fast path)
-// re-check it, callers that wait for a CQ simply call wait() again.
+// the verbs CQs it is given and returns as soon as one has a completion, which stays
+// in the CQ for poll(). The device writes RDMA data into memory without telling the
+// CPU, so wait() also returns Ok every kMemoryRecheck seconds, and after a single
+// round when it has no CQ to poll: callers that poll memory (RDMA fast path, write
+// latency) re-check it, callers that wait for a CQ simply call wait() again.
+//
+// How a wait uses the CPU depends on how long the thread has been waiting: it spins
+// first, then yields, then naps (host_runtime.cpp). A call continues the thread's
+// previous wait when that one returned only for the recheck and the thread has done
+// nothing on the device since (note_device_activity()): a poller looping on
+// wait({}) therefore moves from spinning to napping, while a ping-pong that posts
+// between its waits always spins.
 #pragma once
 
 #include <functional>
@@ -20,7 +27,8 @@ namespace twinfab::verbs {
 class HostRuntime final : public fabric::Runtime {
  public:
   /// How long one wait() may go without returning, so memory pollers re-check.
-  static constexpr double kMemoryRecheck = 200e-6;
+  /// Short: a memory poller notices data at most this late (plus a round).
+  static constexpr double kMemoryRecheck = 1e-6;
 
   double now() const override;
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
@@ -28,5 +36,9 @@ class HostRuntime final : public fabric::Runtime {
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
 };
+
+/// Called by the calling thread's posts and completion polls that did something: its
+/// next wait() starts a new wait (spinning) instead of continuing the previous one.
+void note_device_activity() noexcept;
 
 }  // namespace twinfab::verbs

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_address_handle.hpp"
 #include "backends/verbs/verbs_cm_connection.hpp"
 #include "backends/verbs/verbs_completion_queue.hpp"
@@ -483,6 +484,7 @@ Status VerbsQueuePair::post_send(const fabric::SendWr& wr) {
   ibv_send_wr* bad = nullptr;
   // Providers disagree on the sign of the errno they return (siw: -ENOMEM).
   const int rc = std::abs(ibv_post_send(qp_, &ibv_wr, &bad));
+  note_device_activity();
   if (rc == 0) return Status::Ok;
   if (rc == ENOMEM) {
     return fail(Status::NoResource, fmt::format("post_send: the send queue of {} is full ({} WRs); poll the send CQ "
@@ -510,8 +512,8 @@ Status VerbsQueuePair::post_recv(const fabric::RecvWr& wr) {
   ibv_wr.wr_id = wr.wr_id;
   ibv_wr.sg_list = sges.data();
   ibv_wr.num_sge = sges.size();
-  ibv_recv_wr* bad = nullptr;
-  const int rc = std::abs(ibv_post_recv(qp_, &ibv_wr, &bad));
+  const int rc = post_one_recv(qp_, ibv_wr);
+  note_device_activity();
   if (rc == 0) return Status::Ok;
   if (rc == ENOMEM) {
     return fail(Status::NoResource, fmt::format("post_recv: the receive queue of {} is full ({} WRs)", name(),

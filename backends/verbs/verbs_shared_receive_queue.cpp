@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
 #include "fabric/error.hpp"
@@ -55,9 +56,8 @@ fabric::Status VerbsSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
   ibv_wr.wr_id = wr.wr_id;
   ibv_wr.sg_list = sges.data();
   ibv_wr.num_sge = sges.size();
-  ibv_recv_wr* bad = nullptr;
-  // Providers disagree on the sign of the errno they return (siw: -ENOMEM).
-  const int rc = std::abs(ibv_post_srq_recv(srq_, &ibv_wr, &bad));
+  const int rc = post_one_srq_recv(srq_, ibv_wr);
+  note_device_activity();
   return rc == 0 ? fabric::Status::Ok : errno_status(rc);
 }
 

@@ -2,6 +2,9 @@
 
 #include <arpa/inet.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 namespace twinfab::verbs {
 
 using fabric::Opcode;
@@ -18,6 +21,34 @@ IbvSgeList::IbvSgeList(std::span<const fabric::Sge> sges) : size_(static_cast<in
     out[i].lkey = sges[i].lkey;
     total_ += sges[i].length;
   }
+}
+
+namespace {
+
+template <typename Queue, typename Post>
+int post_recv_retrying_empty(Queue* queue, ibv_recv_wr& wr, Post post) noexcept {
+  ibv_recv_wr* bad = nullptr;
+  int rc = std::abs(post(queue, &wr, &bad));
+  if (rc == EINVAL && wr.num_sge == 0) {
+    ibv_sge empty{};  // length 0: the lkey is never used
+    wr.sg_list = &empty;
+    wr.num_sge = 1;
+    rc = std::abs(post(queue, &wr, &bad));
+    wr.sg_list = nullptr;
+    wr.num_sge = 0;
+  }
+  return rc;
+}
+
+}  // namespace
+
+int post_one_recv(ibv_qp* qp, ibv_recv_wr& wr) noexcept {
+  return post_recv_retrying_empty(qp, wr, [](ibv_qp* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_recv(q, w, b); });
+}
+
+int post_one_srq_recv(ibv_srq* srq, ibv_recv_wr& wr) noexcept {
+  return post_recv_retrying_empty(
+      srq, wr, [](ibv_srq* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_srq_recv(q, w, b); });
 }
 
 ibv_wr_opcode to_ibv_opcode(Opcode opcode) noexcept {

@@ -22,11 +22,18 @@ class IbvSgeList final {
   uint64_t total_bytes() const noexcept { return total_; }
 
  private:
-  std::array<ibv_sge, 16> inline_{};
+  std::array<ibv_sge, 16> inline_;  // only the first size_ entries are set and read
   std::vector<ibv_sge> heap_;
   int size_ = 0;
   uint64_t total_ = 0;
 };
+
+/// ibv_post_recv / ibv_post_srq_recv of one WR; returns 0 or a positive errno
+/// (providers disagree on the sign). A WR without SGEs, which verbs allows but libsiw
+/// refuses with EINVAL before queueing anything, is posted again with one zero-length
+/// SGE: a receive that takes zero-length messages only, exactly what was asked for.
+int post_one_recv(ibv_qp* qp, ibv_recv_wr& wr) noexcept;
+int post_one_srq_recv(ibv_srq* srq, ibv_recv_wr& wr) noexcept;
 
 ibv_wr_opcode to_ibv_opcode(fabric::Opcode opcode) noexcept;
 unsigned to_ibv_send_flags(fabric::SendFlags flags) noexcept;

@@ -81,19 +81,25 @@ TEST_P(SendRecv, ZeroLengthSendCompletesAReceiveWithByteLenZero) {
     dst.fill(0xab);
     const Sge sge = dst.sge(0, 64);
     ASSERT_TRUE(posted(pair->b, RecvWr{5, std::span(&sge, 1)}));
+    ASSERT_TRUE(posted(pair->b, RecvWr{7, {}}));  // a receive without SGEs takes zero-length messages
     ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 6}));  // no SGE at all
+    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 8}));
 
-    auto recv = poll_n(b, *pair->b.recv_cq, 1);
-    ASSERT_EQ(recv.size(), 1u);
-    EXPECT_EQ(recv[0].status, WcStatus::Success) << describe(recv[0]);
-    EXPECT_EQ(recv[0].opcode, WcOpcode::Recv);
-    EXPECT_EQ(recv[0].wr_id, 5u);
-    EXPECT_EQ(recv[0].byte_len, 0u);
+    auto recv = poll_n(b, *pair->b.recv_cq, 2);
+    ASSERT_EQ(recv.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(recv[i].status, WcStatus::Success) << describe(recv[i]);
+      EXPECT_EQ(recv[i].opcode, WcOpcode::Recv);
+      EXPECT_EQ(recv[i].wr_id, i == 0 ? 5u : 7u);
+      EXPECT_EQ(recv[i].byte_len, 0u);
+    }
     for (uint8_t byte : dst.bytes()) ASSERT_EQ(byte, 0xab) << "a zero-length message wrote into the buffer";
-    auto send = poll_n(a, *pair->a.send_cq, 1);
-    ASSERT_EQ(send.size(), 1u);
+    auto send = poll_n(a, *pair->a.send_cq, 2);
+    ASSERT_EQ(send.size(), 2u);
     EXPECT_EQ(send[0].status, WcStatus::Success) << describe(send[0]);
     EXPECT_EQ(send[0].wr_id, 6u);
+    EXPECT_EQ(send[1].status, WcStatus::Success) << describe(send[1]);
+    EXPECT_EQ(send[1].wr_id, 8u);
   });
 }
 
