@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# bench/vm_perftest.sh: twinfab's verbs backend against perftest, on rxe and siw in the
+# micro-VM (ci/vm/run), in one run.
+#
+#   bench/vm_perftest.sh [BUILD_DIR] [--device rxe|siw]... [--reps N]
+#
+# One VM boot per device. Inside it, on that device and against its own address:
+#   perftest   ib_send_lat -s 2, ib_write_lat -s 2 (typical latency), ib_write_bw
+#              -s 65536 (average bandwidth); `-x <GID index>` on rxe, `-R` (rdma_cm)
+#              on siw, 1000 latency / 2000 bandwidth iterations, tx depth 128;
+#   twinfab    `twinfab perf send-lat|write-lat -s 2` and `write-bw -s 65536`
+#              (--backend verbs, same iterations and tx depth).
+# Each pair is measured --reps times (default 3), alternating perftest and twinfab,
+# and the median is reported. Targets: latency <= 1.10 x perftest, write-bw >= 0.9 x
+# perftest. The VM is QEMU TCG: figures are for ratios, never for absolute claims, and
+# a busy host skews them, so keep other work off the machine while this runs.
+#
+# Prints one table; "target met" / "target NOT met" per row. Exit status 0 even when a
+# target is missed (noise must not fail CI); 1 when a tool crashed or printed no
+# figure, 2 on a usage error. Raw outputs: BUILD_DIR/vm_perftest-<device>.log.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+REPO=$(cd "$HERE/.." && pwd -P)
+
+readonly LAT_ITERS=1000 BW_ITERS=2000 TX_DEPTH=128 LAT_BYTES=2 BW_BYTES=65536
+# name | perftest binary | perftest size | twinfab test | kind (lat: typical us, bw: average MB/s)
+readonly TESTS="send-lat ib_send_lat $LAT_BYTES send-lat lat
+write-lat ib_write_lat $LAT_BYTES write-lat lat
+write-bw ib_write_bw $BW_BYTES write-bw bw"
+
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+# ------------------------------------------------------------------ inside the VM
+# --in-vm BUILD REPS: runs every pair REPS times and prints "RESULT <name> <tool>
+# <value>" lines (one per run; the host takes the median) plus the raw outputs.
+if [[ ${1:-} == --in-vm ]]; then
+  build=$2 reps=$3
+  dev=${TWINFAB_DEVICE:?not in the VM} addr=${TWINFAB_VM_ADDR:?} gid=${TWINFAB_GID_INDEX:-0}
+  twinfab=$build/tools/twinfab/twinfab
+  if [[ $dev == siw* ]]; then conn=(-R); else conn=(-x "$gid"); fi
+  port=18515
+  work=$(mktemp -d)
+
+  # perftest: server in the background, client (retried while the server is not yet
+  # listening) against the device's own address. Prints the client's output.
+  perftest_pair() { # <binary> <args...>
+    local bin=$1 out rc try
+    shift
+    port=$((port + 1))
+    timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" >"$work/server.out" 2>&1 &
+    local server=$!
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+      sleep 0.5
+      out=$(timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" "$addr" 2>&1)
+      rc=$?
+      ((rc == 0)) && break
+      kill -0 "$server" 2>/dev/null || break
+    done
+    wait "$server" 2>/dev/null
+    printf '%s\n' "$out"
+    echo "# $bin client exit $rc; server output:"
+    sed 's/^/#   /' "$work/server.out"
+    return "$rc"
+  }
+  # Data rows of perftest and twinfab tables start with the message size.
+  column_of_row() { # <bytes> <column>: from stdin, the column of the row of that size
+    awk -v b="$1" -v c="$2" '$1 == b && NF >= c && $2 ~ /^[0-9]+$/ { v = $c } END { if (v != "") print v }'
+  }
+
+  status=0
+  for ((rep = 1; rep <= reps; rep++)); do
+    while read -r name bin bytes test kind; do
+      if [[ $kind == lat ]]; then
+        iters=$LAT_ITERS col_pt=5 col_tf=5
+      else
+        iters=$BW_ITERS col_pt=4 col_tf=3
+      fi
+      extra=()
+      [[ $kind == bw ]] && extra=(-t "$TX_DEPTH")
+      echo "## rep $rep: $bin -s $bytes -n $iters ${extra[*]} (${conn[*]})"
+      out=$(perftest_pair "$bin" -s "$bytes" -n "$iters" "${extra[@]}")
+      printf '%s\n' "$out"
+      v=$(column_of_row "$bytes" "$col_pt" <<<"$out")
+      if [[ -n $v ]]; then echo "RESULT $name perftest $v"; else echo "RESULT $name perftest FAILED"; status=1; fi
+
+      echo "## rep $rep: twinfab perf $test --backend verbs -d $dev -s $bytes -n $iters ${extra[*]}"
+      out=$(timeout -k 5 180 "$twinfab" perf "$test" --backend verbs -d "$dev" -s "$bytes" -n "$iters" "${extra[@]}" 2>&1)
+      rc=$?
+      printf '%s\n# exit %s\n' "$out" "$rc"
+      v=$(column_of_row "$bytes" "$col_tf" <<<"$out")
+      if ((rc == 0)) && [[ -n $v ]]; then echo "RESULT $name twinfab $v"; else echo "RESULT $name twinfab FAILED"; status=1; fi
+    done <<<"$TESTS"
+  done
+  rm -rf "$work"
+  exit "$status"
+fi
+
+# ------------------------------------------------------------------ host side
+build='' reps=3 devices=()
+while (($#)); do
+  case "$1" in
+    --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
+    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    -*) echo "vm_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) [[ -z $build ]] || { echo "vm_perftest: one build directory only" >&2; exit 2; }; build=$1; shift ;;
+  esac
+done
+((${#devices[@]})) || devices=(rxe siw)
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "vm_perftest: --reps '$reps' is not a positive integer" >&2; exit 2; }
+given=${build:-$REPO/build}
+build=$(cd "$given" 2>/dev/null && pwd -P) || {
+  echo "vm_perftest: build directory '$given' not found; build first (make build)" >&2
+  exit 2
+}
+[[ -x $build/tools/twinfab/twinfab ]] || {
+  echo "vm_perftest: $build/tools/twinfab/twinfab missing; build first (make build)" >&2
+  exit 2
+}
+for d in "${devices[@]}"; do
+  [[ $d == rxe || $d == siw ]] || { echo "vm_perftest: unknown device '$d' (rxe or siw)" >&2; exit 2; }
+done
+
+median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+crashed=0
+rows=()
+cd "$build" || exit 2   # the cwd is shared writable with the VM: the build, not the sources
+for d in "${devices[@]}"; do
+  log=$build/vm_perftest-$d.log
+  echo "vm_perftest: $d: $reps rep(s) of 3 perftest/twinfab pairs in one VM (log: $log)" >&2
+  "$REPO/ci/vm/run" --device "$d" --timeout 1800 --rw "$build" -- \
+    bash "$REPO/bench/vm_perftest.sh" --in-vm "$build" "$reps" >"$log" 2>&1
+  rc=$?
+  if ((rc != 0)); then
+    echo "vm_perftest: $d: exit status $rc (see $log):" >&2
+    grep -E 'ci/vm/run:|FAILED|rror' "$log" | head -n 10 | sed 's/^/    /' >&2
+    crashed=1
+  fi
+  while read -r name _ _ _ kind; do
+    pt=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "perftest" { printf "%s ", $4 }' "$log" | median)
+    tf=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "twinfab" { printf "%s ", $4 }' "$log" | median)
+    rows+=("$d $name $kind ${pt:--} ${tf:--}")
+  done <<<"$TESTS"
+done
+
+printf '\n%-5s %-10s %-7s %14s %14s %7s  %-18s %s\n' device test unit perftest twinfab ratio target result
+for r in "${rows[@]}"; do
+  read -r d name kind pt tf <<<"$r"
+  if [[ $kind == lat ]]; then unit=us target="<= 1.10 x"; else unit=MB/s target=">= 0.90 x"; fi
+  if [[ $pt == - || $tf == - ]]; then
+    printf '%-5s %-10s %-7s %14s %14s %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" - "$target perftest" "no figure (crashed?)"
+    crashed=1
+    continue
+  fi
+  read -r ratio met < <(awk -v p="$pt" -v t="$tf" -v k="$kind" 'BEGIN {
+    r = t / p; ok = (k == "lat") ? (r <= 1.10) : (r >= 0.90)
+    printf "%.2f %s\n", r, ok ? "met" : "NOT"
+  }')
+  result="target met"
+  [[ $met == NOT ]] && result="target NOT met"
+  printf '%-5s %-10s %-7s %14.2f %14.2f %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" "$ratio" "$target perftest" "$result"
+done
+echo "(median of $reps run(s) each; latency = typical (median) half round trip, bandwidth = average; QEMU TCG: ratios only)"
+exit "$crashed"
