@@ -1,6 +1,7 @@
 // Conformance: errors, as hardware reports them.
 // - RNR retry exceeded; remote access errors (bad rkey, out of bounds, missing access
-//   flag) with the QP moving to ERR and later WRs flushed; bad lkey.
+//   flag) with the QP moving to ERR and later WRs flushed (on iWARP: the target
+//   terminates the connection, see check_remote_access_error); bad lkey.
 // - Posting in RESET/INIT, illegal state transitions, malformed work requests,
 //   opcodes the device lacks.
 // - Bad address blobs at connect() and create_address_handle().
