@@ -3,7 +3,8 @@
 // Created by Device::register_memory; destroying it deregisters. Bounds and access
 // flags are enforced by the device: a remote access outside [addr, addr+length) or
 // without the right flag completes with WcStatus::RemoteAccessError at the initiator
-// and moves its QP to the error state; a bad lkey completes with LocalProtectionError.
+// and moves its QP to the error state; a bad lkey completes with LocalProtectionError
+// (some devices, rxe and siw among them, report LocalQpOperationError instead).
 #pragma once
 
 #include <cstddef>

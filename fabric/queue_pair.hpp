@@ -3,7 +3,11 @@
 // State machine as in verbs: RESET -> INIT -> RTR -> RTS; any state -> ERR; any -> RESET.
 // Posting receives needs INIT or later; posting sends needs RTS. Posting in RESET is
 // Status::InvalidState (never a crash). A QP in ERR completes every outstanding and
-// newly posted WR with WcStatus::WrFlushError.
+// newly posted WR with WcStatus::WrFlushError — except on connection-manager (iWARP)
+// devices, where a post in ERR is refused with InvalidState (soft-iWARP would silently
+// drop it, cxgb4 refuses it) and WRs outstanding when the connection dropped may never
+// complete. On iWARP an RDMA write is not acknowledged: a remote access error shows as
+// the connection being torn down (the QP reaches ERR), not always as a completion.
 //
 // Connection: exchange `local_address()` out of band and call `connect(peer)` on both
 // sides (RC/UC), or `connect(nullptr)` for UD. Devices that need a connection manager
