@@ -335,7 +335,9 @@ std::size_t RcChannel::flush(int peer) {
       t = try_rdma(peer, c, item.op);
     } else {
       t = try_send(peer, c, item.header, item.payload.size(),
-                   [&item](std::span<std::byte> out) { std::memcpy(out.data(), item.payload.data(), out.size()); });
+                   [&item](std::span<std::byte> out) {
+                     if (!out.empty()) std::memcpy(out.data(), item.payload.data(), out.size());
+                   });
     }
     if (t == Try::Blocked) break;
     c.pending.pop_front();

@@ -301,7 +301,8 @@ void Pt2ptEngine::deliver_eager(int peer, const PacketHeader& header, std::span<
   message->sync = (header.flags & kFlagSync) != 0;
   // Copied out now, so the packet buffer (and its credit) goes back at once.
   message->data.resize(header.total_bytes);
-  std::memcpy(message->data.data(), payload.data(), payload.size());
+  // (memcpy must not see the null data() of an empty span, even for zero bytes.)
+  if (!payload.empty()) std::memcpy(message->data.data(), payload.data(), payload.size());
   message->received = payload.size();
   if (more) inbound_[static_cast<std::size_t>(peer)].message = message;
   unexpected_.push(envelope, std::move(message));
@@ -321,7 +322,7 @@ void Pt2ptEngine::continue_eager(int peer, std::span<const std::byte> payload) {
   if (!in.message) return;  // cannot happen with a correct peer
   IncomingMessage& message = *in.message;
   const std::size_t n = std::min<std::size_t>(payload.size(), message.total - message.received);
-  std::memcpy(message.data.data() + message.received, payload.data(), n);
+  if (n > 0) std::memcpy(message.data.data() + message.received, payload.data(), n);
   if (message.attached != nullptr) place(*message.attached, message.received, payload.first(n));
   message.received += n;
   if (message.received >= message.total) {
