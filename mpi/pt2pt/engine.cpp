@@ -53,14 +53,7 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
     ++counters_.self;
     std::vector<std::byte> packed(request.bytes);
     if (request.bytes > 0) pack(request.buffer, request.count, *request.type, 0, packed, "MPI_Send");
-    PacketHeader header;
-    header.type = PacketType::Eager;
-    header.flags = sync ? kFlagSync : 0;
-    header.context_id = request.context_id;
-    header.source = source;
-    header.tag = request.tag;
-    header.total_bytes = request.bytes;
-    header.sender_request = request.id;
+    const PacketHeader header = eager_header(request, source, sync);
     request.sync_pending = sync;
     request.done = !sync;
     deliver_eager(rank_, header, packed);
@@ -74,8 +67,7 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
   }
 }
 
-void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol protocol) {
-  ++(protocol == Protocol::Tiny ? counters_.tiny : counters_.short_eager);
+PacketHeader Pt2ptEngine::eager_header(const Request& request, int source, bool sync) {
   PacketHeader header;
   header.type = PacketType::Eager;
   header.flags = sync ? kFlagSync : 0;
@@ -84,6 +76,12 @@ void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol p
   header.tag = request.tag;
   header.total_bytes = request.bytes;
   header.sender_request = request.id;
+  return header;
+}
+
+void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol protocol) {
+  ++(protocol == Protocol::Tiny ? counters_.tiny : counters_.short_eager);
+  PacketHeader header = eager_header(request, source, sync);
   const std::uint64_t chunk = channel_->max_payload();
   std::uint64_t position = 0;
   do {

@@ -95,6 +95,8 @@ class Pt2ptEngine final : public PacketSink {
   };
 
   void send_eager(Request& request, int source, bool sync, Protocol protocol);
+  /// The first packet's header of an eager message (also used for messages to self).
+  static PacketHeader eager_header(const Request& request, int source, bool sync);
   void send_rts(Request& request, int source, RendezvousVariant variant);
   void send_control(int peer, const PacketHeader& header);
   void deliver_eager(int peer, const PacketHeader& header, std::span<const std::byte> payload);

@@ -16,22 +16,14 @@
 #include "mpi/core/datatype.hpp"
 #include "mpi/core/error.hpp"
 
+#include "tests/unit/mpi_test_support.hpp"
+
 namespace twinfab::mpi {
 namespace {
 
 using Blocks = std::vector<Block>;
 
-// The class of the mpi::Error `f` throws, or MPI_SUCCESS when it throws nothing.
-template <class F>
-ErrorClass error_of(F&& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.error_class();
-  }
-  return ErrorClass::MPI_SUCCESS;
-}
+using testing::error_of;
 
 class MpiDatatypeTest : public ::testing::Test {
  protected:

@@ -13,19 +13,12 @@
 #include "mpi/core/error.hpp"
 #include "mpi/core/op.hpp"
 
+#include "tests/unit/mpi_test_support.hpp"
+
 namespace twinfab::mpi {
 namespace {
 
-template <class F>
-ErrorClass error_of(F&& f, std::string* message = nullptr) {
-  try {
-    f();
-  } catch (const Error& e) {
-    if (message) *message = e.what();
-    return e.error_class();
-  }
-  return ErrorClass::MPI_SUCCESS;
-}
+using testing::error_of;
 
 class MpiOpTest : public ::testing::Test {
  protected:
