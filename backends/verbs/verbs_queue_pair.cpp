@@ -507,12 +507,7 @@ Status VerbsQueuePair::post_recv(const fabric::RecvWr& wr) {
     return fail(Status::InvalidArgument, fmt::format("post_recv: {} SGEs, but {} was created with max_recv_sge {}",
                                                      wr.sg_list.size(), name(), config_.max_recv_sge));
   }
-  IbvSgeList sges(wr.sg_list);
-  ibv_recv_wr ibv_wr{};
-  ibv_wr.wr_id = wr.wr_id;
-  ibv_wr.sg_list = sges.data();
-  ibv_wr.num_sge = sges.size();
-  const int rc = post_one_recv(qp_, ibv_wr);
+  const int rc = post_one_recv(qp_, wr);
   note_device_activity();
   if (rc == 0) return Status::Ok;
   if (rc == ENOMEM) {

@@ -51,12 +51,7 @@ VerbsSharedReceiveQueue::~VerbsSharedReceiveQueue() {
 
 fabric::Status VerbsSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
   if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
-  IbvSgeList sges(wr.sg_list);
-  ibv_recv_wr ibv_wr{};
-  ibv_wr.wr_id = wr.wr_id;
-  ibv_wr.sg_list = sges.data();
-  ibv_wr.num_sge = sges.size();
-  const int rc = post_one_srq_recv(srq_, ibv_wr);
+  const int rc = post_one_srq_recv(srq_, wr);
   note_device_activity();
   return rc == 0 ? fabric::Status::Ok : errno_status(rc);
 }

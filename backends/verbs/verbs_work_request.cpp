@@ -26,7 +26,12 @@ IbvSgeList::IbvSgeList(std::span<const fabric::Sge> sges) : size_(static_cast<in
 namespace {
 
 template <typename Queue, typename Post>
-int post_recv_retrying_empty(Queue* queue, ibv_recv_wr& wr, Post post) noexcept {
+int post_recv_retrying_empty(Queue* queue, const fabric::RecvWr& contract_wr, Post post) {
+  IbvSgeList sges(contract_wr.sg_list);
+  ibv_recv_wr wr{};
+  wr.wr_id = contract_wr.wr_id;
+  wr.sg_list = sges.data();
+  wr.num_sge = sges.size();
   ibv_recv_wr* bad = nullptr;
   int rc = std::abs(post(queue, &wr, &bad));
   if (rc == EINVAL && wr.num_sge == 0) {
@@ -34,19 +39,17 @@ int post_recv_retrying_empty(Queue* queue, ibv_recv_wr& wr, Post post) noexcept 
     wr.sg_list = &empty;
     wr.num_sge = 1;
     rc = std::abs(post(queue, &wr, &bad));
-    wr.sg_list = nullptr;
-    wr.num_sge = 0;
   }
   return rc;
 }
 
 }  // namespace
 
-int post_one_recv(ibv_qp* qp, ibv_recv_wr& wr) noexcept {
+int post_one_recv(ibv_qp* qp, const fabric::RecvWr& wr) {
   return post_recv_retrying_empty(qp, wr, [](ibv_qp* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_recv(q, w, b); });
 }
 
-int post_one_srq_recv(ibv_srq* srq, ibv_recv_wr& wr) noexcept {
+int post_one_srq_recv(ibv_srq* srq, const fabric::RecvWr& wr) {
   return post_recv_retrying_empty(
       srq, wr, [](ibv_srq* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_srq_recv(q, w, b); });
 }

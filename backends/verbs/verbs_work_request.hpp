@@ -28,12 +28,13 @@ class IbvSgeList final {
   uint64_t total_ = 0;
 };
 
-/// ibv_post_recv / ibv_post_srq_recv of one WR; returns 0 or a positive errno
-/// (providers disagree on the sign). A WR without SGEs, which verbs allows but libsiw
-/// refuses with EINVAL before queueing anything, is posted again with one zero-length
-/// SGE: a receive that takes zero-length messages only, exactly what was asked for.
-int post_one_recv(ibv_qp* qp, ibv_recv_wr& wr) noexcept;
-int post_one_srq_recv(ibv_srq* srq, ibv_recv_wr& wr) noexcept;
+/// ibv_post_recv / ibv_post_srq_recv of one contract WR (translated here, for QPs and
+/// SRQs alike); returns 0 or a positive errno (providers disagree on the sign). A WR
+/// without SGEs, which verbs allows but libsiw refuses with EINVAL before queueing
+/// anything, is posted again with one zero-length SGE: a receive that takes
+/// zero-length messages only, exactly what was asked for.
+int post_one_recv(ibv_qp* qp, const fabric::RecvWr& wr);
+int post_one_srq_recv(ibv_srq* srq, const fabric::RecvWr& wr);
 
 ibv_wr_opcode to_ibv_opcode(fabric::Opcode opcode) noexcept;
 unsigned to_ibv_send_flags(fabric::SendFlags flags) noexcept;
