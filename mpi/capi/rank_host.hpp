@@ -1,0 +1,62 @@
+// twinfab MPI C API: where a rank's fabric comes from.
+//
+// The C API (mpi.h) has no handle through which a program could name its device,
+// so MPI_Init asks the process's RankHost for the calling rank's device and
+// out-of-band exchange, and keeps the rank's MPI state in the slot the host gives
+// it. Two hosts exist:
+//
+//  - the simulator launcher (`twinfab sim -n N ./prog`) runs every rank as a SimGrid
+//    actor in one process; it installs its host before any rank starts, and its
+//    state_slot() is per actor;
+//  - on hardware, with no host installed, default_rank_host() is used: one rank per
+//    process, started by a PMIx process manager (mpirun, srun --mpi=pmix), device
+//    opened through the verbs backend, connection data exchanged through PMIx.
+//
+// This header is the whole contract between mpi/capi and the launchers; mpi/capi
+// itself still sees only fabric/ (ARCHITECTURE rule 1: the host pointer is written
+// once, before any rank runs, and is never a per-rank variable).
+#pragma once
+
+#include <string_view>
+
+#include "fabric/device.hpp"
+#include "fabric/oob_exchange.hpp"
+
+namespace twinfab::mpi::capi {
+
+/// What MPI_Init gets for the calling rank. Both stay valid until RankHost::close().
+struct RankResources {
+  fabric::Device& device;
+  fabric::OobExchange& oob;
+};
+
+class RankHost {
+ public:
+  virtual ~RankHost() = default;
+
+  /// The calling rank's slot for its C-API state: nullptr until MPI_Init stores it.
+  /// One slot per rank: per actor in the simulator, per process on hardware.
+  virtual void*& state_slot() = 0;
+  /// Opens the calling rank's device and out-of-band exchange (MPI_Init calls it
+  /// once per rank). Throws fabric::Error with a message that says what to do when
+  /// that is impossible (no device, not started by a process manager, ...).
+  virtual RankResources open() = 0;
+  /// Releases what open() gave (MPI_Finalize, after the rank's Context is gone).
+  virtual void close() = 0;
+  /// Ends the whole job with exit status `code` after printing `message`
+  /// (MPI_Abort, MPI_ERRORS_ARE_FATAL). Does not return.
+  [[noreturn]] virtual void abort(int code, std::string_view message) = 0;
+  /// For diagnostics: "simulator", "pmix", ...
+  virtual std::string_view name() const noexcept = 0;
+};
+
+/// Installs the host the C API uses from now on (nullptr: back to the default).
+/// Call before any rank runs; not synchronised.
+void install_rank_host(RankHost* host) noexcept;
+/// The installed host, or default_rank_host() when none is installed.
+RankHost& rank_host();
+/// The hardware start-up host (PMIx + verbs); defined by the layer that links the
+/// backends into the C library, not by mpi/capi.
+RankHost& default_rank_host();
+
+}  // namespace twinfab::mpi::capi
