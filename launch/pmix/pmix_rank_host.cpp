@@ -1,0 +1,115 @@
+// twinfab launch: the C API's default RankHost, for MPI programs run as real
+// processes: one rank per process, started by a PMIx process manager (or alone, as a
+// singleton of one rank), on the RDMA device the verbs backend picks
+// (TWINFAB_DEVICE, TWINFAB_GID_INDEX; see docs/hardware.md).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <unistd.h>
+
+#include "fabric/error.hpp"
+#include "launch/pmix/singleton_oob.hpp"
+#ifdef TWINFAB_HAVE_PMIX
+#include "launch/pmix/pmix_oob.hpp"
+#endif
+#include "mpi/capi/rank_host.hpp"
+#ifdef TWINFAB_HAVE_VERBS
+#include "backends/verbs/verbs_backend.hpp"
+#endif
+
+namespace twinfab::mpi::capi {
+namespace {
+
+class PmixRankHost final : public RankHost {
+ public:
+  void*& state_slot() override { return state_; }
+
+  RankResources open() override {
+    if (device_) throw fabric::Error(fabric::Status::InvalidState, "the rank's device is already open");
+    // Run directly (no process manager): a job of one rank, as MPICH and Open MPI
+    // allow. With a process manager's environment, PMIx must work.
+#ifdef TWINFAB_HAVE_PMIX
+    if (launch::PmixSession::launched_by_process_manager()) {
+      session_ = std::make_unique<launch::PmixSession>();
+      oob_ = std::make_unique<launch::PmixOobExchange>(*session_);
+    }
+#else
+    if (launched_by_process_manager())
+      throw fabric::Error(fabric::Status::Unsupported,
+                          "started by a process manager, but this twinfab was built without PMIx (libpmix-dev "
+                          "was missing; run ci/install-deps.sh and rebuild)");
+#endif
+    if (!oob_) oob_ = std::make_unique<launch::SingletonOobExchange>();
+#ifdef TWINFAB_HAVE_VERBS
+    verbs::OpenOptions options;
+    options.connection_rank = static_cast<uint32_t>(oob_->rank());
+    try {
+      device_ = verbs::open_device(options);
+    } catch (const fabric::Error& e) {
+      release();
+      throw fabric::Error(e.status(), fmt::format("{}\n(an MPI program built with twinfab-mpicc runs in the "
+                                                  "simulator with `twinfab sim -n N ./prog`)",
+                                                  e.what()));
+    }
+#else
+    release();
+    throw fabric::Error(fabric::Status::Unsupported,
+                        "this twinfab was built without the verbs backend (rdma-core was missing), so MPI "
+                        "programs cannot run on hardware; run them in the simulator with `twinfab sim -n N ./prog`");
+#endif
+    return RankResources{*device_, *oob_};
+  }
+
+  void close() override { release(); }
+
+  [[noreturn]] void abort(int code, std::string_view message) override {
+    std::fprintf(stderr, "twinfab: rank %d: %.*s\n", oob_ ? oob_->rank() : 0, static_cast<int>(message.size()),
+                 message.data());
+    std::fflush(stderr);
+    // The process manager ends the other ranks of the job; exit ourselves in any case.
+#ifdef TWINFAB_HAVE_PMIX
+    if (session_) session_->abort(code, std::string(message));
+#endif
+    _exit(code == 0 ? 1 : code);
+  }
+
+  std::string_view name() const noexcept override {
+#ifdef TWINFAB_HAVE_PMIX
+    if (session_) return "pmix";
+#endif
+    return "singleton";
+  }
+
+ private:
+#ifndef TWINFAB_HAVE_PMIX
+  static bool launched_by_process_manager() noexcept { return std::getenv("PMIX_NAMESPACE") != nullptr; }
+#endif
+  void release() {
+    device_.reset();
+    oob_.reset();
+#ifdef TWINFAB_HAVE_PMIX
+    session_.reset();
+#endif
+  }
+
+  void* state_ = nullptr;
+#ifdef TWINFAB_HAVE_PMIX
+  std::unique_ptr<launch::PmixSession> session_;
+#endif
+  std::unique_ptr<fabric::OobExchange> oob_;
+  std::unique_ptr<fabric::Device> device_;
+};
+
+}  // namespace
+
+RankHost& default_rank_host() {
+  // One rank per process on hardware: the host is process-wide by nature (launch/,
+  // not mpi/, so rule 1 does not apply). Never destroyed, so it outlives static
+  // destructors that might still call MPI.
+  static auto* host = new PmixRankHost();
+  return *host;
+}
+
+}  // namespace twinfab::mpi::capi
