@@ -50,34 +50,75 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
   const std::uint32_t send_buffers = config.send_buffers;
 
+  // On demand needs UD for the connector and QPs that connect from their peer's
+  // address alone (iWARP connects through rdma_cm: start-up only).
+  const bool on_demand_possible = caps.ud && !caps.requires_connection_manager;
+  bool on_demand = false;
+  switch (config.connect) {
+    case ConnectMode::Startup: break;
+    case ConnectMode::OnDemand:
+      if (!on_demand_possible)
+        throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_CONNECT",
+                    fmt::format("on-demand connections need UD queue pairs and connections without a connection "
+                                "manager; device {} has {}: use TWINFAB_CONNECT=startup or auto",
+                                caps.device_name, caps.ud ? "a connection manager" : "no UD"));
+      on_demand = true;
+      break;
+    case ConnectMode::Auto:
+      on_demand = on_demand_possible && static_cast<std::uint64_t>(size_) > config.on_demand_threshold;
+      break;
+  }
+
   // One send CQ entry per send buffer plus as many RDMA operations again; the CQ
   // can never overflow because posting stops at send_cq_limit_.
   send_cq_limit_ = std::min<std::uint32_t>(caps.max_cqe, send_buffers * 2);
-  const std::uint64_t recv_entries = std::max<std::uint64_t>(1, peers * (credits_ + 1));
-  if (recv_entries > caps.max_cqe)
+  std::uint64_t recv_entries = std::max<std::uint64_t>(1, peers * (credits_ + 1));
+  if (on_demand) {
+    // Sized for every peer when the device allows it; otherwise connections are
+    // limited to what the CQ can hold (checked when one is made).
+    recv_entries = std::min<std::uint64_t>(recv_entries, caps.max_cqe);
+  } else if (recv_entries > caps.max_cqe) {
     throw fabric::Error(Status::NoResource,
                         fmt::format("{} peers x {} credits need {} receive CQ entries; the device has {}: "
-                                    "lower TWINFAB_CREDITS",
+                                    "lower TWINFAB_CREDITS or connect on demand (TWINFAB_CONNECT=on-demand)",
                                     peers, credits_, recv_entries, caps.max_cqe));
+  }
+  max_connections_ = recv_entries / (credits_ + 1);
   send_cq_ = device_.create_cq(send_cq_limit_);
   recv_cq_ = device_.create_cq(static_cast<std::uint32_t>(recv_entries));
   cq_list_ = {recv_cq_.get(), send_cq_.get()};
   send_wr_limit_ = std::min<std::uint32_t>(caps.max_qp_wr, std::max<std::uint32_t>(credits_ + 16, 64));
 
+  qp_config_.transport = fabric::Transport::RC;
+  qp_config_.send_cq = send_cq_.get();
+  qp_config_.recv_cq = recv_cq_.get();
+  qp_config_.max_send_wr = send_wr_limit_;
+  qp_config_.max_recv_wr = credits_ + 1;
+  qp_config_.max_send_sge = 1;
+  qp_config_.max_recv_sge = 1;
+  qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
+
   // Untouched pages of these buffers cost no memory, so allocating without
   // initializing keeps many simulated ranks in one process affordable.
   if (peers > 0) {
-    const std::size_t recv_bytes = static_cast<std::size_t>(size_) * (credits_ + 1) * packet_size_;
-    recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(recv_bytes);
-    recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
+    if (!on_demand) {
+      const std::size_t recv_bytes = static_cast<std::size_t>(size_) * receive_slots() * packet_size_;
+      recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(recv_bytes);
+      recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
+    }
     const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * packet_size_;
     send_storage_ = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
     send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
     free_send_slots_.reserve(send_buffers);
     for (std::uint32_t i = send_buffers; i-- > 0;) free_send_slots_.push_back(i);
   }
-  connections_.resize(static_cast<std::size_t>(size_));
-  connect_all();
+  if (on_demand) {
+    connector_ = std::make_unique<UdConnector>(device_, oob_);  // put + fence
+    cq_list_.push_back(&connector_->completion_queue());
+    oob_.barrier();  // every connector receive is posted before anyone requests
+  } else {
+    connect_all();
+  }
 }
 
 RcChannel::~RcChannel() {
@@ -87,34 +128,81 @@ RcChannel::~RcChannel() {
     shutdown();
   } catch (...) {
   }
-  for (auto& c : connections_) c.qp.reset();
+  for (auto& [peer, c] : connections_) c.qp.reset();
 }
 
 void RcChannel::shutdown() {
   while (pending_total_ > 0) {
     if (progress() == 0) wait_once();
   }
-  for (int peer = 0; peer < size_; ++peer) {
-    if (peer == rank_) continue;
-    Connection& c = connection(peer);
-    PacketHeader bye;
-    bye.type = PacketType::Bye;
-    // The Bye rides on the spare receive buffer: it may ignore credits, not the
-    // availability of a send buffer and send-queue slot.
-    for (;;) {
-      const Try t = try_send(peer, c, bye, 0, [](std::span<std::byte>) {});
-      if (t == Try::Sent) break;
-      if (progress() == 0) wait_once();
+  // A Bye to every connected peer. On demand a late Request can still connect a peer
+  // meanwhile (its sender had something for us), so the set is re-read each round.
+  for (;;) {
+    bool all_sent = true;
+    for (std::size_t i = 0; i < active_peers_.size(); ++i) {
+      const int peer = active_peers_[i];
+      Connection& c = connection(peer);
+      if (c.bye_sent) continue;
+      PacketHeader bye;
+      bye.type = PacketType::Bye;
+      // The Bye rides on the spare receive buffer: it may ignore credits, not the
+      // availability of a send buffer and send-queue slot (nor, on a responder or an
+      // iWARP passive side, the peer's first packet).
+      if (try_send(peer, c, bye, 0, [](std::span<std::byte>) {}) == Try::Sent) {
+        c.bye_sent = true;
+      } else {
+        all_sent = false;
+      }
     }
-    c.bye_sent = true;
-  }
-  while (byes_received_ < size_ - 1 || send_cq_outstanding_ > 0) {
+    const bool done = all_sent && byes_received_ == static_cast<int>(active_peers_.size()) &&
+                      send_cq_outstanding_ == 0 && pending_total_ == 0;
+    if (done) break;
     if (progress() == 0) wait_once();
   }
 }
 
 RcChannel::Connection& RcChannel::connection(int peer) {
-  return connections_[static_cast<std::size_t>(peer)];
+  return connections_.find(peer)->second;
+}
+
+RcChannel::Connection& RcChannel::create_connection(int peer) {
+  if (connections_.size() >= max_connections_)
+    fail("connect", fmt::format("rank {} would need a connection to rank {} beyond the {} its receive CQ can serve "
+                                "({} entries, {} per connection): lower TWINFAB_CREDITS",
+                                rank_, peer, max_connections_, recv_cq_->capacity(), credits_ + 1));
+  Connection& c = connections_[peer];
+  c.qp = device_.create_qp(qp_config_);
+  return c;
+}
+
+RcChannel::Connection& RcChannel::connection_for_send(int peer) {
+  if (auto it = connections_.find(peer); it != connections_.end()) return it->second;
+  // Only on demand can a connection be missing.
+  Connection& c = create_connection(peer);
+  c.state = State::Requested;
+  connector_->request(peer, c.qp->local_address());
+  return c;
+}
+
+void RcChannel::activate(int peer, Connection& c, bool may_send) {
+  if (!recv_region_) {
+    const std::size_t bytes = static_cast<std::size_t>(receive_slots()) * packet_size_;
+    c.own_recv_storage = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    c.own_recv_region = device_.register_memory(c.own_recv_storage.get(), bytes, fabric::Access::LocalWrite);
+    c.recv_base = c.own_recv_storage.get();
+    c.recv_region = c.own_recv_region.get();
+    c.recv_offset = 0;
+  } else {
+    c.recv_offset = static_cast<std::size_t>(peer) * receive_slots() * packet_size_;
+    c.recv_base = recv_storage_.get() + c.recv_offset;
+    c.recv_region = recv_region_.get();
+  }
+  c.state = State::Connected;
+  c.credits = credits_;
+  c.may_send = may_send;
+  for (std::uint32_t i = 0; i < receive_slots(); ++i) post_receive(peer, i);
+  active_peers_.push_back(peer);
+  ++counters_.connections;
 }
 
 void RcChannel::connect_all() {
@@ -124,15 +212,7 @@ void RcChannel::connect_all() {
     return;
   }
   const auto& caps = device_.capabilities();
-  fabric::QpConfig qp_config;
-  qp_config.transport = fabric::Transport::RC;
-  qp_config.send_cq = send_cq_.get();
-  qp_config.recv_cq = recv_cq_.get();
-  qp_config.max_send_wr = send_wr_limit_;
-  qp_config.max_recv_wr = credits_ + 1;
-  qp_config.max_send_sge = 1;
-  qp_config.max_recv_sge = 1;
-  qp_config.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
+  max_connections_ = static_cast<std::size_t>(size_);
 
   // Blob: for each rank in order, u32 length + the address of our QP to that rank.
   std::vector<std::byte> blob;
@@ -140,8 +220,7 @@ void RcChannel::connect_all() {
     std::span<const std::byte> bytes;
     fabric::Address address;
     if (peer != rank_) {
-      connection(peer).qp = device_.create_qp(qp_config);
-      address = connection(peer).qp->local_address();
+      address = create_connection(peer).qp->local_address();
       bytes = address.bytes();
     }
     const auto length = static_cast<std::uint32_t>(bytes.size());
@@ -197,11 +276,8 @@ void RcChannel::connect_all() {
 
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_) continue;
-    Connection& c = connection(peer);
-    c.credits = credits_;
     // iWARP (MPA): the active side, here the lower rank, must send first.
-    c.may_send = !caps.active_side_sends_first || rank_ < peer;
-    for (std::uint32_t i = 0; i < receive_slots(); ++i) post_receive(peer, i);
+    activate(peer, connection(peer), !caps.active_side_sends_first || rank_ < peer);
   }
   oob_.barrier();  // every receive is posted before anyone sends
 
@@ -214,11 +290,67 @@ void RcChannel::connect_all() {
   }
 }
 
+void RcChannel::handle_connect_message(const ConnectMessage& m) {
+  const int peer = m.peer;
+  if (peer == rank_) return;
+  auto it = connections_.find(peer);
+  if (m.kind == ConnectMessage::Kind::Request) {
+    if (it != connections_.end() && it->second.state == State::Connected) {
+      // A duplicate (our Reply was lost): answer it again, with the same QP.
+      connector_->reply(peer, it->second.qp->local_address());
+      return;
+    }
+    if (it != connections_.end() && rank_ < peer) return;  // both asked: ours (lower rank) wins
+    // Answer with a QP of our own; a Request of ours to this peer (it asked too, and
+    // the lower rank wins) is superseded by this connection.
+    Connection& c = it != connections_.end() ? it->second : create_connection(peer);
+    connector_->reply_received(peer);
+    const Status s = c.qp->connect(&m.rc_address);
+    if (s != Status::Ok)
+      fail("connect", fmt::format("rank {}: connecting to rank {} on its request failed: {} ({})", rank_, peer,
+                                  fabric::to_string(s), c.qp->last_error()));
+    activate(peer, c, /*may_send=*/false);  // until the requester's first packet arrives
+    connector_->reply(peer, c.qp->local_address());
+    return;
+  }
+  // A Reply: only meaningful while our Request is open.
+  if (it == connections_.end() || it->second.state != State::Requested) return;
+  Connection& c = it->second;
+  connector_->reply_received(peer);
+  const Status s = c.qp->connect(&m.rc_address);
+  if (s != Status::Ok)
+    fail("connect", fmt::format("rank {}: connecting to rank {} on its reply failed: {} ({})", rank_, peer,
+                                fabric::to_string(s), c.qp->last_error()));
+  activate(peer, c, /*may_send=*/true);
+  // The responder waits for our first packet; when nothing is queued, say hello.
+  if (c.pending.empty()) {
+    PacketHeader hello;
+    hello.type = PacketType::CreditUpdate;
+    send_packet(peer, hello, 0, [](std::span<std::byte>) {});
+  } else if (!c.queued_for_flush) {
+    c.queued_for_flush = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+std::size_t RcChannel::progress_connections() {
+  if (!connector_) return 0;
+  inbox_.clear();
+  std::size_t events = connector_->progress(inbox_);
+  for (const ConnectMessage& m : inbox_) handle_connect_message(m);
+  counters_.connect_messages = connector_->messages_sent();
+  return events;
+}
+
+double RcChannel::wake_deadline() const noexcept {
+  return connector_ ? connector_->next_deadline() : fabric::Runtime::kForever;
+}
+
 void RcChannel::post_receive(int peer, std::uint32_t slot) {
-  const std::size_t offset = (static_cast<std::size_t>(peer) * receive_slots() + slot) * packet_size_;
-  const fabric::Sge sge = recv_region_->sge(offset, packet_size_);
+  Connection& c = connection(peer);
+  const fabric::Sge sge = c.recv_region->sge(c.recv_offset + static_cast<std::size_t>(slot) * packet_size_, packet_size_);
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(&sge, 1)};
-  const Status s = connection(peer).qp->post_recv(wr);
+  const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
     fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
                                  fabric::to_string(s), connection(peer).qp->last_error()));
@@ -228,7 +360,7 @@ void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t pa
   if (payload_bytes > max_payload())
     throw Error(ErrorClass::MPI_ERR_INTERN, "send_packet",
                 fmt::format("{} payload bytes exceed a packet's {}", payload_bytes, max_payload()));
-  Connection& c = connection(peer);
+  Connection& c = connection_for_send(peer);
   const bool may_overtake = header.type == PacketType::CreditUpdate;
   if ((c.pending.empty() || may_overtake) && try_send(peer, c, header, payload_bytes, fill) == Try::Sent) return;
   Outgoing item;
@@ -239,7 +371,7 @@ void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t pa
 }
 
 void RcChannel::post_rdma(int peer, const RdmaOp& op) {
-  Connection& c = connection(peer);
+  Connection& c = connection_for_send(peer);
   if (c.pending.empty() && try_rdma(peer, c, op) == Try::Sent) return;
   Outgoing item;
   item.is_rdma = true;
@@ -265,7 +397,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   const bool bye = header.type == PacketType::Bye;
   // One credit stays reserved for updates; a Bye uses the spare buffer instead.
   const std::uint32_t need = bye ? 0 : update ? 1 : 2;
-  if (!c.may_send || c.credits < need || free_send_slots_.empty() || c.outstanding >= send_wr_limit_ ||
+  if (c.state != State::Connected || !c.may_send || c.credits < need || free_send_slots_.empty() || c.outstanding >= send_wr_limit_ ||
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.back();
@@ -299,7 +431,8 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
 RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   const bool with_imm = op.kind == RdmaOp::Kind::WriteWithImm;
   const bool read = op.kind == RdmaOp::Kind::Read;
-  if (c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_) return Try::Blocked;
+  if (c.state != State::Connected || c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_)
+    return Try::Blocked;
   // A write with immediate consumes a receive buffer at the peer: it costs a credit.
   if (with_imm && (!c.may_send || c.credits < 2)) return Try::Blocked;
   if (read && c.reads_outstanding >= std::max<std::uint32_t>(1, device_.capabilities().max_rd_atomic))
@@ -373,8 +506,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   } else {
     if (wc.byte_len < kPacketHeaderBytes)
       fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
-    const std::byte* buffer =
-        recv_storage_.get() + (static_cast<std::size_t>(peer) * receive_slots() + slot) * packet_size_;
+    const std::byte* buffer = c.recv_base + static_cast<std::size_t>(slot) * packet_size_;
     PacketHeader header;
     std::memcpy(&header, buffer, sizeof header);
     c.credits += header.credits;
@@ -413,7 +545,7 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
 }
 
 std::size_t RcChannel::progress() {
-  std::size_t events = 0;
+  std::size_t events = progress_connections();
   std::array<fabric::WorkCompletion, 32> wcs;
   std::size_t n = recv_cq_ ? recv_cq_->poll(wcs) : 0;
   for (std::size_t i = 0; i < n; ++i) handle_receive(wcs[i]);
@@ -423,7 +555,7 @@ std::size_t RcChannel::progress() {
   events += n;
   if (n > 0) {
     // A freed send buffer or send-queue slot may unblock any connection.
-    for (int peer = 0; peer < size_; ++peer) {
+    for (int peer : active_peers_) {
       Connection& c = connection(peer);
       if (!c.pending.empty() && !c.queued_for_flush) {
         c.queued_for_flush = true;
@@ -457,7 +589,7 @@ bool RcChannel::quiescent() const noexcept {
 }
 
 void RcChannel::wait_once() {
-  device_.runtime().wait(cq_list_, fabric::Runtime::kForever);
+  device_.runtime().wait(cq_list_, wake_deadline());
 }
 
 }  // namespace twinfab::mpi

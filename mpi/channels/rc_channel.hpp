@@ -1,15 +1,23 @@
 // twinfab MPI channels: the RC channel, a reliable-connection QP to every peer with
 // pre-registered packet buffers and static credit-based flow control.
 //
-// Connections (seed 000 §III.B): at construction every rank creates one RC QP per
-// peer, publishes all their addresses in one out-of-band blob (put, fence), reads
-// each peer's blob (get), calls connect() on every QP until all return Ok (a device
-// that needs a connection manager returns InProgress meanwhile), posts its receive
-// buffers, and meets the others in an OOB barrier, so that no packet can find its
-// target without receives. On devices where the active side must send first
-// (iWARP), the lower rank of each pair is active: it sends a credit-update packet
-// as its hello, and the higher rank sends nothing on that connection until a packet
-// has arrived.
+// Connections (seed 000 §III.B) are made in one of two ways (Config::connect):
+//  - at start-up: every rank creates one RC QP per peer, publishes all their
+//    addresses in one out-of-band blob (put, fence), reads each peer's blob (get),
+//    calls connect() on every QP until all return Ok (a device that needs a
+//    connection manager returns InProgress meanwhile), posts its receive buffers, and
+//    meets the others in an OOB barrier, so that no packet can find its target without
+//    receives. On devices where the active side must send first (iWARP), the lower
+//    rank of each pair is active: it sends a credit-update packet as its hello, and
+//    the higher rank sends nothing on that connection until a packet has arrived.
+//  - on demand (the default above 64 ranks): only a UD connector QP per rank is
+//    published; the first packet or RDMA for a peer creates the RC QP and asks the
+//    peer through the connector (ud_connector.hpp); the packet waits in the
+//    connection's pending FIFO until the Reply has connected the QP. The responder
+//    sends nothing until the requester's first packet arrives (the requester sends a
+//    hello when it has nothing queued), so no packet reaches a QP that is not ready.
+//    Each connection then has its own receive buffers, registered when it is made.
+//    A rank thus holds QPs and buffers only for the peers it talks to (2 in a ring).
 //
 // Buffers: `credits` receive buffers of `packet_size` bytes per connection, posted
 // at start-up and re-posted as soon as a packet has been handed to the PacketSink
@@ -55,11 +63,13 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
 #include "mpi/channels/packet.hpp"
+#include "mpi/channels/ud_connector.hpp"
 #include "mpi/core/config.hpp"
 
 namespace twinfab::mpi {
@@ -96,12 +106,15 @@ struct ChannelCounters {
   std::uint64_t packets_deferred = 0;  ///< went through a pending FIFO
   std::uint64_t pending_peak = 0;      ///< most packets waiting at once
   std::uint64_t rdma_posted = 0;
+  std::uint64_t connections = 0;         ///< RC connections made (both directions count once per rank)
+  std::uint64_t connect_messages = 0;    ///< on-demand Requests and Replies sent, re-sends included
 };
 
 class RcChannel {
  public:
-  /// Connects to every other rank of `oob` (collective). Throws fabric::Error or
-  /// mpi::Error on a set-up failure.
+  /// Connects to every other rank of `oob`, or sets up on-demand connections
+  /// (collective). Throws fabric::Error or mpi::Error on a set-up failure, e.g.
+  /// MPI_ERR_ARG when TWINFAB_CONNECT=on-demand is asked of a device without UD.
   RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink);
   /// Drains pending packets, exchanges Byes with every peer (see the file comment),
   /// then destroys the QPs. Collective.
@@ -127,6 +140,11 @@ class RcChannel {
   std::size_t progress();
   /// The CQs a waiter hands to Runtime::wait.
   std::span<fabric::CompletionQueue* const> completion_queues() const noexcept { return cq_list_; }
+  /// The deadline a waiter hands to Runtime::wait: when a connection Request must be
+  /// re-sent, or kForever.
+  double wake_deadline() const noexcept;
+  /// Whether connections are made on demand (resolved from Config::connect).
+  bool on_demand() const noexcept { return connector_ != nullptr; }
   /// Nothing pending and no send outstanding.
   bool quiescent() const noexcept;
 
@@ -140,8 +158,20 @@ class RcChannel {
     std::vector<std::byte> payload;
     RdmaOp op{};
   };
+  enum class State : std::uint8_t {
+    Requested,  ///< on demand: QP created, Request sent, no Reply yet
+    Connected,  ///< QP connected and receives posted
+  };
   struct Connection {
+    State state = State::Requested;
     std::unique_ptr<fabric::QueuePair> qp;
+    // Where this connection's receive buffers are: a slice of the shared start-up
+    // region, or (on demand) storage of its own.
+    std::byte* recv_base = nullptr;
+    const fabric::MemoryRegion* recv_region = nullptr;
+    std::size_t recv_offset = 0;
+    std::unique_ptr<std::byte[]> own_recv_storage;
+    std::unique_ptr<fabric::MemoryRegion> own_recv_region;
     std::uint32_t credits = 0;          // packets we may still send to the peer
     std::uint32_t owed = 0;             // buffers re-posted, not yet reported to the peer
     std::uint32_t owed_by_updates = 0;  // of those, consumed by the peer's CreditUpdates
@@ -154,8 +184,16 @@ class RcChannel {
     std::deque<Outgoing> pending;
   };
 
+  /// The connection to `peer`, which must exist.
   Connection& connection(int peer);
+  /// The connection to send on: on demand, created (and requested) at first use.
+  Connection& connection_for_send(int peer);
+  Connection& create_connection(int peer);
+  /// Receive buffers, credits, hello rule: the QP is connected, start using it.
+  void activate(int peer, Connection& c, bool may_send);
   void connect_all();
+  void handle_connect_message(const ConnectMessage& message);
+  std::size_t progress_connections();
   void post_receive(int peer, std::uint32_t slot);
   enum class Try { Sent, Blocked };
   Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
@@ -185,8 +223,15 @@ class RcChannel {
   std::unique_ptr<fabric::CompletionQueue> send_cq_;
   std::unique_ptr<fabric::CompletionQueue> recv_cq_;
   std::vector<fabric::CompletionQueue*> cq_list_;
-  // Indexed by peer rank; this rank's own entry stays empty.
-  std::vector<Connection> connections_;
+  fabric::QpConfig qp_config_;
+  /// By peer rank; only peers with a connection (all of them at start-up, the ones
+  /// this rank talked to on demand). Node-based: references stay valid.
+  std::unordered_map<int, Connection> connections_;
+  /// Connected peers, in the order they connected (stable iteration for progress).
+  std::vector<int> active_peers_;
+  std::size_t max_connections_ = 0;
+  std::unique_ptr<UdConnector> connector_;
+  std::vector<ConnectMessage> inbox_;
   std::unique_ptr<std::byte[]> recv_storage_;
   std::unique_ptr<fabric::MemoryRegion> recv_region_;
   std::unique_ptr<std::byte[]> send_storage_;

@@ -20,6 +20,15 @@ std::string_view to_string(RendezvousVariant variant) noexcept {
   return "?";
 }
 
+std::string_view to_string(ConnectMode mode) noexcept {
+  switch (mode) {
+    case ConnectMode::Auto: return "auto";
+    case ConnectMode::Startup: return "startup";
+    case ConnectMode::OnDemand: return "on-demand";
+  }
+  return "?";
+}
+
 void Config::validate() const {
   if (packet_size < 256 || packet_size > (1u << 24))
     throw Error(ErrorClass::MPI_ERR_ARG, "packet_size",
@@ -78,6 +87,16 @@ Config apply_environment(Config base) {
     else
       throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_RENDEZVOUS",
                   fmt::format("'{}' is not one of auto, write-imm, read, write-fin", value));
+  }
+  override_from("TWINFAB_ON_DEMAND_THRESHOLD", base.on_demand_threshold);
+  if (const char* text = std::getenv("TWINFAB_CONNECT")) {
+    const std::string value = text;
+    if (value == "auto") base.connect = ConnectMode::Auto;
+    else if (value == "startup") base.connect = ConnectMode::Startup;
+    else if (value == "on-demand") base.connect = ConnectMode::OnDemand;
+    else
+      throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_CONNECT",
+                  fmt::format("'{}' is not one of auto, startup, on-demand", value));
   }
   base.validate();
   return base;

@@ -14,6 +14,11 @@
 //   TWINFAB_RENDEZVOUS        auto | write-imm | read | write-fin
 //   TWINFAB_CREDIT_UPDATE     owed credits that trigger an explicit credit update
 //                             (0: credits / 2)
+//   TWINFAB_CONNECT           auto | startup | on-demand: when RC connections are made
+//                             (auto: on demand above TWINFAB_ON_DEMAND_THRESHOLD ranks
+//                             when the device has UD and needs no connection manager)
+//   TWINFAB_ON_DEMAND_THRESHOLD  ranks above which auto connects on demand (64, as
+//                             MVAPICH2's MV2_ON_DEMAND_THRESHOLD)
 //
 // Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
 #pragma once
@@ -32,6 +37,14 @@ enum class RendezvousVariant : std::uint8_t {
 };
 std::string_view to_string(RendezvousVariant variant) noexcept;
 
+/// When the RC channel connects to its peers (see mpi/channels/ud_connector.hpp).
+enum class ConnectMode : std::uint8_t {
+  Auto,      ///< OnDemand above on_demand_threshold ranks when the device allows it
+  Startup,   ///< every pair at start-up (all-to-all address exchange)
+  OnDemand,  ///< at the first packet for a peer, through a UD connection manager
+};
+std::string_view to_string(ConnectMode mode) noexcept;
+
 struct Config {
   std::uint32_t packet_size = 8192;
   std::uint32_t credits = 32;
@@ -42,6 +55,8 @@ struct Config {
   RendezvousVariant rendezvous = RendezvousVariant::Auto;
   /// Owed credits that make the receiver send an explicit credit update; 0: credits/2.
   std::uint32_t credit_update_threshold = 0;
+  ConnectMode connect = ConnectMode::Auto;
+  std::uint32_t on_demand_threshold = 64;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

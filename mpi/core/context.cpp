@@ -133,7 +133,7 @@ Request& Context::lookup(RequestId id, const char* where) {
 std::size_t Context::progress() { return channel_->progress(); }
 
 void Context::wait_for_progress() {
-  if (progress() == 0) device_.runtime().wait(channel_->completion_queues(), fabric::Runtime::kForever);
+  if (progress() == 0) device_.runtime().wait(channel_->completion_queues(), channel_->wake_deadline());
 }
 
 MessageStatus Context::wait(RequestId& id) {
