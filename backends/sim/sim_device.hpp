@@ -88,7 +88,12 @@ class SimDevice final : public fabric::Device {
   double cpu_free_at_ = 0;
   bool rnr_pending_ = false;
   void reap_sent();
+  /// Whether an attached send is over (delivered, or failed because its destination
+  /// closed); unlinks it from SimGrid's list when it is.
+  static bool comm_finished(const simgrid::s4u::CommPtr& comm);
   static constexpr size_t kReapThreshold = 64;
+  /// Simulated seconds a closing context waits for its attached sends to arrive.
+  static constexpr double kCloseFlushTimeout = 1.0;
   static constexpr uint64_t kDetachedInFlightLimit = 256;
   std::deque<simgrid::s4u::CommPtr> sent_;  ///< attached sends not reaped yet, oldest first
 };

@@ -129,7 +129,19 @@ void SimRuntime::block(double until) {
     return;
   }
   blocked_until_ = until;
-  ssize_t idx = s4u::Comm::wait_any_for(gets_, std::isfinite(until) ? std::max(0.0, until - now) : -1.0);
+  ssize_t idx = -1;
+  try {
+    idx = s4u::Comm::wait_any_for(gets_, std::isfinite(until) ? std::max(0.0, until - now) : -1.0);
+  } catch (const simgrid::NetworkFailureException&) {
+    // A message whose sender's context closed while it was still being transferred
+    // is lost (SimGrid fails the transfer with its sender); forget that get and let
+    // the caller look again (a spurious return is allowed).
+    for (SimDevice* d : devices_)
+      if (d->pending_get && d->pending_get->get_state() == s4u::Activity::State::FAILED) {
+        d->pending_get = nullptr;
+        d->pending_payload = nullptr;
+      }
+  }
   blocked_until_ = -1;
   if (idx < 0) return;
   SimDevice* d = devices_[static_cast<size_t>(idx)];

@@ -137,3 +137,19 @@ TEST(OnDemand, ADeviceWithoutUdRefusesItWithTheReason) {
 
 }  // namespace
 }  // namespace twinfab::mpitest
+
+namespace twinfab::mpitest {
+namespace {
+
+// Regression: with many messages in flight the simulator sends attached SimGrid
+// comms, which SimGrid fails when their sender's actor ends. A rank that finished
+// first used to take the ACK of its neighbour's last packet (a Bye) with it, and the
+// neighbour waited forever. 256 ranks, 3 credits: the smallest known reproducer.
+TEST(OnDemand, RanksThatFinishFirstStillDeliverTheirLastAcknowledgements) {
+  mpi::Config config = on_demand();
+  config.credits = 3;
+  run_ranks("fat-tree-4096", 256, config, [](Context& c) { ring(c, 60); });
+}
+
+}  // namespace
+}  // namespace twinfab::mpitest
