@@ -91,7 +91,7 @@ class SimDevice final : public fabric::Device {
   /// Whether an attached send is over (delivered, or failed because its destination
   /// closed); unlinks it from SimGrid's list when it is.
   static bool comm_finished(const simgrid::s4u::CommPtr& comm);
-  static constexpr size_t kReapThreshold = 64;
+  static constexpr size_t kReapThreshold = 8;
   /// Simulated seconds a closing context waits for its attached sends to arrive.
   static constexpr double kCloseFlushTimeout = 1.0;
   static constexpr uint64_t kDetachedInFlightLimit = 256;

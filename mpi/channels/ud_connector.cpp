@@ -57,10 +57,13 @@ UdConnector::UdConnector(fabric::Device& device, fabric::OobExchange& oob)
   if (s != Status::Ok)
     throw fabric::Error(s, fmt::format("on-demand connections: the UD queue pair did not start: {}",
                                        qp_->last_error()));
-  recv_storage_.resize(static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes);
-  send_storage_.resize(static_cast<std::size_t>(kSendSlots) * kSlotBytes);
-  recv_region_ = device_.register_memory(recv_storage_.data(), recv_storage_.size(), fabric::Access::LocalWrite);
-  send_region_ = device_.register_memory(send_storage_.data(), send_storage_.size(), fabric::Access::LocalWrite);
+  // Not initialised: only the slots that are used get touched (memory per rank).
+  recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes);
+  send_storage_ = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(kSendSlots) * kSlotBytes);
+  recv_region_ = device_.register_memory(recv_storage_.get(), static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes,
+                                         fabric::Access::LocalWrite);
+  send_region_ = device_.register_memory(send_storage_.get(), static_cast<std::size_t>(kSendSlots) * kSlotBytes,
+                                         fabric::Access::LocalWrite);
   for (std::uint32_t i = 0; i < kRecvSlots; ++i) post_receive(i);
   for (std::uint32_t i = kSendSlots; i-- > 0;) free_send_slots_.push_back(i);
   const fabric::Address address = qp_->local_address();
@@ -104,7 +107,7 @@ void UdConnector::send(int peer, std::span<const std::byte> message) {
   // lost Reply is asked for again by the re-sent Request.
   if (free_send_slots_.empty()) return;
   const std::uint32_t slot = free_send_slots_.back();
-  std::memcpy(send_storage_.data() + static_cast<std::size_t>(slot) * kSlotBytes, message.data(), message.size());
+  std::memcpy(send_storage_.get() + static_cast<std::size_t>(slot) * kSlotBytes, message.data(), message.size());
   const fabric::Sge sge =
       send_region_->sge(static_cast<std::size_t>(slot) * kSlotBytes, static_cast<std::uint32_t>(message.size()));
   fabric::SendWr wr;
@@ -163,7 +166,7 @@ std::size_t UdConnector::progress(std::vector<ConnectMessage>& out) {
     const fabric::WorkCompletion& wc = wcs[i];
     const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
     if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes + sizeof(MessageHeader)) {
-      const std::byte* at = recv_storage_.data() + static_cast<std::size_t>(slot) * kRecvSlotBytes + fabric::kUdGrhBytes;
+      const std::byte* at = recv_storage_.get() + static_cast<std::size_t>(slot) * kRecvSlotBytes + fabric::kUdGrhBytes;
       MessageHeader header;
       std::memcpy(&header, at, sizeof header);
       const std::size_t length = wc.byte_len - fabric::kUdGrhBytes;

@@ -95,8 +95,8 @@ class UdConnector {
   std::unique_ptr<fabric::CompletionQueue> cq_;       ///< receives: what a waiter waits on
   std::unique_ptr<fabric::CompletionQueue> send_cq_;  ///< send completions, reaped lazily
   std::unique_ptr<fabric::QueuePair> qp_;
-  std::vector<std::byte> recv_storage_;
-  std::vector<std::byte> send_storage_;
+  std::unique_ptr<std::byte[]> recv_storage_;
+  std::unique_ptr<std::byte[]> send_storage_;
   std::unique_ptr<fabric::MemoryRegion> recv_region_;
   std::unique_ptr<fabric::MemoryRegion> send_region_;
   std::vector<std::uint32_t> free_send_slots_;

@@ -23,6 +23,13 @@
 
 namespace twinfab::mpi {
 
+std::vector<int> Communicator::world_ranks() const {
+  if (!identity_) return world_ranks_;
+  std::vector<int> ranks(static_cast<std::size_t>(size_));
+  for (int i = 0; i < size_; ++i) ranks[static_cast<std::size_t>(i)] = i;
+  return ranks;
+}
+
 const Communicator* Context::add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks) {
   next_context_id_ = std::max(next_context_id_, context_id + 2);
   if (rank < 0) return nullptr;
@@ -36,7 +43,7 @@ const Communicator* Context::comm_dup(const Communicator& comm) {
   check_comm(comm, "MPI_Comm_dup");
   std::uint32_t id = next_context_id_;
   allreduce(*this, kInPlace, &id, 1, datatype(BasicKind::Uint32), Op::Max, comm);
-  return add_communicator(id, comm.rank(), std::vector<int>(comm.world_ranks().begin(), comm.world_ranks().end()));
+  return add_communicator(id, comm.rank(), comm.world_ranks());
 }
 
 const Communicator* Context::comm_split(const Communicator& comm, int color, int key) {
@@ -83,7 +90,7 @@ void Context::comm_free(const Communicator*& comm) {
 
 GroupPtr Context::comm_group(const Communicator& comm) const {
   check_comm(comm, "MPI_Comm_group");
-  return std::make_shared<const Group>(std::vector<int>(comm.world_ranks().begin(), comm.world_ranks().end()),
+  return std::make_shared<const Group>(comm.world_ranks(),
                                        world_.rank());
 }
 

@@ -31,17 +31,29 @@ class Communicator {
   /// `world_ranks[i]` is the world rank of member i; `rank` is this rank's index.
   /// `context_id` must be even: the odd id after it is the collective space.
   Communicator(ContextId context_id, int rank, std::vector<int> world_ranks)
-      : context_id_(context_id), rank_(rank), world_ranks_(std::move(world_ranks)) {}
+      : context_id_(context_id), rank_(rank), size_(static_cast<int>(world_ranks.size())),
+        world_ranks_(std::move(world_ranks)) {}
+  /// COMM_WORLD's shape: member i is world rank i. Keeps no table, so that a rank of
+  /// a 4096-rank simulation does not carry 16 KB for an identity map.
+  static Communicator identity(ContextId context_id, int rank, int size) {
+    Communicator c(context_id, rank, {});
+    c.size_ = size;
+    c.identity_ = true;
+    return c;
+  }
 
   /// The point-to-point matching space.
   ContextId context_id() const noexcept { return context_id_; }
   /// The matching space of the collectives (mpi/coll), never used by user messages.
   ContextId collective_context_id() const noexcept { return context_id_ + 1; }
   int rank() const noexcept { return rank_; }
-  int size() const noexcept { return static_cast<int>(world_ranks_.size()); }
+  int size() const noexcept { return size_; }
   /// The world rank of member `rank` (0 <= rank < size()).
-  int world_rank(int rank) const noexcept { return world_ranks_[static_cast<std::size_t>(rank)]; }
-  std::span<const int> world_ranks() const noexcept { return world_ranks_; }
+  int world_rank(int rank) const noexcept {
+    return identity_ ? rank : world_ranks_[static_cast<std::size_t>(rank)];
+  }
+  /// All members' world ranks, in member order (built on the spot for COMM_WORLD).
+  std::vector<int> world_ranks() const;
   /// Set by Context::comm_free. The object itself stays alive until its Context ends,
   /// so a stale reference reads this flag (MPI_ERR_COMM) instead of freed memory.
   bool freed() const noexcept { return freed_; }
@@ -50,7 +62,9 @@ class Communicator {
  private:
   ContextId context_id_;
   int rank_;
-  std::vector<int> world_ranks_;
+  int size_;
+  std::vector<int> world_ranks_;  ///< empty when identity_
+  bool identity_ = false;
   bool freed_ = false;
 };
 

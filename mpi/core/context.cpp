@@ -2,24 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <numeric>
 
 namespace twinfab::mpi {
-
-namespace {
-
-std::vector<int> iota_ranks(int n) {
-  std::vector<int> ranks(static_cast<std::size_t>(n));
-  std::iota(ranks.begin(), ranks.end(), 0);
-  return ranks;
-}
-
-}  // namespace
 
 Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config)
     : device_(device),
       config_(apply_environment(config)),
-      world_(kWorldContextId, oob.rank(), iota_ranks(oob.size())),
+      world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
       registration_(device),
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {

@@ -21,13 +21,12 @@ std::byte* contiguous_start(void* buffer, const Datatype& type) {
 
 }  // namespace
 
-Pt2ptEngine::Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
+Pt2ptEngine::Pt2ptEngine(int world_rank, int /*world_size: no per-peer state*/, const Config& config, RequestTable& requests,
                          MemoryRegistration& registration)
     : rank_(world_rank),
       config_(config),
       requests_(requests),
-      registration_(registration),
-      inbound_(static_cast<std::size_t>(world_size)) {}
+      registration_(registration) {}
 
 std::uint32_t Pt2ptEngine::new_token() {
   // 32 bits (an immediate); skip 0 (means "no token") and tokens still in use.
@@ -285,7 +284,7 @@ void Pt2ptEngine::deliver_eager(int peer, const PacketHeader& header, std::span<
       send_control(peer, ack);
     }
     if (more) {
-      inbound_[static_cast<std::size_t>(peer)].request = &request;
+      inbound_[peer].request = &request;
     } else {
       complete_recv(request);
     }
@@ -302,17 +301,19 @@ void Pt2ptEngine::deliver_eager(int peer, const PacketHeader& header, std::span<
   // (memcpy must not see the null data() of an empty span, even for zero bytes.)
   if (!payload.empty()) std::memcpy(message->data.data(), payload.data(), payload.size());
   message->received = payload.size();
-  if (more) inbound_[static_cast<std::size_t>(peer)].message = message;
+  if (more) inbound_[peer].message = message;
   unexpected_.push(envelope, std::move(message));
 }
 
 void Pt2ptEngine::continue_eager(int peer, std::span<const std::byte> payload) {
-  Inbound& in = inbound_[static_cast<std::size_t>(peer)];
+  const auto it = inbound_.find(peer);
+  if (it == inbound_.end()) return;  // cannot happen with a correct peer
+  Inbound& in = it->second;
   if (in.request != nullptr) {
     Request& request = *in.request;
     place(request, request.received, payload);
     if (request.received >= request.expected) {
-      in.request = nullptr;
+      inbound_.erase(it);
       complete_recv(request);
     }
     return;
@@ -324,8 +325,9 @@ void Pt2ptEngine::continue_eager(int peer, std::span<const std::byte> payload) {
   if (message.attached != nullptr) place(*message.attached, message.received, payload.first(n));
   message.received += n;
   if (message.received >= message.total) {
-    if (message.attached != nullptr) complete_recv(*message.attached);
-    in.message.reset();
+    Request* attached = message.attached;
+    inbound_.erase(it);  // releases this reference to the message
+    if (attached != nullptr) complete_recv(*attached);
   }
 }
 

@@ -123,7 +123,9 @@ class Pt2ptEngine final : public PacketSink {
   RcChannel* channel_ = nullptr;
   PostedQueue<Request*> posted_;
   UnexpectedQueue<std::shared_ptr<IncomingMessage>> unexpected_;
-  std::vector<Inbound> inbound_;  // by world rank
+  /// By world rank, only while a multi-packet eager message from that peer is
+  /// arriving (sparse: a rank of a 4096-rank job talks to a few peers).
+  std::unordered_map<int, Inbound> inbound_;
   std::unordered_map<std::uint32_t, Request*> tokens_;   // receiver side, write variants
   std::unordered_map<std::uint32_t, Request*> cookies_;  // RDMA this rank posted
   std::uint32_t next_token_ = 1;
