@@ -109,6 +109,11 @@ class Context {
 
   /// Polls once; returns the events handled (0: nothing to do right now).
   std::size_t progress();
+  /// Polls once, and when that finds nothing, waits on the runtime until the channel
+  /// has an event (what wait() repeats). For callers that complete several requests
+  /// themselves (MPI_Waitany, MPI_Request_free in the C API): progress() alone never
+  /// lets simulated time advance.
+  void progress_or_wait() { wait_for_progress(); }
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
