@@ -109,6 +109,9 @@ class Context {
 
   /// Polls once; returns the events handled (0: nothing to do right now).
   std::size_t progress();
+  /// Whether request `id` is complete, without completing it (wait/test still report
+  /// it): what MPI_Testall and MPI_Waitany need. MPI_ERR_REQUEST for an unknown id.
+  bool is_done(RequestId id) { return id == kRequestNull || lookup(id, "MPI_Test").done; }
   /// Polls once, and when that finds nothing, waits on the runtime until the channel
   /// has an event (what wait() repeats). For callers that complete several requests
   /// themselves (MPI_Waitany, MPI_Request_free in the C API): progress() alone never
