@@ -10,9 +10,12 @@
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
 // "MPI_Send called before MPI_Init" and aborts, as MPICH does), runs the body, and
-// turns an mpi::Error (or any other exception: none may cross into C) into the
-// error class, handed to the communicator's error handler: MPI_ERRORS_ARE_FATAL
-// aborts the job through RankHost::abort, MPI_ERRORS_RETURN returns the class.
+// turns an mpi::Error (or any other std::exception, e.g. a fabric::Error from the
+// backend) into the error class, handed to the communicator's error handler:
+// MPI_ERRORS_ARE_FATAL aborts the job through RankHost::abort, MPI_ERRORS_RETURN
+// returns the class. Exceptions that are not std::exceptions are the runtime's
+// unwinding of the rank (a SimGrid actor being killed, forced unwinding): those are
+// let through, and the launcher that started the rank handles them.
 #pragma once
 
 #include <cstdint>
@@ -124,9 +127,9 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
     return raise(*state, comm, e.code(), e.what());
   } catch (const std::exception& e) {
     return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
-  } catch (...) {
-    return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error (unknown exception)");
   }
+  // Anything else is not an error of this library but the runtime unwinding the rank
+  // (SimGrid killing a deadlocked actor, thread cancellation): it must pass through.
 }
 
 /// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.

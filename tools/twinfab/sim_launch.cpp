@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fmt/format.h>
+#include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -163,6 +164,11 @@ struct HostInstallation {
   ~HostInstallation() { mpi::capi::install_rank_host(nullptr); }
 };
 
+/// Runs rank r's main() for every rank; fills `status` (return values) and `killed`.
+void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
+               const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
+               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host);
+
 }  // namespace
 
 int run_sim_program(const SimLaunchOptions& options) {
@@ -215,26 +221,23 @@ int run_sim_program(const SimLaunchOptions& options) {
   SimRankHost host;
   HostInstallation installation(host);
   std::vector<int> status(n, 0);
+  std::vector<char> killed(n, 0);
   sim::Simulation simulation(platform);
-  simulation.run(
-      n,
-      [&](sim::RankEnv& env) {
-        RankRecord record{&env, nullptr};
-        s4u::Actor::self()->set_data(&record);
-        // Each rank gets its own argv, as a process would (programs may modify it).
-        std::vector<std::string> args = options.command;
-        args.front() = program.string();
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        const int rc = mains[env.rank](static_cast<int>(args.size()), argv.data());
-        const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
-        s4u::Actor::self()->set_data(nullptr);
-        if (outcome.initialized && !outcome.finalized)
-          host.abort(1, fmt::format("rank {} returned from main (status {}) without calling MPI_Finalize", env.rank, rc));
-        status[env.rank] = rc;
-      },
-      ranks_per_host);
+  try {
+    run_ranks(simulation, n, options.command, program, mains, host, status, killed, ranks_per_host);
+  } catch (const simgrid::ForcefulKillException&) {
+    // SimGrid found the remaining ranks blocked for good and killed them.
+    std::string stuck;
+    for (unsigned r = 0; r < n; ++r)
+      if (killed[r]) stuck += fmt::format("{}{}", stuck.empty() ? "" : ", ", r);
+    host.abort(1, fmt::format("error: simulation deadlocked: rank(s) {} were still waiting in MPI calls when nothing "
+                              "else could happen",
+                              stuck));
+  } catch (const std::exception& e) {
+    // Typically "simulation deadlocked": ranks are still parked inside the program's
+    // frames, so end here rather than unwind the simulation around them.
+    host.abort(1, fmt::format("error: {}", e.what()));
+  }
   std::fflush(stdout);
   for (unsigned r = 0; r < n; ++r) {
     if (status[r] == 0) continue;
@@ -243,5 +246,40 @@ int run_sim_program(const SimLaunchOptions& options) {
   }
   return 0;
 }
+
+namespace {
+
+void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
+               const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
+               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host) {
+  simulation.run(
+      n,
+      [&](sim::RankEnv& env) {
+        RankRecord record{&env, nullptr};
+        s4u::Actor::self()->set_data(&record);
+        // Each rank gets its own argv, as a process would (programs may modify it).
+        std::vector<std::string> args = command;
+        args.front() = program.string();
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        int rc = 0;
+        try {
+          rc = mains[env.rank](static_cast<int>(args.size()), argv.data());
+        } catch (const simgrid::ForcefulKillException&) {
+          killed[env.rank] = 1;  // an actor must never survive this: pass it on
+          s4u::Actor::self()->set_data(nullptr);
+          throw;
+        }
+        const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
+        s4u::Actor::self()->set_data(nullptr);
+        if (outcome.initialized && !outcome.finalized)
+          host.abort(1, fmt::format("rank {} returned from main (status {}) without calling MPI_Finalize", env.rank, rc));
+        status[env.rank] = rc;
+      },
+      ranks_per_host);
+}
+
+}  // namespace
 
 }  // namespace twinfab::tools
