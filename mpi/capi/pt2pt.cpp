@@ -56,11 +56,9 @@ int send(const char* where, const void* buf, int count, MPI_Datatype datatype, i
   });
 }
 
-/// Completes the request behind handle `h` (must be done or waited for by the
-/// caller), releases the handle, stores the status; throws for a failed receive.
-void finish(RankState& s, MPI_Request& h, RequestId id, const MessageStatus& st, MPI_Status* status,
-            const char* where) {
-  (void)id;
+/// After the request behind handle `h` completed: releases the handle, stores the
+/// status, and throws for a failed receive (truncation).
+void finish(RankState& s, MPI_Request& h, const MessageStatus& st, MPI_Status* status, const char* where) {
   const char* what = s.request(h, where)->what;
   s.release_request(h);
   store_status(st, status);
@@ -167,7 +165,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     }
     RequestId id = e->id;
     const MessageStatus st = s.ctx().wait(id);
-    finish(s, *request, id, st, status, "MPI_Wait");
+    finish(s, *request, st, status, "MPI_Wait");
     s.reap_detached(false);
     return MPI_SUCCESS;
   });
@@ -190,7 +188,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
       idle_poll(s.ctx());
       *flag = s.ctx().test(id, &st) ? 1 : 0;
     }
-    if (*flag) finish(s, *request, id, st, status, "MPI_Test");
+    if (*flag) finish(s, *request, st, status, "MPI_Test");
     return MPI_SUCCESS;
   });
 }
@@ -274,7 +272,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         RequestId id = e->id;
         const MessageStatus st = s.ctx().wait(id);
         *index = i;
-        finish(s, array_of_requests[i], id, st, status, "MPI_Waitany");
+        finish(s, array_of_requests[i], st, status, "MPI_Waitany");
         return MPI_SUCCESS;
       }
       s.ctx().progress_or_wait();

@@ -193,8 +193,7 @@ MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what
     free_requests_.pop_back();
   } else {
     if (requests_.size() > kHandleIndexMask) {
-      RequestId doomed = id;
-      context->wait(doomed);
+      detached_.push_back(id);  // it completes on its own, like a freed request
       throw Error(ErrorClass::MPI_ERR_INTERN, what, "more than 16M requests outstanding on one rank");
     }
     index = static_cast<std::uint32_t>(requests_.size());
