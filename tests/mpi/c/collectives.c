@@ -1,5 +1,5 @@
 /* Every collective and every predefined op: barrier, bcast, reduce and allreduce
- * (SUM PROD MIN MAX LAND LOR BAND BOR MAXLOC MINLOC, on int, unsigned, double and
+ * (SUM PROD MIN MAX LAND LOR LXOR BAND BOR BXOR MAXLOC MINLOC, on int, unsigned, double and
  * the pair types, MPI_IN_PLACE), gather, scatter, allgather, alltoall, from every
  * root, with results computed independently and checked on every rank. */
 #include <string.h>
@@ -88,6 +88,14 @@ int main(int argc, char** argv) {
     unsigned ue = 0;
     for (int r = 0; r < size; ++r) ue |= 1u << (r % 32);
     CHECK(uo == ue, "unsigned BOR %x expected %x", uo, ue);
+    unsigned ux = 0x5a5a0000u ^ (unsigned)rank * 2654435761u, uxo = 0, uxe = 0;
+    OK(MPI_Allreduce(&ux, &uxo, 1, MPI_UNSIGNED, MPI_BXOR, MPI_COMM_WORLD));
+    for (int r = 0; r < size; ++r) uxe ^= 0x5a5a0000u ^ (unsigned)r * 2654435761u;
+    CHECK(uxo == uxe, "unsigned BXOR %x expected %x", uxo, uxe);
+    int lx = rank % 3 == 0, lxo = -1, lxe = 0;
+    OK(MPI_Allreduce(&lx, &lxo, 1, MPI_INT, MPI_LXOR, MPI_COMM_WORLD));
+    for (int r = 0; r < size; ++r) lxe ^= r % 3 == 0;
+    CHECK((lxo != 0) == lxe, "LXOR %d expected %d", lxo, lxe);
     double dv[2] = {rank + 0.5, 1.0 + (rank % 2) * 0.5}, dout[2];
     OK(MPI_Allreduce(dv, dout, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
     CHECK(dout[0] == size * (size - 1) / 2.0 + size * 0.5, "double sum %g", dout[0]);
