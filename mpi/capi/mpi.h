@@ -11,7 +11,7 @@
  *
  * The values of the error classes, MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG,
  * MPI_UNDEFINED and MPI_IN_PLACE are those of mpi/core (checked at compile time in
- * mpi/capi/capi.cpp), which took MPICH's numbers.
+ * mpi/capi/rank_state.cpp), which took MPICH's numbers.
  */
 #ifndef TWINFAB_MPI_H
 #define TWINFAB_MPI_H
@@ -57,7 +57,7 @@ typedef long long MPI_Offset;
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
 
 /* Predefined datatypes: 0x4c000000 + the index in mpi/core's
- * TWINFAB_MPI_BASIC_TYPE_LIST (same order; checked in capi.cpp). */
+ * TWINFAB_MPI_BASIC_TYPE_LIST (same order; checked in mpi/capi/rank_state.cpp). */
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
 #define MPI_CHAR ((MPI_Datatype)0x4c000000)
 #define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000001)
