@@ -9,9 +9,10 @@
  * tables (MPI state is per rank; simulated ranks share one process). The C++ layer
  * behind every function is twinfab::mpi::Context (mpi/core) and mpi/coll.
  *
- * The values of the error classes, MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG,
- * MPI_UNDEFINED and MPI_IN_PLACE are those of mpi/core (checked at compile time in
- * mpi/capi/rank_state.cpp), which took MPICH's numbers.
+ * The values of the error classes, MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG and
+ * MPI_UNDEFINED are those of mpi/core (checked at compile time in
+ * mpi/capi/rank_state.cpp), which took MPICH's numbers; MPI_IN_PLACE is mpi/coll's
+ * kInPlace, (void*)-1, and passes through unchanged.
  */
 #ifndef TWINFAB_MPI_H
 #define TWINFAB_MPI_H
