@@ -4,6 +4,8 @@
 # experiment with its counters. Everything here is simulated time.
 set -euo pipefail
 twinfab=${1:-build/tools/twinfab/twinfab}
+# The MPI ping-pong example, built by the same build with twinfab-mpicc.
+pingpong=${2:-$(dirname "$twinfab")/../../examples/pingpong}
 sizes=(-s 2 -s 64 -s 1024 -s 4096 -s 65536 -s 1048576 -s 8388608)
 
 step() { printf '\n=== %s\n' "$*"; }
@@ -20,3 +22,8 @@ done
 
 step "send/recv latency on connectx-ddr with 0.1 % packet loss (RC retransmits after ACK timeouts)"
 "$twinfab" perf send-lat --platform connectx-ddr -n 2000 -s 4096 --loss 0.001 --counters
+
+for platform in connectx-ddr infinihost-sdr; do
+  step "MPI ping-pong on $platform: examples/pingpong.c built with twinfab-mpicc, run by twinfab sim -n 2"
+  "$twinfab" sim -n 2 --platform "$platform" "$pingpong"
+done

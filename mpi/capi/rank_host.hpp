@@ -59,4 +59,16 @@ RankHost& rank_host();
 /// backends into the C library, not by mpi/capi.
 RankHost& default_rank_host();
 
+/// What a launcher learns when a rank's program has returned (end_rank()).
+struct RankOutcome {
+  bool initialized = false;  ///< called MPI_Init or MPI_Init_thread
+  bool finalized = false;    ///< called MPI_Finalize
+};
+/// For launchers, on the rank's own actor/thread after its program returned: whether
+/// it initialized and finalized MPI. Releases the rank's C-API state and clears its
+/// slot when that is safe (finalized, or never initialized); a rank that is still
+/// initialized keeps its Context (destroying it is collective), and the launcher must
+/// end the job.
+RankOutcome end_rank() noexcept;
+
 }  // namespace twinfab::mpi::capi

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 
 namespace twinfab::mpi {
 
@@ -31,8 +32,8 @@ void Context::check_comm(const Communicator& comm, const char* where) const {
 }
 
 RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                         const Communicator& comm, SendMode mode) {
-  const char* where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
+                         const Communicator& comm, SendMode mode, const char* where) {
+  if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
   check_comm(comm, where);
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
@@ -71,8 +72,8 @@ RequestId Context::start_send(const char* where, const void* buffer, std::int64_
 }
 
 RequestId Context::irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
-                         const Communicator& comm) {
-  const char* where = "MPI_Irecv";
+                         const Communicator& comm, const char* where) {
+  if (where == nullptr) where = "MPI_Irecv";
   check_comm(comm, where);
   if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
@@ -121,8 +122,12 @@ Request& Context::lookup(RequestId id, const char* where) {
 
 std::size_t Context::progress() { return channel_->progress(); }
 
-void Context::wait_for_progress() {
-  if (progress() == 0) device_.runtime().wait(channel_->completion_queues(), channel_->wake_deadline());
+void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever); }
+
+void Context::progress_or_wait(double deadline) {
+  // The channel may need to wake earlier (a connection request to re-send).
+  if (progress() == 0)
+    device_.runtime().wait(channel_->completion_queues(), std::min(deadline, channel_->wake_deadline()));
 }
 
 MessageStatus Context::wait(RequestId& id) {
@@ -161,18 +166,19 @@ void Context::waitall(std::span<RequestId> ids, std::span<MessageStatus> statuse
 
 void Context::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                    const Communicator& comm, SendMode mode) {
-  RequestId id = isend(buffer, count, type, dest, tag, comm, mode);
+  RequestId id = isend(buffer, count, type, dest, tag, comm, mode,
+                       mode == SendMode::Synchronous ? "MPI_Ssend" : "MPI_Send");
   wait(id);
 }
 
 MessageStatus Context::recv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
                             const Communicator& comm) {
-  RequestId id = irecv(buffer, count, type, source, tag, comm);
+  RequestId id = irecv(buffer, count, type, source, tag, comm, "MPI_Recv");
   return wait(id);
 }
 
-bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status) {
-  const char* where = "MPI_Iprobe";
+bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status, const char* where) {
+  if (where == nullptr) where = "MPI_Iprobe";
   check_comm(comm, where);
   if (source == kProcNull) {
     if (status != nullptr) *status = MessageStatus{kProcNull, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
@@ -192,7 +198,7 @@ bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatu
 
 MessageStatus Context::probe(int source, int tag, const Communicator& comm) {
   MessageStatus status;
-  if (iprobe(source, tag, comm, &status)) return status;  // also checks the arguments
+  if (iprobe(source, tag, comm, &status, "MPI_Probe")) return status;  // also checks the arguments
   const Envelope wanted{comm.context_id(), source, tag};
   while (!engine_.probe(wanted, &status)) wait_for_progress();
   return status;

@@ -73,11 +73,13 @@ class Context {
   /// this context.
   void check_comm(const Communicator& comm, const char* where) const;
 
-  // ---- nonblocking point-to-point (MPI_Isend, MPI_Issend, MPI_Irecv)
+  // ---- nonblocking point-to-point (MPI_Isend, MPI_Issend, MPI_Irecv). `where` names
+  // the MPI function in error messages (default: the nonblocking one); the C API
+  // passes e.g. "MPI_Send" when a blocking call is built on these.
   RequestId isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                  const Communicator& comm, SendMode mode = SendMode::Standard);
+                  const Communicator& comm, SendMode mode = SendMode::Standard, const char* where = nullptr);
   RequestId irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
-                  const Communicator& comm);
+                  const Communicator& comm, const char* where = nullptr);
 
   // ---- point-to-point in a communicator's collective matching space, for mpi/coll
   // only: invisible to user receives and probes. Any tag in [0, kTagUpperBound]; the
@@ -101,7 +103,8 @@ class Context {
                      const Communicator& comm);
 
   // ---- probe and cancel
-  bool iprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr);
+  bool iprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr,
+              const char* where = nullptr);
   MessageStatus probe(int source, int tag, const Communicator& comm);
   /// MPI_Cancel: a still-posted receive completes as cancelled; anything else (a
   /// matched receive, a send) is left to complete normally. Returns whether it did.
@@ -109,6 +112,15 @@ class Context {
 
   /// Polls once; returns the events handled (0: nothing to do right now).
   std::size_t progress();
+  /// Whether request `id` is complete, without completing it (wait/test still report
+  /// it): what MPI_Testall and MPI_Waitany need. MPI_ERR_REQUEST for an unknown id.
+  bool is_done(RequestId id) { return id == kRequestNull || lookup(id, "MPI_Test").done; }
+  /// Polls once, and when that finds nothing, waits on the runtime until the channel
+  /// has an event or `deadline` (absolute, runtime clock) passes: what wait() repeats.
+  /// For callers that complete requests themselves (MPI_Waitany) or that poll
+  /// (MPI_Test, MPI_Iprobe in a loop): progress() alone never lets simulated time
+  /// advance, so a polling loop must give the runtime a bounded wait.
+  void progress_or_wait(double deadline = fabric::Runtime::kForever);
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }

@@ -2,6 +2,7 @@
 //
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
 //   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
+//   twinfab sim   -n N [--platform P] [--ranks-per-host K] [--] ./prog args...  (sim_launch.hpp)
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "tools/twinfab/perf.hpp"
+#include "tools/twinfab/sim_launch.hpp"
 #include "tools/twinfab/thread_oob.hpp"
 #ifdef TWINFAB_HAVE_VERBS
 #include "backends/verbs/verbs_backend.hpp"
@@ -212,12 +214,26 @@ int main(int argc, char** argv) {
   perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)");
   perf->add_flag("--counters", a.counters, "Simulator: print packet, drop, retransmission and ICM counters");
 
+  tools::SimLaunchOptions launch;
+  auto* simcmd = app.add_subcommand("sim", "Run an MPI program built with twinfab-mpicc as N simulated ranks");
+  simcmd->add_option("-n,--np", launch.nranks, "Number of ranks")->required();
+  simcmd->add_option("--platform", launch.platform, "Simulated platform: preset name or TOML path")
+      ->capture_default_str();
+  simcmd->add_option("--ranks-per-host", launch.ranks_per_host,
+                     "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)");
+  simcmd->prefix_command();  // everything from the program name on is the program's
+
   CLI11_PARSE(app, argc, argv);
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
     if (info->parsed()) return cmd_info(a);
     if (perf->parsed()) return cmd_perf(a);
+    if (simcmd->parsed()) {
+      launch.command = simcmd->remaining();
+      if (!launch.command.empty() && launch.command.front() == "--") launch.command.erase(launch.command.begin());
+      return tools::run_sim_program(launch);
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "twinfab: error: {}\n", e.what());
     return 1;

@@ -1,0 +1,73 @@
+/* pingpong: MPI point-to-point latency and bandwidth between ranks 0 and 1, like
+ * osu_latency and osu_bw combined, for 8 B ... 4 MiB.
+ *
+ *   twinfab-mpicc -O2 -o pingpong examples/pingpong.c
+ *   twinfab sim -n 2 --platform connectx-ddr ./pingpong
+ *
+ * latency: half the round-trip time of a blocking ping-pong (osu_latency).
+ * bandwidth: rank 0 posts a window of WINDOW nonblocking sends, rank 1 as many
+ * receives, then a zero-byte ack (osu_bw). Times are MPI_Wtime: simulated time under
+ * twinfab sim. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZE (4 * 1024 * 1024)
+#define WINDOW 64
+
+static int iterations(size_t size) { return size <= 8192 ? 200 : size <= 262144 ? 40 : 10; }
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) fprintf(stderr, "pingpong: run with exactly 2 ranks (twinfab sim -n 2 ./pingpong)\n");
+    MPI_Finalize();
+    return 1;
+  }
+  char* buf = malloc(MAX_SIZE);
+  memset(buf, rank + 1, MAX_SIZE);
+  MPI_Request req[WINDOW];
+  const int peer = 1 - rank;
+  if (rank == 0) printf("# twinfab pingpong (osu_latency + osu_bw style)\n%10s %14s %16s\n", "bytes", "latency[us]", "bandwidth[MB/s]");
+  for (size_t n = 8; n <= MAX_SIZE; n *= 2) {
+    const int iters = iterations(n);
+    /* latency */
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; ++i) {
+      if (rank == 0) {
+        MPI_Send(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
+      }
+    }
+    const double latency = (MPI_Wtime() - t0) / (2.0 * iters);
+    /* bandwidth: windows of nonblocking sends into one buffer, as osu_bw does */
+    const int windows = iters > 20 ? 20 : iters;
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int w = 0; w < windows; ++w) {
+      if (rank == 0) {
+        for (int k = 0; k < WINDOW; ++k) MPI_Isend(buf, (int)n, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[k]);
+        MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+        MPI_Recv(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        for (int k = 0; k < WINDOW; ++k) MPI_Irecv(buf, (int)n, MPI_CHAR, peer, 2, MPI_COMM_WORLD, &req[k]);
+        MPI_Waitall(WINDOW, req, MPI_STATUSES_IGNORE);
+        MPI_Send(NULL, 0, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+      }
+    }
+    const double elapsed = MPI_Wtime() - t0;
+    if (rank == 0)
+      printf("%10zu %14.2f %16.2f\n", n, latency * 1e6, (double)n * WINDOW * windows / elapsed / 1e6);
+  }
+  free(buf);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,167 @@
+// MPI C API: communicators, groups, attributes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <span>
+
+#include "mpi/capi/rank_state.hpp"
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+void check_count(int n, const char* where, const char* arg) {
+  if (n < 0) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, arg, n), "must not be negative");
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return entry("MPI_Comm_rank", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_rank");
+    require_pointer(rank, "MPI_Comm_rank", "rank");
+    *rank = c.rank();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return entry("MPI_Comm_size", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_size");
+    require_pointer(size, "MPI_Comm_size", "size");
+    *size = c.size();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_dup", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_dup");
+    require_pointer(newcomm, "MPI_Comm_dup", "newcomm");
+    // MPI-3 §8.3.1: the new communicator inherits the error handler.
+    *newcomm = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_split", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_split");
+    require_pointer(newcomm, "MPI_Comm_split", "newcomm");
+    if (color < 0 && color != MPI_UNDEFINED)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Comm_split(color={})", color),
+                  "invalid color; must be >= 0 or MPI_UNDEFINED");
+    *newcomm = s.add_comm(s.ctx().comm_split(c, color, key), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+  return entry("MPI_Comm_free", comm != nullptr ? *comm : MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(comm, "MPI_Comm_free", "comm");
+    CommEntry& e = s.comm_entry(*comm, "MPI_Comm_free");
+    s.ctx().comm_free(e.comm);  // checks (COMM_WORLD/SELF, freed) and nulls e.comm
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  return entry("MPI_Comm_group", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_group");
+    require_pointer(group, "MPI_Comm_group", "group");
+    *group = s.add_group(s.ctx().comm_group(c));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+  return entry("MPI_Comm_compare", comm1, [&](RankState& s) {
+    const Communicator& a = s.comm(comm1, "MPI_Comm_compare");
+    const Communicator& b = s.comm(comm2, "MPI_Comm_compare");
+    require_pointer(result, "MPI_Comm_compare", "result");
+    if (&a == &b) {
+      *result = MPI_IDENT;
+    } else if (std::ranges::equal(a.world_ranks(), b.world_ranks())) {
+      *result = MPI_CONGRUENT;
+    } else {
+      std::vector<int> x(a.world_ranks().begin(), a.world_ranks().end());
+      std::vector<int> y(b.world_ranks().begin(), b.world_ranks().end());
+      std::ranges::sort(x);
+      std::ranges::sort(y);
+      *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+    }
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+  return entry("MPI_Comm_get_attr", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Comm_get_attr");
+    require_pointer(attribute_val, "MPI_Comm_get_attr", "attribute_val");
+    require_pointer(flag, "MPI_Comm_get_attr", "flag");
+    if (comm_keyval != MPI_TAG_UB)
+      throw Error(ErrorClass::MPI_ERR_KEYVAL, fmt::format("MPI_Comm_get_attr(comm_keyval={})", comm_keyval),
+                  "only MPI_TAG_UB is available (no MPI_Comm_create_keyval yet)");
+    *static_cast<int**>(attribute_val) = &s.tag_ub;
+    *flag = 1;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return entry("MPI_Group_incl", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_incl");
+    check_count(n, "MPI_Group_incl", "n");
+    if (n > 0) require_pointer(ranks, "MPI_Group_incl", "ranks");
+    require_pointer(newgroup, "MPI_Group_incl", "newgroup");
+    *newgroup = s.add_group(g->incl(std::span<const int>(ranks, static_cast<std::size_t>(n))));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_free(MPI_Group* group) {
+  return entry("MPI_Group_free", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(group, "MPI_Group_free", "group");
+    s.free_group(*group, "MPI_Group_free");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_size(MPI_Group group, int* size) {
+  return entry("MPI_Group_size", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_size");
+    require_pointer(size, "MPI_Group_size", "size");
+    *size = g->size();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_rank(MPI_Group group, int* rank) {
+  return entry("MPI_Group_rank", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_rank");
+    require_pointer(rank, "MPI_Group_rank", "rank");
+    *rank = g->rank();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]) {
+  return entry("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& a = s.group(group1, "MPI_Group_translate_ranks", "group1");
+    const GroupPtr& b = s.group(group2, "MPI_Group_translate_ranks", "group2");
+    check_count(n, "MPI_Group_translate_ranks", "n");
+    if (n > 0) {
+      require_pointer(ranks1, "MPI_Group_translate_ranks", "ranks1");
+      require_pointer(ranks2, "MPI_Group_translate_ranks", "ranks2");
+    }
+    const std::vector<int> out = Group::translate_ranks(a, std::span<const int>(ranks1, static_cast<std::size_t>(n)), b);
+    std::ranges::copy(out, ranks2);
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"

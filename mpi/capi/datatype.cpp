@@ -1,0 +1,178 @@
+// MPI C API: derived datatypes, pack and unpack.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "mpi/capi/rank_state.hpp"
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+void check_count(int count, const char* where, const char* arg = "count") {
+  if (count < 0)
+    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}({}={})", where, arg, count), "must not be negative");
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return entry("MPI_Type_contiguous", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, "MPI_Type_contiguous", "oldtype");
+    check_count(count, "MPI_Type_contiguous");
+    require_pointer(newtype, "MPI_Type_contiguous", "newtype");
+    *newtype = s.add_type(Datatype::contiguous(count, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return entry("MPI_Type_vector", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, "MPI_Type_vector", "oldtype");
+    check_count(count, "MPI_Type_vector");
+    if (blocklength < 0)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Type_vector(blocklength={})", blocklength),
+                  "must not be negative");
+    require_pointer(newtype, "MPI_Type_vector", "newtype");
+    *newtype = s.add_type(Datatype::vector(count, blocklength, stride, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return entry("MPI_Type_indexed", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, "MPI_Type_indexed", "oldtype");
+    check_count(count, "MPI_Type_indexed");
+    if (count > 0) {
+      require_pointer(array_of_blocklengths, "MPI_Type_indexed", "array_of_blocklengths");
+      require_pointer(array_of_displacements, "MPI_Type_indexed", "array_of_displacements");
+    }
+    require_pointer(newtype, "MPI_Type_indexed", "newtype");
+    const auto n = static_cast<std::size_t>(count);
+    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
+    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
+    *newtype = s.add_type(Datatype::indexed(lengths, displacements, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_commit(MPI_Datatype* datatype) {
+  return entry("MPI_Type_commit", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(datatype, "MPI_Type_commit", "datatype");
+    s.type(*datatype, "MPI_Type_commit")->commit();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_free(MPI_Datatype* datatype) {
+  return entry("MPI_Type_free", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(datatype, "MPI_Type_free", "datatype");
+    s.free_type(*datatype, "MPI_Type_free");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int* size) {
+  return entry("MPI_Type_size", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_size");
+    require_pointer(size, "MPI_Type_size", "size");
+    *size = t->size() > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(t->size());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+  return entry("MPI_Type_get_extent", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_get_extent");
+    require_pointer(lb, "MPI_Type_get_extent", "lb");
+    require_pointer(extent, "MPI_Type_get_extent", "extent");
+    *lb = static_cast<MPI_Aint>(t->lb());
+    *extent = static_cast<MPI_Aint>(t->extent());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+  return entry("MPI_Type_get_name", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_get_name");
+    require_pointer(type_name, "MPI_Type_get_name", "type_name");
+    require_pointer(resultlen, "MPI_Type_get_name", "resultlen");
+    const std::string& name = t->get_name();
+    const std::size_t n = std::min<std::size_t>(name.size(), MPI_MAX_OBJECT_NAME - 1);
+    std::memcpy(type_name, name.data(), n);
+    type_name[n] = '\0';
+    *resultlen = static_cast<int>(n);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+  return entry("MPI_Type_set_name", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_set_name");
+    require_pointer(type_name, "MPI_Type_set_name", "type_name");
+    t->set_name(std::string(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1)));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
+             MPI_Comm comm) {
+  return entry("MPI_Pack", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Pack");
+    const DatatypePtr& t = s.type(datatype, "MPI_Pack");
+    require_pointer(position, "MPI_Pack", "position");
+    const std::int64_t bytes = packed_size(incount, *t, "MPI_Pack");
+    if (*position < 0 || outsize < 0 || *position > outsize || bytes > outsize - *position)
+      throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Pack(outsize={}, position={})", outsize, *position),
+                  fmt::format("{} packed bytes do not fit in the output buffer", bytes));
+    if (bytes == 0) return MPI_SUCCESS;
+    require_pointer(outbuf, "MPI_Pack", "outbuf");
+    auto* out = static_cast<std::byte*>(outbuf) + *position;
+    pack(inbuf, incount, *t, 0, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), "MPI_Pack");
+    *position += static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
+               MPI_Comm comm) {
+  return entry("MPI_Unpack", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Unpack");
+    const DatatypePtr& t = s.type(datatype, "MPI_Unpack");
+    require_pointer(position, "MPI_Unpack", "position");
+    const std::int64_t bytes = packed_size(outcount, *t, "MPI_Unpack");
+    if (*position < 0 || insize < 0 || *position > insize || bytes > insize - *position)
+      throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Unpack(insize={}, position={})", insize, *position),
+                  fmt::format("{} elements need {} packed bytes; the input has {} left", outcount, bytes,
+                              insize - *position));
+    if (bytes == 0) return MPI_SUCCESS;
+    require_pointer(inbuf, "MPI_Unpack", "inbuf");
+    const auto* in = static_cast<const std::byte*>(inbuf) + *position;
+    unpack(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, 0, "MPI_Unpack");
+    *position += static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return entry("MPI_Pack_size", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Pack_size");
+    const DatatypePtr& t = s.type(datatype, "MPI_Pack_size");
+    require_pointer(size, "MPI_Pack_size", "size");
+    const std::int64_t bytes = packed_size(incount, *t, "MPI_Pack_size");
+    if (bytes > 0x7fffffff)
+      throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("MPI_Pack_size(incount={})", incount),
+                  "the packed size does not fit in an int");
+    *size = static_cast<int>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"

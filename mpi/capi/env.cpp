@@ -1,0 +1,182 @@
+// MPI C API: start-up and shut-down, version and error queries, error handlers.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "fabric/error.hpp"
+#include "mpi/capi/rank_state.hpp"
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+/// Copies `text` into a C buffer of `capacity` bytes (NUL-terminated, truncated).
+void copy_out(std::string_view text, char* out, int* resultlen, std::size_t capacity) {
+  const std::size_t n = std::min(text.size(), capacity - 1);
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+  *resultlen = static_cast<int>(n);
+}
+
+int init(const char* function) {
+  RankHost& host = rank_host();
+  void*& slot = host.state_slot();
+  if (slot != nullptr) {
+    auto* state = static_cast<RankState*>(slot);
+    fatal(MPI_ERR_OTHER, state->finalized ? fmt::format("{} called after MPI_Finalize", function)
+                                          : fmt::format("{} called twice (MPI is already initialized)", function));
+  }
+  auto state = std::make_unique<RankState>();
+  try {
+    RankResources resources = host.open();
+    state->set_up(std::make_unique<Context>(resources.device, resources.oob));
+  } catch (const Error& e) {
+    fatal(e.code(), fmt::format("{}: {}", function, e.what()));
+  } catch (const std::exception& e) {
+    fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, e.what()));
+  }
+  slot = state.release();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int*, char***) { return init("MPI_Init"); }
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  if (provided == nullptr) fatal(MPI_ERR_ARG, "MPI_Init_thread(provided): null pointer");
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    fatal(MPI_ERR_ARG, fmt::format("MPI_Init_thread(required={}): not a thread level (MPI_THREAD_SINGLE ... "
+                                   "MPI_THREAD_MULTIPLE)",
+                                   required));
+  (void)argc;
+  (void)argv;
+  const int rc = init("MPI_Init_thread");
+  // One thread per rank makes MPI calls; nothing inside is locked.
+  *provided = std::min(required, MPI_THREAD_FUNNELED);
+  return rc;
+}
+
+int MPI_Initialized(int* flag) {
+  if (flag == nullptr) fatal(MPI_ERR_ARG, "MPI_Initialized(flag): null pointer");
+  RankState* state = current_state();
+  *flag = state != nullptr && state->initialized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  if (flag == nullptr) fatal(MPI_ERR_ARG, "MPI_Finalized(flag): null pointer");
+  RankState* state = current_state();
+  *flag = state != nullptr && state->finalized ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+  return entry("MPI_Finalize", MPI_COMM_WORLD, [](RankState& s) {
+    s.reap_detached(true);
+    s.context.reset();  // collective: drains the channel, meets every rank
+    rank_host().close();
+    s.finalized = true;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  RankState* state = current_state();
+  const int rank = state != nullptr && state->context ? state->context->world().rank() : -1;
+  (void)comm;  // the whole job ends, whatever the communicator
+  fatal(errorcode, fmt::format("MPI_Abort(errorcode={}) called by rank {}", errorcode, rank));
+}
+
+double MPI_Wtime(void) {
+  double t = 0;
+  entry("MPI_Wtime", MPI_COMM_WORLD, [&](RankState& s) {
+    t = s.ctx().runtime().now();
+    return MPI_SUCCESS;
+  });
+  return t;
+}
+
+double MPI_Wtick(void) {
+  entry("MPI_Wtick", MPI_COMM_WORLD, [](RankState&) { return MPI_SUCCESS; });
+  return 1e-9;
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  if (version == nullptr || subversion == nullptr) fatal(MPI_ERR_ARG, "MPI_Get_version: null pointer");
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+  if (version == nullptr || resultlen == nullptr) fatal(MPI_ERR_ARG, "MPI_Get_library_version: null pointer");
+  copy_out("twinfab MPI 0.1 (MPI 3.1 subset over the twinfab fabric: simulated or verbs)", version, resultlen,
+           MPI_MAX_LIBRARY_VERSION_STRING);
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  return entry("MPI_Get_processor_name", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(name, "MPI_Get_processor_name", "name");
+    require_pointer(resultlen, "MPI_Get_processor_name", "resultlen");
+    char host[256] = "unknown";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    // In the simulator every rank is in this process: say which host it simulates.
+    const std::string text = rank_host().name() == "simulator"
+                                 ? fmt::format("{} (simulated, rank {})", host, s.ctx().world().rank())
+                                 : std::string(host);
+    copy_out(text, name, resultlen, MPI_MAX_PROCESSOR_NAME);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+  if (string == nullptr || resultlen == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_string: null pointer");
+  copy_out(error_string(error_class_from_int(errorcode)), string, resultlen, MPI_MAX_ERROR_STRING);
+  return MPI_SUCCESS;
+}
+
+int MPI_Error_class(int errorcode, int* errorclass) {
+  if (errorclass == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_class(errorclass): null pointer");
+  *errorclass = static_cast<int>(error_class_from_int(errorcode));
+  return MPI_SUCCESS;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+  return entry("MPI_Comm_set_errhandler", comm, [&](RankState& s) {
+    CommEntry& e = s.comm_entry(comm, "MPI_Comm_set_errhandler");
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Comm_set_errhandler(errhandler=0x{:x})",
+                                                       static_cast<unsigned>(errhandler)),
+                  "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN exist (no MPI_Comm_create_errhandler yet)");
+    e.errhandler = errhandler;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+  return entry("MPI_Comm_get_errhandler", comm, [&](RankState& s) {
+    require_pointer(errhandler, "MPI_Comm_get_errhandler", "errhandler");
+    *errhandler = s.comm_entry(comm, "MPI_Comm_get_errhandler").errhandler;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState&) {
+    require_pointer(errhandler, "MPI_Errhandler_free", "errhandler");
+    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN)
+      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Errhandler_free(errhandler)", "not an error handler handle");
+    *errhandler = MPI_ERRHANDLER_NULL;  // predefined: only the handle goes
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"

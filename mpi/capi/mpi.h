@@ -1,0 +1,325 @@
+/* twinfab MPI C API (MPI-3.1 subset).
+ *
+ * Build with twinfab-mpicc / twinfab-mpicxx (or pkg-config twinfab-mpi, or
+ * find_package(twinfab) and twinfab::mpi); run under `twinfab sim -n N ./prog` on the
+ * simulated fabric. docs/mpi.md lists what is implemented: only the functions
+ * declared here exist, and each really works (no stubs that pretend to succeed).
+ *
+ * Handles are integers, as in MPICH: a handle names an entry in the calling rank's
+ * tables (MPI state is per rank; simulated ranks share one process). The C++ layer
+ * behind every function is twinfab::mpi::Context (mpi/core) and mpi/coll.
+ *
+ * The values of the error classes, MPI_PROC_NULL, MPI_ANY_SOURCE, MPI_ANY_TAG and
+ * MPI_UNDEFINED are those of mpi/core (checked at compile time in
+ * mpi/capi/rank_state.cpp), which took MPICH's numbers; MPI_IN_PLACE is mpi/coll's
+ * kInPlace, (void*)-1, and passes through unchanged.
+ */
+#ifndef TWINFAB_MPI_H
+#define TWINFAB_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define TWINFAB_MPI 1
+
+#if defined(__GNUC__)
+#define TWINFAB_MPI_API __attribute__((visibility("default")))
+#else
+#define TWINFAB_MPI_API
+#endif
+
+/* ---- handles */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Count;
+typedef long long MPI_Offset;
+
+#define MPI_COMM_NULL ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF ((MPI_Comm)0x44000001)
+
+#define MPI_GROUP_NULL ((MPI_Group)0x08000000)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+
+/* Predefined datatypes: 0x4c000000 + the index in mpi/core's
+ * TWINFAB_MPI_BASIC_TYPE_LIST (same order; checked in mpi/capi/rank_state.cpp). */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR ((MPI_Datatype)0x4c000000)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)0x4c000001)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)0x4c000002)
+#define MPI_SHORT ((MPI_Datatype)0x4c000003)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)0x4c000004)
+#define MPI_INT ((MPI_Datatype)0x4c000005)
+#define MPI_UNSIGNED ((MPI_Datatype)0x4c000006)
+#define MPI_LONG ((MPI_Datatype)0x4c000007)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)0x4c000008)
+#define MPI_LONG_LONG ((MPI_Datatype)0x4c000009)
+#define MPI_LONG_LONG_INT MPI_LONG_LONG
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)0x4c00000a)
+#define MPI_FLOAT ((MPI_Datatype)0x4c00000b)
+#define MPI_DOUBLE ((MPI_Datatype)0x4c00000c)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)0x4c00000d)
+#define MPI_WCHAR ((MPI_Datatype)0x4c00000e)
+#define MPI_INT8_T ((MPI_Datatype)0x4c00000f)
+#define MPI_INT16_T ((MPI_Datatype)0x4c000010)
+#define MPI_INT32_T ((MPI_Datatype)0x4c000011)
+#define MPI_INT64_T ((MPI_Datatype)0x4c000012)
+#define MPI_UINT8_T ((MPI_Datatype)0x4c000013)
+#define MPI_UINT16_T ((MPI_Datatype)0x4c000014)
+#define MPI_UINT32_T ((MPI_Datatype)0x4c000015)
+#define MPI_UINT64_T ((MPI_Datatype)0x4c000016)
+#define MPI_AINT ((MPI_Datatype)0x4c000017)
+#define MPI_OFFSET ((MPI_Datatype)0x4c000018)
+#define MPI_COUNT ((MPI_Datatype)0x4c000019)
+#define MPI_C_BOOL ((MPI_Datatype)0x4c00001a)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)0x4c00001b)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001c)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x4c00001d)
+#define MPI_BYTE ((MPI_Datatype)0x4c00001e)
+#define MPI_PACKED ((MPI_Datatype)0x4c00001f)
+#define MPI_FLOAT_INT ((MPI_Datatype)0x4c000020)
+#define MPI_DOUBLE_INT ((MPI_Datatype)0x4c000021)
+#define MPI_LONG_INT ((MPI_Datatype)0x4c000022)
+#define MPI_2INT ((MPI_Datatype)0x4c000023)
+#define MPI_SHORT_INT ((MPI_Datatype)0x4c000024)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c000025)
+#define TWINFAB_MPI_BASIC_TYPE_COUNT 38
+
+/* Predefined reduction operations: 0x58000000 + mpi::Op's value. */
+#define MPI_OP_NULL ((MPI_Op)0x18000000)
+#define MPI_MAX ((MPI_Op)0x58000000)
+#define MPI_MIN ((MPI_Op)0x58000001)
+#define MPI_SUM ((MPI_Op)0x58000002)
+#define MPI_PROD ((MPI_Op)0x58000003)
+#define MPI_LAND ((MPI_Op)0x58000004)
+#define MPI_BAND ((MPI_Op)0x58000005)
+#define MPI_LOR ((MPI_Op)0x58000006)
+#define MPI_BOR ((MPI_Op)0x58000007)
+#define MPI_LXOR ((MPI_Op)0x58000008)
+#define MPI_BXOR ((MPI_Op)0x58000009)
+#define MPI_MAXLOC ((MPI_Op)0x5800000a)
+#define MPI_MINLOC ((MPI_Op)0x5800000b)
+
+/* ---- special values */
+#define MPI_PROC_NULL (-1)
+#define MPI_ANY_SOURCE (-2)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_IN_PLACE ((void*)-1)
+
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_PROCESSOR_NAME 128
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+
+/* MPI_Comm_compare results */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Thread levels: this library provides at most MPI_THREAD_FUNNELED (one thread per
+ * rank makes the MPI calls; there are no locks inside). */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Attribute keys readable with MPI_Comm_get_attr. */
+#define MPI_TAG_UB 0x64400001
+
+/* ---- error classes (MPICH's values; error codes are the classes themselves) */
+enum {
+  MPI_SUCCESS = 0,
+  MPI_ERR_BUFFER = 1,
+  MPI_ERR_COUNT = 2,
+  MPI_ERR_TYPE = 3,
+  MPI_ERR_TAG = 4,
+  MPI_ERR_COMM = 5,
+  MPI_ERR_RANK = 6,
+  MPI_ERR_ROOT = 7,
+  MPI_ERR_GROUP = 8,
+  MPI_ERR_OP = 9,
+  MPI_ERR_TOPOLOGY = 10,
+  MPI_ERR_DIMS = 11,
+  MPI_ERR_ARG = 12,
+  MPI_ERR_UNKNOWN = 13,
+  MPI_ERR_TRUNCATE = 14,
+  MPI_ERR_OTHER = 15,
+  MPI_ERR_INTERN = 16,
+  MPI_ERR_IN_STATUS = 17,
+  MPI_ERR_PENDING = 18,
+  MPI_ERR_REQUEST = 19,
+  MPI_ERR_ACCESS = 20,
+  MPI_ERR_AMODE = 21,
+  MPI_ERR_BAD_FILE = 22,
+  MPI_ERR_CONVERSION = 23,
+  MPI_ERR_DUP_DATAREP = 24,
+  MPI_ERR_FILE_EXISTS = 25,
+  MPI_ERR_FILE_IN_USE = 26,
+  MPI_ERR_FILE = 27,
+  MPI_ERR_INFO = 28,
+  MPI_ERR_INFO_KEY = 29,
+  MPI_ERR_INFO_VALUE = 30,
+  MPI_ERR_INFO_NOKEY = 31,
+  MPI_ERR_IO = 32,
+  MPI_ERR_NAME = 33,
+  MPI_ERR_NO_MEM = 34,
+  MPI_ERR_NOT_SAME = 35,
+  MPI_ERR_NO_SPACE = 36,
+  MPI_ERR_NO_SUCH_FILE = 37,
+  MPI_ERR_PORT = 38,
+  MPI_ERR_QUOTA = 39,
+  MPI_ERR_READ_ONLY = 40,
+  MPI_ERR_SERVICE = 41,
+  MPI_ERR_SPAWN = 42,
+  MPI_ERR_UNSUPPORTED_DATAREP = 43,
+  MPI_ERR_UNSUPPORTED_OPERATION = 44,
+  MPI_ERR_WIN = 45,
+  MPI_ERR_BASE = 46,
+  MPI_ERR_LOCKTYPE = 47,
+  MPI_ERR_KEYVAL = 48,
+  MPI_ERR_RMA_CONFLICT = 49,
+  MPI_ERR_RMA_SYNC = 50,
+  MPI_ERR_SIZE = 51,
+  MPI_ERR_DISP = 52,
+  MPI_ERR_ASSERT = 53,
+  MPI_ERR_RMA_RANGE = 55,
+  MPI_ERR_RMA_ATTACH = 56,
+  MPI_ERR_RMA_SHARED = 57,
+  MPI_ERR_RMA_FLAVOR = 58,
+  MPI_ERR_LASTCODE = 0x3fffffff
+};
+
+/* ---- status. MPI_SOURCE, MPI_TAG and MPI_ERROR are public; the rest is private. */
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int twinfab_cancelled;
+  long long twinfab_count_bytes;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE ((MPI_Status*)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status*)1)
+
+/* ---- environment */
+TWINFAB_MPI_API int MPI_Init(int* argc, char*** argv);
+TWINFAB_MPI_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+TWINFAB_MPI_API int MPI_Initialized(int* flag);
+TWINFAB_MPI_API int MPI_Finalize(void);
+TWINFAB_MPI_API int MPI_Finalized(int* flag);
+TWINFAB_MPI_API int MPI_Abort(MPI_Comm comm, int errorcode);
+TWINFAB_MPI_API double MPI_Wtime(void);
+TWINFAB_MPI_API double MPI_Wtick(void);
+TWINFAB_MPI_API int MPI_Get_version(int* version, int* subversion);
+TWINFAB_MPI_API int MPI_Get_library_version(char* version, int* resultlen);
+TWINFAB_MPI_API int MPI_Get_processor_name(char* name, int* resultlen);
+
+/* ---- errors */
+TWINFAB_MPI_API int MPI_Error_string(int errorcode, char* string, int* resultlen);
+TWINFAB_MPI_API int MPI_Error_class(int errorcode, int* errorclass);
+TWINFAB_MPI_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+TWINFAB_MPI_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+TWINFAB_MPI_API int MPI_Errhandler_free(MPI_Errhandler* errhandler);
+
+/* ---- communicators and groups */
+TWINFAB_MPI_API int MPI_Comm_rank(MPI_Comm comm, int* rank);
+TWINFAB_MPI_API int MPI_Comm_size(MPI_Comm comm, int* size);
+TWINFAB_MPI_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_free(MPI_Comm* comm);
+TWINFAB_MPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
+TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
+TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+TWINFAB_MPI_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_free(MPI_Group* group);
+TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
+TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
+TWINFAB_MPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                                              int ranks2[]);
+
+/* ---- point-to-point */
+TWINFAB_MPI_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                             MPI_Status* status);
+TWINFAB_MPI_API int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request);
+TWINFAB_MPI_API int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                 MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Wait(MPI_Request* request, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of_statuses);
+TWINFAB_MPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
+                                MPI_Status* array_of_statuses);
+TWINFAB_MPI_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Request_free(MPI_Request* request);
+TWINFAB_MPI_API int MPI_Cancel(MPI_Request* request);
+TWINFAB_MPI_API int MPI_Test_cancelled(const MPI_Status* status, int* flag);
+TWINFAB_MPI_API int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
+
+/* ---- datatypes */
+TWINFAB_MPI_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                                     const int array_of_displacements[], MPI_Datatype oldtype,
+                                     MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_commit(MPI_Datatype* datatype);
+TWINFAB_MPI_API int MPI_Type_free(MPI_Datatype* datatype);
+TWINFAB_MPI_API int MPI_Type_size(MPI_Datatype datatype, int* size);
+TWINFAB_MPI_API int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent);
+TWINFAB_MPI_API int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
+TWINFAB_MPI_API int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
+TWINFAB_MPI_API int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+                             int* position, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                               MPI_Datatype datatype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+
+/* ---- collectives */
+TWINFAB_MPI_API int MPI_Barrier(MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TWINFAB_MPI_H */

@@ -1,0 +1,351 @@
+// MPI C API: point-to-point communication, completion, probe and cancel.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "mpi/capi/rank_state.hpp"
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+/// What one unsuccessful poll (MPI_Test, MPI_Testall, MPI_Iprobe) costs: the runtime
+/// waits this long for an event, so that a program polling in a loop lets simulated
+/// time advance (in the simulator nothing else would), and on hardware does not spin
+/// harder than a poll of the CQ. 100 ns is of the order of one CQ poll plus the
+/// library's bookkeeping on the HCAs the presets model.
+constexpr double kIdlePollSeconds = 100e-9;
+
+void idle_poll(Context& ctx) { ctx.progress_or_wait(ctx.runtime().now() + kIdlePollSeconds); }
+
+/// The error a completed receive reports in its status (truncation), as an exception.
+void check_completion(const MessageStatus& st, const char* where) {
+  if (st.error == ErrorClass::MPI_SUCCESS) return;
+  throw Error(st.error, where,
+              st.error == ErrorClass::MPI_ERR_TRUNCATE
+                  ? fmt::format("message from rank {} (tag {}) is longer than the receive buffer; {} bytes kept",
+                                st.source, st.tag, st.count_bytes)
+                  : std::string(error_string(st.error)));
+}
+
+int start(const char* where, MPI_Comm comm, MPI_Request* request, RankState& s, RequestId id) {
+  *request = s.add_request(id, comm, where);
+  return MPI_SUCCESS;
+}
+
+int isend(const char* where, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+          MPI_Request* request, SendMode mode) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(request, where, "request");
+    return start(where, comm, request, s, s.ctx().isend(buf, count, t, dest, tag, c, mode, where));
+  });
+}
+
+int send(const char* where, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+         SendMode mode) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    RequestId id = s.ctx().isend(buf, count, t, dest, tag, c, mode, where);
+    s.ctx().wait(id);
+    s.reap_detached(false);
+    return MPI_SUCCESS;
+  });
+}
+
+/// After the request behind handle `h` completed: releases the handle, stores the
+/// status, and throws for a failed receive (truncation).
+void finish(RankState& s, MPI_Request& h, const MessageStatus& st, MPI_Status* status, const char* where) {
+  const char* what = s.request(h, where)->what;
+  s.release_request(h);
+  store_status(st, status);
+  check_completion(st, fmt::format("{} ({} request)", where, what).c_str());
+}
+
+/// The communicator whose error handler reports errors of a request-array call: the
+/// first live request's (MPI_COMM_WORLD's when there is none).
+MPI_Comm comm_of_requests(RankState* s, int count, const MPI_Request* requests) {
+  if (s == nullptr || !s->initialized || s->finalized || requests == nullptr) return MPI_COMM_WORLD;
+  for (int i = 0; i < count; ++i) {
+    try {
+      if (RequestEntry* e = s->request(requests[i], "")) return e->comm;
+    } catch (const Error&) {
+    }
+  }
+  return MPI_COMM_WORLD;
+}
+
+MPI_Comm comm_of_request(const MPI_Request* request) {
+  return comm_of_requests(current_state(), 1, request);
+}
+
+void check_request_array(int count, const MPI_Request* requests, const char* where) {
+  if (count < 0)
+    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count), "must not be negative");
+  if (count > 0) require_pointer(requests, where, "array_of_requests");
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send("MPI_Send", buf, count, datatype, dest, tag, comm, SendMode::Standard);
+}
+
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send("MPI_Ssend", buf, count, datatype, dest, tag, comm, SendMode::Synchronous);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return isend("MPI_Isend", buf, count, datatype, dest, tag, comm, request, SendMode::Standard);
+}
+
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return isend("MPI_Issend", buf, count, datatype, dest, tag, comm, request, SendMode::Synchronous);
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
+  return entry("MPI_Irecv", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Irecv");
+    const DatatypePtr& t = s.type(datatype, "MPI_Irecv");
+    require_pointer(request, "MPI_Irecv", "request");
+    return start("MPI_Irecv", comm, request, s, s.ctx().irecv(buf, count, t, source, tag, c));
+  });
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return entry("MPI_Recv", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Recv");
+    const DatatypePtr& t = s.type(datatype, "MPI_Recv");
+    RequestId id = s.ctx().irecv(buf, count, t, source, tag, c, "MPI_Recv");
+    const MessageStatus st = s.ctx().wait(id);
+    s.reap_detached(false);
+    store_status(st, status);
+    check_completion(st, fmt::format("MPI_Recv(count={})", count).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return entry("MPI_Sendrecv", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Sendrecv");
+    const DatatypePtr& st_type = s.type(sendtype, "MPI_Sendrecv", "sendtype");
+    const DatatypePtr& rt_type = s.type(recvtype, "MPI_Sendrecv", "recvtype");
+    RequestId recv = s.ctx().irecv(recvbuf, recvcount, rt_type, source, recvtag, c, "MPI_Sendrecv");
+    RequestId send;
+    try {
+      send = s.ctx().isend(sendbuf, sendcount, st_type, dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv");
+    } catch (...) {
+      s.ctx().cancel(recv);
+      s.ctx().wait(recv);
+      throw;
+    }
+    const MessageStatus st = s.ctx().wait(recv);
+    s.ctx().wait(send);
+    store_status(st, status);
+    check_completion(st, fmt::format("MPI_Sendrecv(recvcount={})", recvcount).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return entry("MPI_Wait", comm_of_request(request), [&](RankState& s) {
+    require_pointer(request, "MPI_Wait", "request");
+    RequestEntry* e = s.request(*request, "MPI_Wait");
+    if (e == nullptr) {
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      return MPI_SUCCESS;
+    }
+    RequestId id = e->id;
+    const MessageStatus st = s.ctx().wait(id);
+    finish(s, *request, st, status, "MPI_Wait");
+    s.reap_detached(false);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  return entry("MPI_Test", comm_of_request(request), [&](RankState& s) {
+    require_pointer(request, "MPI_Test", "request");
+    require_pointer(flag, "MPI_Test", "flag");
+    RequestEntry* e = s.request(*request, "MPI_Test");
+    if (e == nullptr) {
+      *flag = 1;
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      return MPI_SUCCESS;
+    }
+    RequestId id = e->id;
+    MessageStatus st;
+    *flag = s.ctx().test(id, &st) ? 1 : 0;
+    if (!*flag) {
+      idle_poll(s.ctx());
+      *flag = s.ctx().test(id, &st) ? 1 : 0;
+    }
+    if (*flag) finish(s, *request, st, status, "MPI_Test");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of_statuses) {
+  return entry("MPI_Waitall", comm_of_requests(current_state(), count, array_of_requests), [&](RankState& s) {
+    check_request_array(count, array_of_requests, "MPI_Waitall");
+    for (int i = 0; i < count; ++i) s.request(array_of_requests[i], "MPI_Waitall");  // all valid first
+    const bool ignore = array_of_statuses == MPI_STATUSES_IGNORE || array_of_statuses == nullptr;
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+      RequestEntry* e = s.request(array_of_requests[i], "MPI_Waitall");
+      MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
+      if (e != nullptr) {
+        RequestId id = e->id;
+        st = s.ctx().wait(id);
+        s.release_request(array_of_requests[i]);
+      }
+      if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
+      if (!ignore) store_status(st, &array_of_statuses[i]);
+    }
+    s.reap_detached(false);
+    if (failed)
+      throw Error(ErrorClass::MPI_ERR_IN_STATUS, "MPI_Waitall",
+                  "a request failed (e.g. a truncated receive); see MPI_ERROR of its status");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status* array_of_statuses) {
+  return entry("MPI_Testall", comm_of_requests(current_state(), count, array_of_requests), [&](RankState& s) {
+    check_request_array(count, array_of_requests, "MPI_Testall");
+    require_pointer(flag, "MPI_Testall", "flag");
+    for (int i = 0; i < count; ++i) s.request(array_of_requests[i], "MPI_Testall");
+    s.ctx().progress();
+    // MPI: either all complete (and are released) or none is.
+    *flag = 1;
+    for (int i = 0; i < count && *flag; ++i) {
+      RequestEntry* e = s.request(array_of_requests[i], "MPI_Testall");
+      if (e != nullptr && !s.ctx().is_done(e->id)) *flag = 0;
+    }
+    if (!*flag) {
+      idle_poll(s.ctx());
+      return MPI_SUCCESS;
+    }
+    const bool ignore = array_of_statuses == MPI_STATUSES_IGNORE || array_of_statuses == nullptr;
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+      RequestEntry* e = s.request(array_of_requests[i], "MPI_Testall");
+      MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
+      if (e != nullptr) {
+        RequestId id = e->id;
+        st = s.ctx().wait(id);  // done: returns at once
+        s.release_request(array_of_requests[i]);
+      }
+      if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
+      if (!ignore) store_status(st, &array_of_statuses[i]);
+    }
+    if (failed)
+      throw Error(ErrorClass::MPI_ERR_IN_STATUS, "MPI_Testall",
+                  "a request failed (e.g. a truncated receive); see MPI_ERROR of its status");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status) {
+  return entry("MPI_Waitany", comm_of_requests(current_state(), count, array_of_requests), [&](RankState& s) {
+    check_request_array(count, array_of_requests, "MPI_Waitany");
+    require_pointer(index, "MPI_Waitany", "index");
+    bool any = false;
+    for (int i = 0; i < count; ++i) any |= s.request(array_of_requests[i], "MPI_Waitany") != nullptr;
+    if (!any) {
+      *index = MPI_UNDEFINED;
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      return MPI_SUCCESS;
+    }
+    for (;;) {
+      for (int i = 0; i < count; ++i) {
+        RequestEntry* e = s.request(array_of_requests[i], "MPI_Waitany");
+        if (e == nullptr || !s.ctx().is_done(e->id)) continue;
+        RequestId id = e->id;
+        const MessageStatus st = s.ctx().wait(id);
+        *index = i;
+        finish(s, array_of_requests[i], st, status, "MPI_Waitany");
+        return MPI_SUCCESS;
+      }
+      s.ctx().progress_or_wait();
+    }
+  });
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return entry("MPI_Probe", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Probe");
+    store_status(s.ctx().probe(source, tag, c), status);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return entry("MPI_Iprobe", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Iprobe");
+    require_pointer(flag, "MPI_Iprobe", "flag");
+    MessageStatus st;
+    *flag = s.ctx().iprobe(source, tag, c, &st) ? 1 : 0;
+    if (!*flag) idle_poll(s.ctx());
+    if (*flag) store_status(st, status);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  return entry("MPI_Request_free", comm_of_request(request), [&](RankState& s) {
+    require_pointer(request, "MPI_Request_free", "request");
+    if (s.request(*request, "MPI_Request_free") == nullptr)
+      throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)", "request is MPI_REQUEST_NULL");
+    s.detach_request(*request);
+    s.reap_detached(false);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  return entry("MPI_Cancel", comm_of_request(request), [&](RankState& s) {
+    require_pointer(request, "MPI_Cancel", "request");
+    RequestEntry* e = s.request(*request, "MPI_Cancel");
+    if (e == nullptr) throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)", "request is MPI_REQUEST_NULL");
+    s.ctx().cancel(e->id);  // a send or a matched receive completes normally
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  return entry("MPI_Test_cancelled", MPI_COMM_WORLD, [&](RankState&) {
+    if (status == nullptr || status == MPI_STATUS_IGNORE)
+      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Test_cancelled(status)", "null or MPI_STATUS_IGNORE");
+    require_pointer(flag, "MPI_Test_cancelled", "flag");
+    *flag = status->twinfab_cancelled;
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return entry("MPI_Get_count", MPI_COMM_WORLD, [&](RankState& s) {
+    if (status == nullptr || status == MPI_STATUS_IGNORE)
+      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Get_count(status)", "null or MPI_STATUS_IGNORE");
+    const DatatypePtr& t = s.type(datatype, "MPI_Get_count");
+    require_pointer(count, "MPI_Get_count", "count");
+    const long long bytes = status->twinfab_count_bytes;
+    if (t->size() == 0)
+      *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else if (bytes % t->size() != 0 || bytes / t->size() > 0x7fffffff)
+      *count = MPI_UNDEFINED;
+    else
+      *count = static_cast<int>(bytes / t->size());
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"

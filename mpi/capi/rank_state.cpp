@@ -1,0 +1,239 @@
+#include "mpi/capi/rank_state.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace twinfab::mpi::capi {
+
+// mpi.h is C and cannot include mpi/core; these keep the two in step.
+#define TWINFAB_CAPI_CHECK_CLASS(name, value, text) \
+  static_assert(::name == (value), "mpi.h: " #name " differs from mpi/core/error.hpp");
+TWINFAB_MPI_ERROR_CLASS_LIST(TWINFAB_CAPI_CHECK_CLASS)
+#undef TWINFAB_CAPI_CHECK_CLASS
+static_assert(TWINFAB_MPI_BASIC_TYPE_COUNT == kBasicKindCount, "mpi.h: predefined datatype list out of date");
+static_assert(static_cast<std::uint32_t>(MPI_LONG_DOUBLE_INT) - kBasicTypeBase ==
+              static_cast<std::uint32_t>(BasicKind::LongDoubleInt));
+static_assert(static_cast<std::uint32_t>(MPI_BYTE) - kBasicTypeBase == static_cast<std::uint32_t>(BasicKind::Byte));
+static_assert(static_cast<std::uint32_t>(MPI_DOUBLE) - kBasicTypeBase ==
+              static_cast<std::uint32_t>(BasicKind::Double));
+static_assert(static_cast<std::uint32_t>(MPI_MINLOC) - kOpBase == static_cast<std::uint32_t>(Op::Minloc));
+static_assert(static_cast<std::uint32_t>(MPI_BXOR) - kOpBase == static_cast<std::uint32_t>(Op::Bxor));
+static_assert(MPI_PROC_NULL == kProcNull && MPI_ANY_SOURCE == kAnySource && MPI_ANY_TAG == kAnyTag);
+static_assert(MPI_UNDEFINED == kUndefined);
+static_assert(static_cast<std::uint32_t>(MPI_COMM_WORLD) == kCommBase);
+static_assert(static_cast<std::uint32_t>(MPI_GROUP_EMPTY) == kGroupBase);
+
+namespace {
+
+// The one mutable global of mpi/capi (rank_host.hpp): written before any rank runs.
+RankHost* g_installed_host = nullptr;
+
+std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
+int handle_of(std::uint32_t base, std::size_t index) { return static_cast<int>(base + static_cast<std::uint32_t>(index)); }
+
+}  // namespace
+
+void install_rank_host(RankHost* host) noexcept { g_installed_host = host; }
+
+RankHost& rank_host() { return g_installed_host != nullptr ? *g_installed_host : default_rank_host(); }
+
+RankState* current_state() { return static_cast<RankState*>(rank_host().state_slot()); }
+
+RankOutcome end_rank() noexcept {
+  void*& slot = rank_host().state_slot();
+  auto* state = static_cast<RankState*>(slot);
+  if (state == nullptr) return {};
+  RankOutcome outcome{state->initialized, state->finalized};
+  if (!state->initialized || state->finalized) {
+    delete state;
+    slot = nullptr;
+  }
+  return outcome;
+}
+
+void fatal(int code, std::string_view message) {
+  std::fflush(stdout);
+  rank_host().abort(code, message);
+  std::_Exit(code);  // a host's abort() must not return; never leave the job running
+}
+
+int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message) {
+  if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
+  if (state.errhandler_of(comm) == MPI_ERRORS_RETURN) return error_class;
+  const int rank = state.context ? state.context->world().rank() : -1;
+  fatal(error_class, fmt::format("rank {}: {} ({}; the error handler is MPI_ERRORS_ARE_FATAL)", rank, message,
+                                 to_string(error_class_from_int(error_class))));
+}
+
+void require_pointer(const void* p, const char* where, const char* arg) {
+  if (p == nullptr) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, arg), "null pointer");
+}
+
+void store_status(const MessageStatus& in, MPI_Status* out) {
+  if (out == nullptr || out == MPI_STATUS_IGNORE) return;
+  out->MPI_SOURCE = in.source;
+  out->MPI_TAG = in.tag;
+  out->MPI_ERROR = static_cast<int>(in.error);
+  out->twinfab_cancelled = in.cancelled ? 1 : 0;
+  out->twinfab_count_bytes = in.count_bytes;
+}
+
+Op op_of(MPI_Op handle, const char* where) {
+  const std::uint32_t b = bits(handle);
+  if (handle == MPI_OP_NULL) throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op)", where), "op is MPI_OP_NULL");
+  if ((b & ~kHandleIndexMask) != kOpBase || (b & kHandleIndexMask) > static_cast<std::uint32_t>(Op::Minloc))
+    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=0x{:x})", where, b), "not a predefined MPI_Op handle");
+  return static_cast<Op>(b & kHandleIndexMask);
+}
+
+// ---- communicators
+
+void RankState::set_up(std::unique_ptr<Context> c) {
+  context = std::move(c);
+  comms_ = {{&context->world(), MPI_ERRORS_ARE_FATAL}, {&context->self(), MPI_ERRORS_ARE_FATAL}};
+  groups_ = {std::make_shared<const Group>(std::vector<int>{}, context->world().rank())};
+  initialized = true;
+}
+
+CommEntry& RankState::comm_entry(MPI_Comm handle, const char* where) {
+  if (handle == MPI_COMM_NULL)
+    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "comm is MPI_COMM_NULL");
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kCommBase || index >= comms_.size() || comms_[index].comm == nullptr)
+    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, b),
+                "not a communicator handle (never created, or freed)");
+  return comms_[index];
+}
+
+const Communicator& RankState::comm(MPI_Comm handle, const char* where) {
+  const Communicator& c = *comm_entry(handle, where).comm;
+  context->check_comm(c, where);
+  return c;
+}
+
+MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited) {
+  if (comm == nullptr) return MPI_COMM_NULL;
+  comms_.push_back({comm, inherited});
+  return handle_of(kCommBase, comms_.size() - 1);
+}
+
+MPI_Errhandler RankState::errhandler_of(MPI_Comm handle) const {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) == kCommBase && index < comms_.size() && comms_[index].comm != nullptr)
+    return comms_[index].errhandler;
+  return comms_.empty() ? MPI_ERRORS_ARE_FATAL : comms_[0].errhandler;
+}
+
+// ---- groups
+
+const GroupPtr& RankState::group(MPI_Group handle, const char* where, const char* arg) {
+  if (handle == MPI_GROUP_NULL)
+    throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}({})", where, arg), "group is MPI_GROUP_NULL");
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kGroupBase || index >= groups_.size() || !groups_[index])
+    throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}({}=0x{:x})", where, arg, b),
+                "not a group handle (never created, or freed)");
+  return groups_[index];
+}
+
+MPI_Group RankState::add_group(GroupPtr g) {
+  groups_.push_back(std::move(g));
+  return handle_of(kGroupBase, groups_.size() - 1);
+}
+
+void RankState::free_group(MPI_Group& handle, const char* where) {
+  group(handle, where);  // checks
+  if (handle == MPI_GROUP_EMPTY) {  // predefined: the handle goes, the group stays
+    handle = MPI_GROUP_NULL;
+    return;
+  }
+  group_free(groups_[bits(handle) & kHandleIndexMask]);
+  handle = MPI_GROUP_NULL;
+}
+
+// ---- datatypes
+
+const DatatypePtr& RankState::type(MPI_Datatype handle, const char* where, const char* arg) {
+  if (handle == MPI_DATATYPE_NULL)
+    throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({})", where, arg), "datatype is MPI_DATATYPE_NULL");
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) == kBasicTypeBase && index < kBasicKindCount)
+    return context->datatype(static_cast<BasicKind>(index));
+  if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
+  throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, b),
+              "not a datatype handle (never created, or freed)");
+}
+
+MPI_Datatype RankState::add_type(DatatypePtr t) {
+  types_.push_back(std::move(t));
+  return handle_of(kDerivedTypeBase, types_.size() - 1);
+}
+
+void RankState::free_type(MPI_Datatype& handle, const char* where) {
+  const DatatypePtr& t = type(handle, where);
+  if (t->is_predefined())
+    throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype={})", where, t->get_name()),
+                "predefined datatypes cannot be freed");
+  types_[bits(handle) & kHandleIndexMask].reset();
+  handle = MPI_DATATYPE_NULL;
+}
+
+// ---- requests
+
+MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what) {
+  std::uint32_t index;
+  if (!free_requests_.empty()) {
+    index = free_requests_.back();
+    free_requests_.pop_back();
+  } else {
+    if (requests_.size() > kHandleIndexMask) {
+      detached_.push_back(id);  // it completes on its own, like a freed request
+      throw Error(ErrorClass::MPI_ERR_INTERN, what, "more than 16M requests outstanding on one rank");
+    }
+    index = static_cast<std::uint32_t>(requests_.size());
+    requests_.emplace_back();
+  }
+  requests_[index] = {id, comm, what};
+  return static_cast<MPI_Request>(kRequestBase + index);
+}
+
+RequestEntry* RankState::request(MPI_Request handle, const char* where) {
+  if (handle == MPI_REQUEST_NULL) return nullptr;
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() || requests_[index].id == kRequestNull)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request=0x{:x})", where, b),
+                "not an active request handle (already completed or freed?)");
+  return &requests_[index];
+}
+
+void RankState::release_request(MPI_Request& handle) {
+  const std::uint32_t index = bits(handle) & kHandleIndexMask;
+  requests_[index] = {};
+  free_requests_.push_back(index);
+  handle = MPI_REQUEST_NULL;
+}
+
+void RankState::detach_request(MPI_Request& handle) {
+  detached_.push_back(requests_[bits(handle) & kHandleIndexMask].id);
+  release_request(handle);
+}
+
+void RankState::reap_detached(bool wait_all) {
+  std::size_t kept = 0;
+  for (RequestId id : detached_) {
+    if (wait_all)
+      context->wait(id);
+    else if (!context->test(id))
+      detached_[kept++] = id;
+  }
+  detached_.resize(kept);
+}
+
+}  // namespace twinfab::mpi::capi

@@ -1,0 +1,140 @@
+// twinfab MPI C API: one rank's C-API state, and the boundary every entry point crosses.
+//
+// RankState lives in the slot RankHost::state_slot() gives the calling rank (per
+// SimGrid actor in the simulator, per process on hardware); there are no other
+// mutable globals in mpi/capi besides the installed-host pointer (rank_host.cpp).
+// It owns the rank's mpi::Context and the tables that turn the integer handles of
+// mpi.h into the C++ objects: communicators (with their error handlers), groups,
+// derived datatypes and requests.
+//
+// Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
+// entry() checks that MPI is initialized and not finalized (else prints
+// "MPI_Send called before MPI_Init" and aborts, as MPICH does), runs the body, and
+// turns an mpi::Error (or any other std::exception, e.g. a fabric::Error from the
+// backend) into the error class, handed to the communicator's error handler:
+// MPI_ERRORS_ARE_FATAL aborts the job through RankHost::abort, MPI_ERRORS_RETURN
+// returns the class. Exceptions that are not std::exceptions are the runtime's
+// unwinding of the rank (a SimGrid actor being killed, forced unwinding): those are
+// let through, and the launcher that started the rank handles them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mpi/capi/mpi.h"
+#include "mpi/capi/rank_host.hpp"
+#include "mpi/coll/collectives.hpp"
+#include "mpi/core/context.hpp"
+#include "mpi/core/error.hpp"
+#include "mpi/core/op.hpp"
+
+namespace twinfab::mpi::capi {
+
+// Handle layout: a kind in the high byte, an index in the low 24 bits.
+inline constexpr std::uint32_t kHandleIndexMask = 0x00ffffff;
+inline constexpr std::uint32_t kCommBase = 0x44000000;
+inline constexpr std::uint32_t kGroupBase = 0x48000000;
+inline constexpr std::uint32_t kBasicTypeBase = 0x4c000000;
+inline constexpr std::uint32_t kDerivedTypeBase = 0x8c000000;
+inline constexpr std::uint32_t kOpBase = 0x58000000;
+inline constexpr std::uint32_t kRequestBase = 0xac000000;
+
+struct CommEntry {
+  const Communicator* comm = nullptr;  ///< null: freed slot
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+};
+
+struct RequestEntry {
+  RequestId id = kRequestNull;  ///< kRequestNull: free slot
+  MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
+  const char* what = "";          ///< "MPI_Irecv", ...: for error messages
+};
+
+class RankState {
+ public:
+  bool initialized = false;
+  bool finalized = false;
+  std::unique_ptr<Context> context;
+  int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
+
+  Context& ctx() { return *context; }
+  /// MPI_Init: takes the rank's context and sets up the predefined handles.
+  void set_up(std::unique_ptr<Context> context);
+
+  // ---- communicators
+  const Communicator& comm(MPI_Comm handle, const char* where);
+  MPI_Comm add_comm(const Communicator* comm, MPI_Errhandler inherited);
+  CommEntry& comm_entry(MPI_Comm handle, const char* where);
+  /// The error handler that reports errors of a call on `handle` (COMM_WORLD's when
+  /// the handle is not a live communicator).
+  MPI_Errhandler errhandler_of(MPI_Comm handle) const;
+
+  // ---- groups
+  const GroupPtr& group(MPI_Group handle, const char* where, const char* arg = "group");
+  MPI_Group add_group(GroupPtr group);
+  void free_group(MPI_Group& handle, const char* where);
+
+  // ---- datatypes
+  const DatatypePtr& type(MPI_Datatype handle, const char* where, const char* arg = "datatype");
+  MPI_Datatype add_type(DatatypePtr type);
+  void free_type(MPI_Datatype& handle, const char* where);
+
+  // ---- requests
+  MPI_Request add_request(RequestId id, MPI_Comm comm, const char* what);
+  /// The entry of a live request handle (MPI_ERR_REQUEST otherwise); null for
+  /// MPI_REQUEST_NULL.
+  RequestEntry* request(MPI_Request handle, const char* where);
+  void release_request(MPI_Request& handle);
+  /// MPI_Request_free: the request completes on its own; reaped by later calls.
+  void detach_request(MPI_Request& handle);
+  /// Completes detached requests that are done (all of them when `wait_all`).
+  void reap_detached(bool wait_all);
+
+ private:
+  std::vector<CommEntry> comms_;
+  std::vector<GroupPtr> groups_;
+  std::vector<DatatypePtr> types_;  // derived types; null: freed slot
+  std::vector<RequestEntry> requests_;
+  std::vector<std::uint32_t> free_requests_;
+  std::vector<RequestId> detached_;
+};
+
+/// The calling rank's state, or null before MPI_Init.
+RankState* current_state();
+
+/// Translates an mpi::Op handle; MPI_ERR_OP for anything else.
+Op op_of(MPI_Op handle, const char* where);
+
+/// Aborts the job: prints "twinfab: <message>" (through the host) and exits `code`.
+[[noreturn]] void fatal(int code, std::string_view message);
+
+/// Reports an error of class `error_class` raised in a call on `comm`: under
+/// MPI_ERRORS_ARE_FATAL aborts, under MPI_ERRORS_RETURN returns the class.
+int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message);
+
+/// Runs `body` for an initialized rank; the boundary described at the top.
+template <class Body>
+int entry(const char* function, MPI_Comm comm, Body&& body) {
+  RankState* state = current_state();
+  if (state == nullptr || !state->initialized) fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init");
+  if (state->finalized) fatal(MPI_ERR_OTHER, std::string(function) + " called after MPI_Finalize");
+  try {
+    return body(*state);
+  } catch (const Error& e) {
+    return raise(*state, comm, e.code(), e.what());
+  } catch (const std::exception& e) {
+    return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
+  }
+  // Anything else is not an error of this library but the runtime unwinding the rank
+  // (SimGrid killing a deadlocked actor, thread cancellation): it must pass through.
+}
+
+/// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.
+void require_pointer(const void* p, const char* where, const char* arg);
+/// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.
+void store_status(const MessageStatus& in, MPI_Status* out);
+
+}  // namespace twinfab::mpi::capi

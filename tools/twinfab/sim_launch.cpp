@@ -1,0 +1,285 @@
+#include "tools/twinfab/sim_launch.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fmt/format.h>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "backends/sim/simulation.hpp"
+#include "fabric/error.hpp"
+#include "mpi/capi/rank_host.hpp"
+
+namespace twinfab::tools {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace s4u = simgrid::s4u;
+using fabric::Error;
+using fabric::Status;
+
+using MainFunction = int (*)(int, char**);
+
+/// A private directory for the per-rank copies, removed when this goes.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = fmt::format("{}/twinfab-sim-XXXXXX", base != nullptr && *base ? base : "/tmp");
+    if (mkdtemp(pattern.data()) == nullptr)
+      throw Error(Status::IoError, fmt::format("cannot create a temporary directory {}: {} (set TMPDIR)", pattern,
+                                               std::strerror(errno)));
+    path_ = pattern;
+  }
+  ~TempDir() { remove(); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  void remove() noexcept {
+    if (path_.empty()) return;
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+    path_.clear();
+  }
+
+ private:
+  fs::path path_;
+};
+
+/// The program the user named: a path, or a name found on PATH.
+fs::path find_program(const std::string& name) {
+  if (name.find('/') == std::string::npos) {
+    if (const char* path = std::getenv("PATH")) {
+      std::string dirs = path;
+      std::size_t start = 0;
+      while (start <= dirs.size()) {
+        const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+        fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+        if (access(candidate.c_str(), X_OK) == 0) return candidate;
+        start = end + 1;
+      }
+    }
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(name, ec))
+    throw Error(Status::InvalidArgument, fmt::format("program '{}' not found (give its path, e.g. ./{})", name, name));
+  return name;
+}
+
+/// The program's bytes with DF_1_PIE cleared in DT_FLAGS_1, after checking that it is
+/// an x86-64/aarch64 ELF position-independent executable.
+std::vector<char> load_and_unmark_pie(const fs::path& program) {
+  std::ifstream in(program, std::ios::binary);
+  if (!in) throw Error(Status::InvalidArgument, fmt::format("cannot read program '{}'", program.string()));
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string hint = "build it with twinfab-mpicc (or twinfab-mpicxx)";
+  if (bytes.size() < sizeof(Elf64_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
+    throw Error(Status::InvalidArgument, fmt::format("'{}' is not an ELF executable; {}", program.string(), hint));
+  Elf64_Ehdr header;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_ident[EI_DATA] != ELFDATA2LSB)
+    throw Error(Status::InvalidArgument, fmt::format("'{}' is not a 64-bit little-endian ELF program", program.string()));
+  if (header.e_type != ET_DYN)
+    throw Error(Status::InvalidArgument,
+                fmt::format("'{}' is not a position-independent executable, so it cannot be loaded once per rank; {}",
+                            program.string(), hint));
+  auto fits = [&](std::uint64_t offset, std::uint64_t size) { return offset <= bytes.size() && size <= bytes.size() - offset; };
+  if (!fits(header.e_phoff, std::uint64_t{header.e_phnum} * sizeof(Elf64_Phdr)))
+    throw Error(Status::InvalidArgument, fmt::format("'{}': truncated ELF program headers", program.string()));
+  bool has_dynamic = false;
+  for (unsigned i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, bytes.data() + header.e_phoff + i * sizeof(Elf64_Phdr), sizeof ph);
+    if (ph.p_type != PT_DYNAMIC) continue;
+    if (!fits(ph.p_offset, ph.p_filesz))
+      throw Error(Status::InvalidArgument, fmt::format("'{}': truncated dynamic section", program.string()));
+    has_dynamic = true;
+    for (std::uint64_t off = ph.p_offset; off + sizeof(Elf64_Dyn) <= ph.p_offset + ph.p_filesz; off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn dyn;
+      std::memcpy(&dyn, bytes.data() + off, sizeof dyn);
+      if (dyn.d_tag == DT_NULL) break;
+      if (dyn.d_tag == DT_FLAGS_1) {
+        dyn.d_un.d_val &= ~static_cast<Elf64_Xword>(DF_1_PIE);
+        std::memcpy(bytes.data() + off, &dyn, sizeof dyn);
+      }
+    }
+  }
+  if (!has_dynamic)
+    throw Error(Status::InvalidArgument,
+                fmt::format("'{}' is statically linked; {}", program.string(), hint));
+  return bytes;
+}
+
+/// What the simulator's RankHost finds through the calling actor.
+struct RankRecord {
+  sim::RankEnv* env = nullptr;
+  void* state = nullptr;
+};
+
+class SimRankHost final : public mpi::capi::RankHost {
+ public:
+  void*& state_slot() override {
+    if (RankRecord* record = current()) return record->state;
+    outside_ = nullptr;  // not a rank (global constructor, maestro): never initialized
+    return outside_;
+  }
+  mpi::capi::RankResources open() override {
+    RankRecord* record = current();
+    if (record == nullptr)
+      throw Error(Status::InvalidState, "MPI_Init called outside a simulated rank (from a global constructor?)");
+    return {record->env->device, record->env->oob};
+  }
+  void close() override {}
+  [[noreturn]] void abort(int code, std::string_view message) override {
+    std::fflush(stdout);
+    fmt::print(stderr, "twinfab: {}\n", message);
+    std::fflush(stderr);
+    const int status = code & 0xff;
+    std::_Exit(status != 0 || code == 0 ? status : 1);
+  }
+  std::string_view name() const noexcept override { return "simulator"; }
+
+ private:
+  static RankRecord* current() {
+    if (s4u::Actor::is_maestro()) return nullptr;
+    s4u::Actor* self = s4u::Actor::self();
+    return self == nullptr ? nullptr : self->get_data<RankRecord>();
+  }
+  void* outside_ = nullptr;
+};
+
+/// Uninstalls the host however the run ends.
+struct HostInstallation {
+  explicit HostInstallation(mpi::capi::RankHost& host) { mpi::capi::install_rank_host(&host); }
+  ~HostInstallation() { mpi::capi::install_rank_host(nullptr); }
+};
+
+/// Runs rank r's main() for every rank; fills `status` (return values) and `killed`.
+void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
+               const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
+               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host);
+
+}  // namespace
+
+int run_sim_program(const SimLaunchOptions& options) {
+  if (options.nranks < 1)
+    throw Error(Status::InvalidArgument, fmt::format("-n {}: the number of ranks must be at least 1", options.nranks));
+  if (options.command.empty())
+    throw Error(Status::InvalidArgument, "no program given: twinfab sim -n N [--] ./prog [args...]");
+  const fs::path program = find_program(options.command.front());
+  std::vector<char> image = load_and_unmark_pie(program);
+
+  sim::Platform platform = sim::load_platform(options.platform);
+  unsigned ranks_per_host = options.ranks_per_host;
+  const unsigned n = static_cast<unsigned>(options.nranks);
+  if (ranks_per_host == 0) {
+    // The platform's placement, packed tighter when it has too few hosts for N ranks.
+    ranks_per_host = std::max(1u, platform.ranks_per_host);
+    const unsigned hosts = std::max(1u, platform.hosts);
+    if (ranks_per_host * hosts < n) ranks_per_host = (n + hosts - 1) / hosts;
+  }
+
+  // One private copy per rank; loaded, then the files go (the mappings stay).
+  std::vector<MainFunction> mains(n);
+  {
+    TempDir dir;
+    const std::string base = program.filename().string();
+    for (unsigned r = 0; r < n; ++r) {
+      const fs::path copy = dir.path() / fmt::format("rank{}-{}", r, base);
+      {
+        std::ofstream out(copy, std::ios::binary);
+        out.write(image.data(), static_cast<std::streamsize>(image.size()));
+        if (!out) throw Error(Status::IoError, fmt::format("cannot write {} (disk full? set TMPDIR)", copy.string()));
+      }
+      ::chmod(copy.c_str(), 0700);
+      void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr)
+        throw Error(Status::InvalidArgument,
+                    fmt::format("cannot load '{}' for rank {}: {}; build it with twinfab-mpicc", program.string(), r,
+                                dlerror()));
+      // The handle stays open: the rank's code and data live until the process ends.
+      void* symbol = dlsym(handle, "main");
+      if (symbol == nullptr)
+        throw Error(Status::InvalidArgument,
+                    fmt::format("'{}' does not export main, so it was not linked by twinfab-mpicc (which adds "
+                                "-pie -Wl,--export-dynamic-symbol=main)",
+                                program.string()));
+      mains[r] = reinterpret_cast<MainFunction>(symbol);
+    }
+  }
+
+  SimRankHost host;
+  HostInstallation installation(host);
+  std::vector<int> status(n, 0);
+  std::vector<char> killed(n, 0);
+  sim::Simulation simulation(platform);
+  try {
+    run_ranks(simulation, n, options.command, program, mains, host, status, killed, ranks_per_host);
+  } catch (const simgrid::ForcefulKillException&) {
+    // SimGrid found the remaining ranks blocked for good and killed them.
+    std::string stuck;
+    for (unsigned r = 0; r < n; ++r)
+      if (killed[r]) stuck += fmt::format("{}{}", stuck.empty() ? "" : ", ", r);
+    host.abort(1, fmt::format("error: simulation deadlocked: rank(s) {} were still waiting in MPI calls when nothing "
+                              "else could happen",
+                              stuck));
+  } catch (const std::exception& e) {
+    // Typically "simulation deadlocked": ranks are still parked inside the program's
+    // frames, so end here rather than unwind the simulation around them.
+    host.abort(1, fmt::format("error: {}", e.what()));
+  }
+  std::fflush(stdout);
+  for (unsigned r = 0; r < n; ++r) {
+    if (status[r] == 0) continue;
+    fmt::print(stderr, "twinfab: rank {} exited with status {}\n", r, status[r]);
+    return (status[r] & 0xff) != 0 ? (status[r] & 0xff) : 1;
+  }
+  return 0;
+}
+
+namespace {
+
+void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
+               const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
+               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host) {
+  simulation.run(
+      n,
+      [&](sim::RankEnv& env) {
+        RankRecord record{&env, nullptr};
+        s4u::Actor::self()->set_data(&record);
+        // Each rank gets its own argv, as a process would (programs may modify it).
+        std::vector<std::string> args = command;
+        args.front() = program.string();
+        std::vector<char*> argv;
+        for (auto& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        int rc = 0;
+        try {
+          rc = mains[env.rank](static_cast<int>(args.size()), argv.data());
+        } catch (const simgrid::ForcefulKillException&) {
+          killed[env.rank] = 1;  // an actor must never survive this: pass it on
+          s4u::Actor::self()->set_data(nullptr);
+          throw;
+        }
+        const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
+        s4u::Actor::self()->set_data(nullptr);
+        if (outcome.initialized && !outcome.finalized)
+          host.abort(1, fmt::format("rank {} returned from main (status {}) without calling MPI_Finalize", env.rank, rc));
+        status[env.rank] = rc;
+      },
+      ranks_per_host);
+}
+
+}  // namespace
+
+}  // namespace twinfab::tools
