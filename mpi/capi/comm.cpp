@@ -85,11 +85,9 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     require_pointer(result, "MPI_Comm_compare", "result");
     if (&a == &b) {
       *result = MPI_IDENT;
-    } else if (std::ranges::equal(a.world_ranks(), b.world_ranks())) {
+    } else if (std::vector<int> x = a.world_ranks(), y = b.world_ranks(); x == y) {
       *result = MPI_CONGRUENT;
     } else {
-      std::vector<int> x(a.world_ranks().begin(), a.world_ranks().end());
-      std::vector<int> y(b.world_ranks().begin(), b.world_ranks().end());
       std::ranges::sort(x);
       std::ranges::sort(y);
       *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
