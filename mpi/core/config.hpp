@@ -14,12 +14,21 @@
 //   TWINFAB_RENDEZVOUS        auto | write-imm | read | write-fin
 //   TWINFAB_CREDIT_UPDATE     owed credits that trigger an explicit credit update
 //                             (0: credits / 2)
+//   TWINFAB_REGCACHE          none | dme | lazy: the registration cache of rendezvous
+//                             buffers (docs/regcache.md). Default lazy: MPI libraries
+//                             (MVAPICH, UCX) keep their caches on, and the lazy engine
+//                             also hits when a buffer is reused at an offset or in part
+//   TWINFAB_REGCACHE_MAX_ENTRIES  cached registrations (memory entry records, >= 1)
+//   TWINFAB_REGCACHE_MAX_BYTES    bytes the cache may keep pinned (>= 1); a larger
+//                             area is registered for its transfer only
 //
 // Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+
+#include "mpi/regcache/registration_cache.hpp"
 
 namespace twinfab::mpi {
 
@@ -42,6 +51,10 @@ struct Config {
   RendezvousVariant rendezvous = RendezvousVariant::Auto;
   /// Owed credits that make the receiver send an explicit credit update; 0: credits/2.
   std::uint32_t credit_update_threshold = 0;
+  /// Registration cache of user buffers (mpi/regcache).
+  regcache::CacheKind regcache = regcache::CacheKind::Lazy;
+  std::uint64_t regcache_max_entries = 4096;
+  std::uint64_t regcache_max_bytes = 4ull << 30;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;
