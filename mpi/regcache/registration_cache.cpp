@@ -82,7 +82,7 @@ void RegistrationCache::release(Region* region) {
   }
   if (!keeps_unused()) {  // the no-cache baseline: deregister after every transfer
     unlink_lookup(*region);
-    index_.erase(region->index_pos);
+    erase_index(*region);
     destroy(*region);
     return;
   }
@@ -103,13 +103,13 @@ void RegistrationCache::invalidate(std::uintptr_t start, std::uintptr_t end) noe
       // Not inside a hook: the device may not be callable here (sim: another actor's
       // context; verbs: inside munmap). Deregister at the next acquire/release.
       unlink_lookup(r);
-      index_.erase(r.index_pos);
+      erase_index(r);
       r.invalid = true;
       unused_remove(r);
       dead_.push_back(&r);
     } else {
       unlink_lookup(r);
-      index_.erase(r.index_pos);
+      erase_index(r);
       r.invalid = true;  // deregistered by the last release
     }
   }
@@ -143,7 +143,7 @@ Region* RegistrationCache::make_room(std::uint64_t bytes_needed) {
     ++counters_.evictions;
     unused_remove(*victim);
     unlink_lookup(*victim);
-    index_.erase(victim->index_pos);
+    erase_index(*victim);
     destroy(*victim);
   }
   Region* record = free_list_;
@@ -171,7 +171,7 @@ Region* RegistrationCache::register_into(Region* record, std::uintptr_t start, s
   record->access = access;
   record->refs = 1;
   record->invalid = false;
-  record->index_pos = index_.emplace(start, record);
+  index_.emplace(start, record);
   max_region_length_ = std::max(max_region_length_, end - start);
   return record;
 }
@@ -193,7 +193,7 @@ void RegistrationCache::destroy(Region& region) noexcept {
 
 void RegistrationCache::retire(Region& region) noexcept {
   unlink_lookup(region);
-  index_.erase(region.index_pos);
+  erase_index(region);
   if (region.refs == 0) {
     unused_remove(region);
     destroy(region);
@@ -219,6 +219,16 @@ void RegistrationCache::unused_remove(Region& region) noexcept {
   else unused_tail_ = region.unused_prev;
   region.unused_prev = region.unused_next = nullptr;
   region.on_unused = false;
+}
+
+void RegistrationCache::erase_index(Region& region) noexcept {
+  auto [it, end] = index_.equal_range(region.start);
+  for (; it != end; ++it) {
+    if (it->second == &region) {
+      index_.erase(it);
+      return;
+    }
+  }
 }
 
 void RegistrationCache::collect_dead() noexcept {

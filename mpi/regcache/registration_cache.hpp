@@ -75,24 +75,24 @@ struct Counters {
 };
 
 /// One cached registration (a memory entry record). Owned by its cache; callers only
-/// read `mr` between acquire and release.
-struct Region {
+/// read `mr` and `access` between acquire and release. One cache line: a hit touches
+/// the record and its unused-list neighbours, nothing else.
+struct alignas(64) Region {
   std::uintptr_t start = 0;  ///< registered range [start, end)
   std::uintptr_t end = 0;
-  fabric::Access access{};
   std::unique_ptr<fabric::MemoryRegion> mr;
-  std::uint32_t refs = 0;
-  bool in_use_record = false;  ///< false while on the free list
-  bool invalid = false;        ///< unmapped: out of the lookup structure, deregister when unused
   // Unused list (LRU, head = most recently released), intrusive.
   Region* unused_prev = nullptr;
   Region* unused_next = nullptr;
-  bool on_unused = false;
-  // DME hash chain.
+  // DME hash chain; the free list while the record is free.
   Region* hash_next = nullptr;
-  // Position in the cache's ordered index (the lazy engine's tree; DME's range index).
-  std::multimap<std::uintptr_t, Region*>::iterator index_pos;
+  std::uint32_t refs = 0;
+  fabric::Access access{};
+  bool in_use_record = false;  ///< false while on the free list
+  bool invalid = false;        ///< unmapped: out of the lookup structure, deregister when unused
+  bool on_unused = false;
 };
+static_assert(sizeof(Region) == 64, "a memory entry record is one cache line");
 
 class RegistrationCache : public InvalidationTarget {
  public:
@@ -144,6 +144,8 @@ class RegistrationCache : public InvalidationTarget {
   void retire(Region& region) noexcept;
   void unused_push_front(Region& region) noexcept;
   void unused_remove(Region& region) noexcept;
+  /// Removes `region` from index_ (O(log n): the miss and invalidation paths only).
+  void erase_index(Region& region) noexcept;
   /// Deregisters the regions the hooks invalidated while unused.
   void collect_dead() noexcept;
 

@@ -2,6 +2,7 @@
 //
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
 //   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
+//   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
+#include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
 #include "tools/twinfab/thread_oob.hpp"
 #ifdef TWINFAB_HAVE_VERBS
@@ -212,12 +214,15 @@ int main(int argc, char** argv) {
   perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)");
   perf->add_flag("--counters", a.counters, "Simulator: print packet, drop, retransmission and ICM counters");
 
+  tools::ExperimentCommand experiment(app);
+
   CLI11_PARSE(app, argc, argv);
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
     if (info->parsed()) return cmd_info(a);
     if (perf->parsed()) return cmd_perf(a);
+    if (experiment.parsed()) return experiment.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "twinfab: error: {}\n", e.what());
     return 1;
