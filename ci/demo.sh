@@ -20,3 +20,6 @@ done
 
 step "send/recv latency on connectx-ddr with 0.1 % packet loss (RC retransmits after ACK timeouts)"
 "$twinfab" perf send-lat --platform connectx-ddr -n 2000 -s 4096 --loss 0.001 --counters
+
+step "seed 000 fig. 6: PingPong with copy-only, RDMA without a cache, DME and the lazy engine (infinihost-sdr)"
+"$twinfab" experiment seed000-regcache --csv "${TMPDIR:-/tmp}/seed000-regcache.csv"
