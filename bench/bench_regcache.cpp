@@ -5,6 +5,9 @@
 //                              regions in a scattered order. Target: <= 100 ns at 8192
 //                              (UCX's rcache lookup: 50-90 ns); lazy: O(log n), so
 //                              doubling the entries adds a constant.
+//   {dme,lazy}/hit_seq/<entries>  the same in address order: consecutive lookups share
+//                              most of their tree path in cache, which isolates the
+//                              comparisons from the memory hierarchy.
 //   {dme,lazy}/miss/<entries>  acquire + release of an area not cached, the cache full
 //                              of unused regions: LRU eviction + registration on a fake
 //                              device whose registration costs nothing.
@@ -56,13 +59,15 @@ std::vector<std::size_t> scattered(std::size_t n) {
   return order;
 }
 
-void hit(benchmark::State& state, CacheKind kind) {
+void hit(benchmark::State& state, CacheKind kind, bool sequential) {
   const auto entries = static_cast<std::size_t>(state.range(0));
   testing::CountingDevice device;
   auto cache = mpi::regcache::make_cache(kind, device, {entries, 1ull << 40, 4096});
   char* base = reserved(2 * entries);
   for (std::size_t i = 0; i < entries; ++i) cache->release(cache->acquire(base + i * kSlot, kRegion, kRw));
-  const auto order = scattered(entries);
+  auto order = scattered(entries);
+  if (sequential)
+    for (std::size_t k = 0; k < entries; ++k) order[k] = k;
   std::size_t i = 0;
   for (auto _ : state) {
     auto* r = cache->acquire(base + order[i] * kSlot + 256, kRegion - 512, kRw);
@@ -133,8 +138,11 @@ void verbs_reg_dereg(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(hit, dme, CacheKind::Dme)->Name("dme/hit")->RangeMultiplier(2)->Range(1024, 16384);
-BENCHMARK_CAPTURE(hit, lazy, CacheKind::Lazy)->Name("lazy/hit")->RangeMultiplier(2)->Range(1024, 16384);
+BENCHMARK_CAPTURE(hit, dme, CacheKind::Dme, false)->Name("dme/hit")->RangeMultiplier(2)->Range(1024, 16384);
+BENCHMARK_CAPTURE(hit, lazy, CacheKind::Lazy, false)->Name("lazy/hit")->RangeMultiplier(2)->Range(1024, 16384);
+BENCHMARK_CAPTURE(hit, dme_seq, CacheKind::Dme, true)->Name("dme/hit_seq")->RangeMultiplier(2)->Range(1024, 16384);
+BENCHMARK_CAPTURE(hit, lazy_seq, CacheKind::Lazy, true)
+    ->Name("lazy/hit_seq")->RangeMultiplier(2)->Range(1024, 16384);
 BENCHMARK_CAPTURE(miss, dme, CacheKind::Dme)->Name("dme/miss")->RangeMultiplier(2)->Range(1024, 16384);
 BENCHMARK_CAPTURE(miss, lazy, CacheKind::Lazy)->Name("lazy/miss")->RangeMultiplier(2)->Range(1024, 16384);
 BENCHMARK(verbs_reg_dereg)->Name("verbs_reg_dereg")->Arg(65536)->Unit(benchmark::kMicrosecond);

@@ -41,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -152,7 +153,10 @@ class RegistrationCache : public InvalidationTarget {
   fabric::Device& device_;
   const Limits limits_;
   Counters counters_;
-  std::multimap<std::uintptr_t, Region*> index_;  ///< by start; lazy: the search tree
+  /// Tree nodes come from a pool, packed together rather than spread over the heap:
+  /// a lookup's path stays in fewer cache lines (lazy hit at 8192 entries).
+  std::pmr::unsynchronized_pool_resource node_pool_;
+  std::pmr::multimap<std::uintptr_t, Region*> index_{&node_pool_};  ///< by start; lazy: the search tree
   std::uintptr_t max_region_length_ = 0;          ///< for range queries on index_
 
  private:
