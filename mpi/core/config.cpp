@@ -32,9 +32,9 @@ void Config::validate() const {
   if (credit_update_threshold >= credits)
     throw Error(ErrorClass::MPI_ERR_ARG, "credit_update_threshold",
                 fmt::format("{} must be below credits ({})", credit_update_threshold, credits));
-  if (regcache_max_entries == 0 || regcache_max_entries > (1u << 24))
+  if (regcache_max_entries == 0 || regcache_max_entries > (1u << 20))
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries",
-                fmt::format("{} is outside [1, 16777216]", regcache_max_entries));
+                fmt::format("{} is outside [1, 1048576]", regcache_max_entries));
   if (regcache_max_bytes == 0) throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes", "must be >= 1");
 }
 

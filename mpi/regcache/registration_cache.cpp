@@ -23,18 +23,12 @@ std::string_view to_string(CacheKind kind) noexcept {
 }
 
 RegistrationCache::RegistrationCache(fabric::Device& device, const Limits& limits)
-    : device_(device), limits_(limits), records_(limits.max_entries) {
+    : device_(device), limits_(limits) {
   if (limits.max_entries == 0) throw Error(Status::InvalidArgument, "registration cache: max_entries must be >= 1");
   if (limits.max_bytes == 0) throw Error(Status::InvalidArgument, "registration cache: max_bytes must be >= 1");
   if (limits.page_size == 0 || (limits.page_size & (limits.page_size - 1)) != 0)
     throw Error(Status::InvalidArgument,
                 fmt::format("registration cache: page_size {} is not a power of two", limits.page_size));
-  for (auto it = records_.rbegin(); it != records_.rend(); ++it) {
-    it->hash_next = free_list_;
-    free_list_ = &*it;
-  }
-  free_count_ = records_.size();
-  dead_.reserve(records_.size());  // invalidate() (inside a hook) must not allocate
   add_invalidation_target(this);
 }
 
@@ -68,8 +62,7 @@ Region* RegistrationCache::acquire(const void* addr, std::size_t length, fabric:
 void RegistrationCache::release(Region* region) {
   // Checked in every build, not only debug ones: two compares next to the hit path's
   // list updates, and a double release would otherwise free a region in flight.
-  if (region == nullptr || region < records_.data() || region >= records_.data() + records_.size())
-    throw Error(Status::InvalidArgument, "registration cache: release of a region this cache did not hand out");
+  if (region == nullptr) throw Error(Status::InvalidArgument, "registration cache: release of a null region");
   if (!region->in_use_record || region->refs == 0)
     throw Error(Status::InvalidArgument,
                 fmt::format("registration cache: region [{:#x}, {:#x}) released twice (or after it was freed)",
@@ -134,6 +127,16 @@ Region* RegistrationCache::make_room(std::uint64_t bytes_needed) {
   }
   // Seed 000: evict from the tail of the unused list (least recently released) while
   // there is no free record, or (our byte limit) too many bytes are pinned.
+  // Records are created on demand, up to max_entries (a simulation of many ranks
+  // must not pay for records it never uses).
+  if (free_list_ == nullptr && records_.size() < limits_.max_entries) {
+    records_.emplace_back();
+    dead_.reserve(records_.size());  // invalidate() (inside a hook) must not allocate
+    Region& fresh = records_.back();
+    fresh.hash_next = free_list_;
+    free_list_ = &fresh;
+    ++free_count_;
+  }
   while (free_list_ == nullptr || pinned_bytes_ + bytes_needed > limits_.max_bytes) {
     Region* victim = unused_tail_;
     if (victim == nullptr) {

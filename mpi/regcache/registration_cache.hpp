@@ -23,10 +23,10 @@
 //  - Bad input (null address, zero length, a range that wraps the address space)
 //    throws fabric::Error(InvalidArgument) with a message; nothing is changed.
 //    A refusal of the device propagates as the device's fabric::Error.
-//  - release(region) drops the reference. Releasing a region twice (or one this cache
-//    did not hand out) is detected in every build, debug or not: fabric::Error
-//    (InvalidArgument, "released twice"); records live as long as the cache, so the
-//    check reads valid memory.
+//  - release(region) drops the reference. Releasing a region twice is detected in
+//    every build, debug or not: fabric::Error(InvalidArgument, "released twice");
+//    records live as long as the cache, so the check reads valid memory. (A region
+//    of another cache is only caught when it is not in use there.)
 //  - invalidate(start, end) (called by the memory hooks, memory_hooks.hpp, when memory
 //    is unmapped) removes every overlapping region from the lookup structure: no later
 //    acquire can hit it. Unused ones are deregistered at the next acquire/release
@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory_resource>
 #include <memory>
@@ -112,7 +113,7 @@ class RegistrationCache : public InvalidationTarget {
   Counters& counters() noexcept { return counters_; }
   const Limits& limits() const noexcept { return limits_; }
   /// Regions the cache holds (in use, unused, or invalid awaiting deregistration).
-  std::size_t regions() const noexcept { return limits_.max_entries - free_count_; }
+  std::size_t regions() const noexcept { return records_.size() - free_count_; }
   std::uint64_t pinned_bytes() const noexcept { return pinned_bytes_; }
   /// Regions on the unused list, most recently released first (tests).
   std::vector<const Region*> unused_order() const;
@@ -160,7 +161,7 @@ class RegistrationCache : public InvalidationTarget {
   std::uintptr_t max_region_length_ = 0;          ///< for range queries on index_
 
  private:
-  std::vector<Region> records_;
+  std::deque<Region> records_;    ///< grows on demand to max_entries; addresses stable
   Region* free_list_ = nullptr;  ///< chained through hash_next
   std::size_t free_count_ = 0;
   Region* unused_head_ = nullptr;
