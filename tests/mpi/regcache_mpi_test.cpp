@@ -159,3 +159,39 @@ TEST(RegcacheMpiLimits, AnAreaAbovethePinLimitFallsBackAndArrives) {
 
 }  // namespace
 }  // namespace twinfab::mpitest
+
+namespace twinfab::mpitest {
+namespace {
+
+// TWINFAB_REGCACHE* are read by apply_environment; bad values are MPI_ERR_ARG errors
+// that name the variable.
+TEST(RegcacheConfig, EnvironmentSelectsTheCacheAndRejectsBadValues) {
+  testing::run_forked([] {
+    setenv("TWINFAB_REGCACHE", "dme", 1);
+    setenv("TWINFAB_REGCACHE_MAX_ENTRIES", "128", 1);
+    setenv("TWINFAB_REGCACHE_MAX_BYTES", "1048576", 1);
+    mpi::Config config = mpi::apply_environment({});
+    EXPECT_EQ(config.regcache, CacheKind::Dme);
+    EXPECT_EQ(config.regcache_max_entries, 128u);
+    EXPECT_EQ(config.regcache_max_bytes, 1048576u);
+    auto message_of = [](const char* name, const char* value) {
+      setenv(name, value, 1);
+      std::string text;
+      try {
+        mpi::apply_environment({});
+      } catch (const mpi::Error& e) {
+        EXPECT_EQ(e.error_class(), mpi::ErrorClass::MPI_ERR_ARG);
+        text = e.what();
+      }
+      unsetenv(name);
+      return text;
+    };
+    EXPECT_NE(message_of("TWINFAB_REGCACHE", "ucx").find("not one of none, dme, lazy"), std::string::npos);
+    EXPECT_NE(message_of("TWINFAB_REGCACHE_MAX_ENTRIES", "0").find("regcache_max_entries"), std::string::npos);
+    EXPECT_NE(message_of("TWINFAB_REGCACHE_MAX_BYTES", "0").find("regcache_max_bytes"), std::string::npos);
+    EXPECT_NE(message_of("TWINFAB_REGCACHE_MAX_BYTES", "-5").find("TWINFAB_REGCACHE_MAX_BYTES"), std::string::npos);
+  });
+}
+
+}  // namespace
+}  // namespace twinfab::mpitest
