@@ -27,3 +27,6 @@ for platform in connectx-ddr infinihost-sdr; do
   step "MPI ping-pong on $platform: examples/pingpong.c built with twinfab-mpicc, run by twinfab sim -n 2"
   "$twinfab" sim -n 2 --platform "$platform" "$pingpong"
 done
+
+step "seed 000 fig. 6: PingPong with copy-only, RDMA without a cache, DME and the lazy engine (infinihost-sdr)"
+"$twinfab" experiment seed000-regcache --csv "${TMPDIR:-/tmp}/seed000-regcache.csv"

@@ -41,6 +41,10 @@ void Config::validate() const {
   if (credit_update_threshold >= credits)
     throw Error(ErrorClass::MPI_ERR_ARG, "credit_update_threshold",
                 fmt::format("{} must be below credits ({})", credit_update_threshold, credits));
+  if (regcache_max_entries == 0 || regcache_max_entries > (1u << 20))
+    throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries",
+                fmt::format("{} is outside [1, 1048576]", regcache_max_entries));
+  if (regcache_max_bytes == 0) throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes", "must be >= 1");
 }
 
 std::uint32_t Config::update_threshold() const noexcept {
@@ -97,6 +101,17 @@ Config apply_environment(Config base) {
     else
       throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_CONNECT",
                   fmt::format("'{}' is not one of auto, startup, on-demand", value));
+  }
+  override_from("TWINFAB_REGCACHE_MAX_ENTRIES", base.regcache_max_entries);
+  override_from("TWINFAB_REGCACHE_MAX_BYTES", base.regcache_max_bytes);
+  if (const char* text = std::getenv("TWINFAB_REGCACHE")) {
+    const std::string value = text;
+    if (value == "none") base.regcache = regcache::CacheKind::None;
+    else if (value == "dme") base.regcache = regcache::CacheKind::Dme;
+    else if (value == "lazy") base.regcache = regcache::CacheKind::Lazy;
+    else
+      throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_REGCACHE",
+                  fmt::format("'{}' is not one of none, dme, lazy", value));
   }
   base.validate();
   return base;

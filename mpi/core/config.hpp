@@ -19,12 +19,21 @@
 //                             when the device has UD and needs no connection manager)
 //   TWINFAB_ON_DEMAND_THRESHOLD  ranks above which auto connects on demand (64, as
 //                             MVAPICH2's MV2_ON_DEMAND_THRESHOLD)
+//   TWINFAB_REGCACHE          none | dme | lazy: the registration cache of rendezvous
+//                             buffers (docs/regcache.md). Default lazy: MPI libraries
+//                             (MVAPICH, UCX) keep their caches on, and the lazy engine
+//                             also hits when a buffer is reused at an offset or in part
+//   TWINFAB_REGCACHE_MAX_ENTRIES  cached registrations (memory entry records, >= 1)
+//   TWINFAB_REGCACHE_MAX_BYTES    bytes the cache may keep pinned (>= 1); a larger
+//                             area is registered for its transfer only
 //
 // Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
+
+#include "mpi/regcache/registration_cache.hpp"
 
 namespace twinfab::mpi {
 
@@ -57,6 +66,10 @@ struct Config {
   std::uint32_t credit_update_threshold = 0;
   ConnectMode connect = ConnectMode::Auto;
   std::uint32_t on_demand_threshold = 64;
+  /// Registration cache of user buffers (mpi/regcache).
+  regcache::CacheKind regcache = regcache::CacheKind::Lazy;
+  std::uint64_t regcache_max_entries = 4096;
+  std::uint64_t regcache_max_bytes = 4ull << 30;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

@@ -125,6 +125,9 @@ class Context {
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
   std::size_t live_requests() const noexcept { return requests_.size(); }
+  /// The registration cache's hits, misses, evictions, invalidations, fallbacks.
+  const regcache::Counters& registration_counters() const noexcept { return registration_.cache().counters(); }
+  const regcache::RegistrationCache& registration_cache() const noexcept { return registration_.cache(); }
 
  private:
   Request& lookup(RequestId id, const char* where);
@@ -148,8 +151,9 @@ class Context {
   /// Smallest even id this rank has not used; a new communicator's id is the max of
   /// this over its parent's members.
   ContextId next_context_id_ = kFirstDerivedContextId;
+  // Before the request table: requests may still hold cached regions when it goes.
+  CachedRegistration registration_;
   RequestTable requests_;
-  DirectRegistration registration_;
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<RcChannel> channel_;

@@ -1,5 +1,6 @@
 # libtwinfab-mpi.so.0 exports exactly the functions mpi.h declares, plus the
-# launcher entry points of mpi/capi/rank_host.hpp, and nothing else (the MPI
+# launcher entry points of mpi/capi/rank_host.hpp, and the registration cache's
+# memory hooks (munmap, mremap, madvise, brk, sbrk), and nothing else (the MPI
 # implementation, fabric layer and fmt stay local).
 #   -DLIB=<path to the library> -DHEADER=<path to mpi.h>
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
@@ -8,6 +9,7 @@ if(NOT rc EQUAL 0)
 endif()
 string(REPLACE "\n" ";" lines "${out}")
 set(exported)
+set(hooks)
 set(unexpected)
 foreach(line IN LISTS lines)
   if(NOT line MATCHES " ([A-Za-z]) ([^ @]+)")
@@ -20,10 +22,16 @@ foreach(line IN LISTS lines)
   endif()
   if(symbol MATCHES "^MPI_")
     list(APPEND exported ${symbol})
+  elseif(symbol MATCHES "^(munmap|mremap|madvise|brk|sbrk)$")
+    list(APPEND hooks ${symbol})
   elseif(NOT symbol MATCHES "^_ZN7twinfab3mpi4capi(17install_rank_hostEPNS1_8RankHostE|9rank_hostEv|8end_rankEv)$")
     list(APPEND unexpected ${symbol})
   endif()
 endforeach()
+list(LENGTH hooks n_hooks)
+if(NOT n_hooks EQUAL 5)
+  message(FATAL_ERROR "libtwinfab-mpi must export the memory hooks munmap, mremap, madvise, brk, sbrk; it exports: ${hooks}")
+endif()
 if(unexpected)
   message(FATAL_ERROR "libtwinfab-mpi exports symbols outside the C API: ${unexpected}")
 endif()

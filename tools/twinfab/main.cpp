@@ -3,6 +3,7 @@
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
 //   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
 //   twinfab sim   -n N [--platform P] [--ranks-per-host K] [--] ./prog args...  (sim_launch.hpp)
+//   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
+#include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
 #include "tools/twinfab/sim_launch.hpp"
 #include "tools/twinfab/thread_oob.hpp"
@@ -222,6 +224,7 @@ int main(int argc, char** argv) {
   simcmd->add_option("--ranks-per-host", launch.ranks_per_host,
                      "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)");
   simcmd->prefix_command();  // everything from the program name on is the program's
+  tools::ExperimentCommand experiment(app);
 
   CLI11_PARSE(app, argc, argv);
   // With `info` and no --platform, list every preset instead of describing one.
@@ -234,6 +237,7 @@ int main(int argc, char** argv) {
       if (!launch.command.empty() && launch.command.front() == "--") launch.command.erase(launch.command.begin());
       return tools::run_sim_program(launch);
     }
+    if (experiment.parsed()) return experiment.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "twinfab: error: {}\n", e.what());
     return 1;

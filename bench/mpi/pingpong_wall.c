@@ -1,0 +1,31 @@
+/* 8-byte MPI_Send/MPI_Recv ping-pong between ranks 0 and 1, `iterations` round trips
+ * (argv[1]). Plain MPI, built by both twinfab-mpicc and SimGrid's smpicc so that
+ * bench/smpi_compare.sh can time both simulators on the same program. Rank 0 prints
+ * the simulated one-way latency (MPI_Wtime), which should be similar on equivalent
+ * platforms. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const long iterations = argc > 1 ? atol(argv[1]) : 10000;
+  char buf[8] = {0};
+  const double start = MPI_Wtime();
+  for (long i = 0; i < iterations; ++i) {
+    if (rank == 0) {
+      MPI_Send(buf, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buf, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv(buf, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  const double elapsed = MPI_Wtime() - start;
+  if (rank == 0 && iterations > 0)
+    printf("simulated one-way latency: %.3f us\n", elapsed * 1e6 / (2.0 * (double)iterations));
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Simulator speed against SimGrid's own MPI (SMPI): the same 8-byte MPI ping-pong
+# (bench/mpi/pingpong_wall.c) built with twinfab-mpicc and run under `twinfab sim`,
+# and built with smpicc and run under smpirun, on equivalent two-host platforms
+# (twinfab's connectx-ddr preset; for SMPI a two-node cluster with the same link
+# bandwidth and latency). Prints wall-clock time per message for both, measured as
+# (run with N round trips - run with 1) / (2 (N - 1)), so start-up is not counted,
+# and the ratio against the target (<= 0.5 x SMPI).
+#
+#   bench/smpi_compare.sh [BUILD_DIR=build] [ROUND_TRIPS=100000]
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+n=${2:-100000}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-smpi.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+for tool in smpicc smpirun; do
+  command -v $tool >/dev/null || { echo "smpi_compare: $tool not found (libsimgrid-dev; run ci/install-deps.sh)" >&2; exit 1; }
+done
+twinfab=$build/tools/twinfab/twinfab
+mpicc=$build/bin/twinfab-mpicc
+[[ -x $twinfab && -x $mpicc ]] || { echo "smpi_compare: build twinfab first (make build)" >&2; exit 1; }
+
+"$mpicc" -O2 -o "$work/pp.twinfab" "$here/mpi/pingpong_wall.c"
+smpicc -O2 -o "$work/pp.smpi" "$here/mpi/pingpong_wall.c" 2>/dev/null
+# connectx-ddr: 16 Gb/s links (2 GB/s), 1.5 us link latency + HCA costs; SMPI gets
+# the link figures (it has no HCA model, so its simulated latency is lower).
+cat > "$work/platform.xml" <<XML
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-1" speed="1Gf" bw="2GBps" lat="1.5us"/>
+</platform>
+XML
+printf 'node-0\nnode-1\n' > "$work/hosts"
+
+wall() {  # seconds of wall clock of a command, its output to $work/out
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l
+}
+smpi() {
+  wall smpirun -np 2 -platform "$work/platform.xml" -hostfile "$work/hosts" \
+    --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/pp.smpi" "$1"
+}
+twin() { wall "$twinfab" sim -n 2 --platform connectx-ddr "$work/pp.twinfab" "$1"; }
+
+echo "8-byte MPI ping-pong, $n round trips, wall clock per message (best of 3)"
+best() {  # best of 3 of (full - one) per message
+  local f=$1 b=""
+  for rep in 1 2 3; do
+    local full one per
+    full=$($f "$n"); one=$($f 1)
+    per=$(echo "($full - $one) / (2 * ($n - 1)) * 1000000" | bc -l)
+    if [[ -z $b ]] || (( $(echo "$per < $b" | bc -l) )); then b=$per; fi
+  done
+  echo "$b"
+}
+t=$(best twin); grep -h "latency" "$work/out" | sed 's/^/  twinfab: /'
+s=$(best smpi); grep -h "latency" "$work/out" | sed 's/^/  SMPI:    /'
+printf '  twinfab sim: %.2f us per message\n  SMPI:        %.2f us per message\n' "$t" "$s"
+printf '  ratio twinfab / SMPI = %.2f (target <= 0.50)\n' "$(echo "$t / $s" | bc -l)"
