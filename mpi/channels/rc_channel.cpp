@@ -87,6 +87,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   send_cq_ = device_.create_cq(send_cq_limit_);
   recv_cq_ = device_.create_cq(static_cast<std::uint32_t>(recv_entries));
   cq_list_ = {recv_cq_.get(), send_cq_.get()};
+  receive_cqs_ = {recv_cq_.get()};
   send_wr_limit_ = std::min<std::uint32_t>(caps.max_qp_wr, std::max<std::uint32_t>(credits_ + 16, 64));
 
   qp_config_.transport = fabric::Transport::RC;
@@ -115,6 +116,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   if (on_demand) {
     connector_ = std::make_unique<UdConnector>(device_, oob_);  // put + fence
     cq_list_.push_back(&connector_->completion_queue());
+    receive_cqs_.push_back(&connector_->completion_queue());
     oob_.barrier();  // every connector receive is posted before anyone requests
   } else {
     connect_all();
@@ -452,6 +454,7 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
                                    peer, fabric::to_string(s), c.qp->last_error()));
   if (with_imm) --c.credits;
   if (read) ++c.reads_outstanding;
+  ++rdma_outstanding_;
   ++c.outstanding;
   ++send_cq_outstanding_;
   ++counters_.rdma_posted;
@@ -539,6 +542,7 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
     if (wc.status != WcStatus::Success)
       fail("progress", fmt::format("a packet to rank {} completed with {}", peer, fabric::to_string(wc.status)));
   } else {
+    --rdma_outstanding_;
     if (wc.opcode == WcOpcode::RdmaRead) --c.reads_outstanding;
     sink_.on_rdma_done(wr_index(wc.wr_id), wc.status);
   }

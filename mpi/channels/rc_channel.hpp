@@ -138,8 +138,18 @@ class RcChannel {
   /// Polls both CQs once, re-drives pending FIFOs, sends due credit updates. Returns
   /// the events handled (completions, packets that left a FIFO); 0 means idle.
   std::size_t progress();
-  /// The CQs a waiter hands to Runtime::wait.
+  /// Every CQ of the channel.
   std::span<fabric::CompletionQueue* const> completion_queues() const noexcept { return cq_list_; }
+  /// The CQs a waiter hands to Runtime::wait: the send CQ only when a send completion
+  /// can change what happens next (an RDMA operation of a protocol is in flight, or a
+  /// packet waits for a send buffer or queue slot). Otherwise a packet's completion
+  /// only returns its buffer, which the next progress() finds; not waking up for it
+  /// saves the simulator an ACK message per packet (sim_device.cpp: an ACK travels as
+  /// a message only when the requester sleeps on that CQ).
+  std::span<fabric::CompletionQueue* const> wait_sources() const noexcept {
+    return pending_total_ == 0 && rdma_outstanding_ == 0 ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
+                                                         : std::span<fabric::CompletionQueue* const>(cq_list_);
+  }
   /// The deadline a waiter hands to Runtime::wait: when a connection Request must be
   /// re-sent, or kForever.
   double wake_deadline() const noexcept;
@@ -223,6 +233,8 @@ class RcChannel {
   std::unique_ptr<fabric::CompletionQueue> send_cq_;
   std::unique_ptr<fabric::CompletionQueue> recv_cq_;
   std::vector<fabric::CompletionQueue*> cq_list_;
+  std::vector<fabric::CompletionQueue*> receive_cqs_;  ///< cq_list_ without the send CQ
+  std::uint64_t rdma_outstanding_ = 0;
   fabric::QpConfig qp_config_;
   /// By peer rank; only peers with a connection (all of them at start-up, the ones
   /// this rank talked to on demand). Node-based: references stay valid.

@@ -350,7 +350,12 @@ void check_buffer_type(std::int64_t count, const Datatype* type, std::string_vie
   if (count < 0) {
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count), "count must be non-negative");
   }
-  mul(count, type->size(), fmt::format("{}(count={})", where, count));
+  // The message is formatted only on overflow: this check is on every transfer.
+  std::int64_t bytes;
+  if (__builtin_mul_overflow(count, type->size(), &bytes)) {
+    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count),
+                "the datatype's size or extent overflows 64 bits");
+  }
 }
 
 std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where) {
