@@ -48,7 +48,11 @@ test-asan: deps
 bench: build
 	$(BUILD)/bench/bench_sim_pingpong
 	$(BUILD)/bench/bench_ud_scale
+	$(BUILD)/bench/bench_regcache
+	bash bench/smpi_compare.sh $(BUILD)
+	$(BUILD)/bench/bench_mpi_ring
 	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
+	@if [ -x bench/vm_mpi_perftest.sh ]; then bash bench/vm_mpi_perftest.sh $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
