@@ -46,7 +46,7 @@ if [[ ${1:-} == --in-vm ]]; then
     v=$(row 8 5 <<<"$out"); echo "RESULT lat perftest ${v:-FAILED}"; [[ -n $v ]] || status=1
     out=$(perftest_pair ib_write_bw -s 1048576 -n 200 -t 128); printf '%s\n' "$out"
     v=$(row 1048576 4 <<<"$out"); echo "RESULT bw perftest ${v:-FAILED}"; [[ -n $v ]] || status=1
-    out=$(timeout -k 5 300 mpirun --allow-run-as-root -n 2 "$build/examples/pingpong" 2>&1); printf '%s\n' "$out"
+    out=$(timeout -k 5 300 mpirun --allow-run-as-root -n 2 "$build/examples/pingpong" 1048576 2 2>&1); printf '%s\n' "$out"
     v=$(row 8 2 <<<"$out"); echo "RESULT lat twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
     v=$(row 1048576 3 <<<"$out"); echo "RESULT bw twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
   done

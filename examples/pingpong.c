@@ -2,7 +2,11 @@
  * osu_latency and osu_bw combined, for 8 B ... 4 MiB.
  *
  *   twinfab-mpicc -O2 -o pingpong examples/pingpong.c
- *   twinfab sim -n 2 --platform connectx-ddr ./pingpong
+ *   twinfab sim -n 2 --platform connectx-ddr ./pingpong [MAX_BYTES [BW_WINDOWS]]
+ *   mpirun -n 2 ./pingpong 1048576 2        (on an RDMA device)
+ *
+ * MAX_BYTES: the largest size (default 4 MiB); BW_WINDOWS: the bandwidth test's
+ * number of windows per size (default up to 20; slow software devices want fewer).
  *
  * latency: half the round-trip time of a blocking ping-pong (osu_latency).
  * bandwidth: rank 0 posts a window of WINDOW nonblocking sends, rank 1 as many
@@ -28,12 +32,19 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  char* buf = malloc(MAX_SIZE);
-  memset(buf, rank + 1, MAX_SIZE);
+  const size_t max_size = argc > 1 ? strtoul(argv[1], NULL, 10) : MAX_SIZE;
+  const int max_windows = argc > 2 ? atoi(argv[2]) : 20;
+  if (max_size < 8 || max_size > MAX_SIZE || max_windows < 1) {
+    if (rank == 0) fprintf(stderr, "pingpong: MAX_BYTES must be in 8..%d and BW_WINDOWS >= 1\n", MAX_SIZE);
+    MPI_Finalize();
+    return 1;
+  }
+  char* buf = malloc(max_size);
+  memset(buf, rank + 1, max_size);
   MPI_Request req[WINDOW];
   const int peer = 1 - rank;
   if (rank == 0) printf("# twinfab pingpong (osu_latency + osu_bw style)\n%10s %14s %16s\n", "bytes", "latency[us]", "bandwidth[MB/s]");
-  for (size_t n = 8; n <= MAX_SIZE; n *= 2) {
+  for (size_t n = 8; n <= max_size; n *= 2) {
     const int iters = iterations(n);
     /* latency */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -49,7 +60,7 @@ int main(int argc, char** argv) {
     }
     const double latency = (MPI_Wtime() - t0) / (2.0 * iters);
     /* bandwidth: windows of nonblocking sends into one buffer, as osu_bw does */
-    const int windows = iters > 20 ? 20 : iters;
+    const int windows = iters > max_windows ? max_windows : iters;
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     for (int w = 0; w < windows; ++w) {
