@@ -164,7 +164,12 @@ void RcChannel::shutdown() {
 }
 
 RcChannel::Connection& RcChannel::connection(int peer) {
-  return connections_.find(peer)->second;
+  // Most calls in a row are for one peer (a message's packets, their completions).
+  if (peer != cached_peer_) {
+    cached_ = &connections_.find(peer)->second;
+    cached_peer_ = peer;
+  }
+  return *cached_;
 }
 
 RcChannel::Connection& RcChannel::create_connection(int peer) {
@@ -178,6 +183,7 @@ RcChannel::Connection& RcChannel::create_connection(int peer) {
 }
 
 RcChannel::Connection& RcChannel::connection_for_send(int peer) {
+  if (peer == cached_peer_) return *cached_;
   if (auto it = connections_.find(peer); it != connections_.end()) return it->second;
   // Only on demand can a connection be missing.
   Connection& c = create_connection(peer);

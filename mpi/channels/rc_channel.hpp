@@ -239,6 +239,8 @@ class RcChannel {
   /// By peer rank; only peers with a connection (all of them at start-up, the ones
   /// this rank talked to on demand). Node-based: references stay valid.
   std::unordered_map<int, Connection> connections_;
+  int cached_peer_ = -1;            ///< connection() remembers its last answer
+  Connection* cached_ = nullptr;
   /// Connected peers, in the order they connected (stable iteration for progress).
   std::vector<int> active_peers_;
   std::size_t max_connections_ = 0;

@@ -70,29 +70,60 @@ struct Request {
   bool sync_pending = false;        ///< send: waiting for SyncAck / rendezvous end
 };
 
-/// Every live request of one rank, by id. Ids start at 1 and are never reused
-/// within a rank's life (64 bits do not wrap).
+/// Every live request of one rank, by id. A pool of Request objects reused through a
+/// free list (no allocation and no hashing per message); an id is the slot's index + 1
+/// in its low 32 bits and the slot's generation, bumped at every erase, in its high
+/// 32 bits, so an id is never reused within a rank's life (a generation would have to
+/// wrap) and a stale id (a peer echoing a finished request) finds nothing.
 class RequestTable {
  public:
   Request& create(Request::Kind kind) {
-    auto request = std::make_unique<Request>();
-    request->id = next_id_++;
-    request->kind = kind;
-    Request& ref = *request;
-    requests_.emplace(ref.id, std::move(request));
-    return ref;
+    std::uint32_t index;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      index = static_cast<std::uint32_t>(slots_.size());
+      slots_.push_back(Slot{std::make_unique<Request>(), 0, false});
+    }
+    Slot& slot = slots_[index];
+    slot.live = true;
+    ++live_;
+    Request& request = *slot.request;
+    request.id = (static_cast<RequestId>(slot.generation) << 32) | (static_cast<RequestId>(index) + 1);
+    request.kind = kind;
+    return request;
   }
   /// The live request `id`, or null.
   Request* find(RequestId id) noexcept {
-    auto it = requests_.find(id);
-    return it == requests_.end() ? nullptr : it->second.get();
+    const auto low = static_cast<std::uint32_t>(id);
+    if (low == 0 || low > slots_.size()) return nullptr;
+    Slot& slot = slots_[low - 1];
+    return slot.live && slot.request->id == id ? slot.request.get() : nullptr;
   }
-  void erase(RequestId id) { requests_.erase(id); }
-  std::size_t size() const noexcept { return requests_.size(); }
+  /// Ends request `id` (nothing if it is not live): its buffers and registration are
+  /// released now, its slot is reused by a later create().
+  void erase(RequestId id) {
+    if (find(id) == nullptr) return;
+    const std::uint32_t index = static_cast<std::uint32_t>(id) - 1;
+    Slot& slot = slots_[index];
+    slot.live = false;
+    ++slot.generation;
+    --live_;
+    *slot.request = Request{};
+    free_.push_back(index);
+  }
+  std::size_t size() const noexcept { return live_; }
 
  private:
-  std::unordered_map<RequestId, std::unique_ptr<Request>> requests_;
-  RequestId next_id_ = 1;
+  struct Slot {
+    std::unique_ptr<Request> request;  ///< stable address while live
+    std::uint32_t generation = 0;
+    bool live = false;
+  };
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_;
+  std::size_t live_ = 0;
 };
 
 }  // namespace twinfab::mpi
