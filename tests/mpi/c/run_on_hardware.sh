@@ -1,9 +1,13 @@
 #!/bin/sh
 # Runs an MPI C program as real processes under Open MPI's mpirun (PMIx start-up) on
-# this host's RDMA device: `run_on_hardware.sh NPROCS PROGRAM [ARGS...]`. Without a
+# this host's RDMA device: `run_on_hardware.sh [--expect-failure] NPROCS PROGRAM [ARGS...]`.
+# --expect-failure: the job must end with an error (exit 0 then), and within 120 s
+# (a hang is a failure). Without a
 # device (every build host; the micro-VM has rxe or siw) it is a skip (exit 77), with
 # the reason. ctest label `verbs`: `ci/vm/run --device rxe -- ctest -L verbs` runs it.
 set -u
+expect_failure=0
+if [ "${1:-}" = --expect-failure ]; then expect_failure=1; shift; fi
 nprocs=$1; shift
 if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
   echo "no RDMA device on this host (/sys/class/infiniband is empty): run inside the micro-VM (ci/vm/run --device rxe|siw -- ctest -L verbs)" >&2
@@ -15,4 +19,18 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 # --allow-run-as-root: the VM runs tests as root; --oversubscribe: 4 ranks on 2 vCPUs.
 # A rank that dies makes mpirun end the job with an error (never a hang).
-exec mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@"
+if [ "$expect_failure" = 0 ]; then
+  exec mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@"
+fi
+timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@"
+rc=$?
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+  echo "the job did not end within 120 s: it hung instead of failing" >&2
+  exit 1
+fi
+if [ "$rc" = 0 ]; then
+  echo "the job succeeded, but it was expected to fail" >&2
+  exit 1
+fi
+echo "the job failed as expected (mpirun exit status $rc)"
+exit 0
