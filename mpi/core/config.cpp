@@ -4,7 +4,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "mpi/core/error.hpp"
 
@@ -73,6 +76,23 @@ void override_from(const char* name, T& field) {
   }
 }
 
+/// `field` set from the word in environment variable `name`, one of `choices`; an
+/// unknown word is MPI_ERR_ARG listing the allowed ones.
+template <class E>
+void choice_from(const char* name, E& field, std::initializer_list<std::pair<std::string_view, E>> choices) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return;
+  std::string allowed;
+  for (const auto& [word, value] : choices) {
+    if (word == text) {
+      field = value;
+      return;
+    }
+    allowed += allowed.empty() ? std::string(word) : fmt::format(", {}", word);
+  }
+  throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not one of {}", text, allowed));
+}
+
 }  // namespace
 
 Config apply_environment(Config base) {
@@ -82,37 +102,20 @@ Config apply_environment(Config base) {
   override_from("TWINFAB_TINY_THRESHOLD", base.tiny_threshold);
   override_from("TWINFAB_EAGER_THRESHOLD", base.eager_threshold);
   override_from("TWINFAB_CREDIT_UPDATE", base.credit_update_threshold);
-  if (const char* text = std::getenv("TWINFAB_RENDEZVOUS")) {
-    const std::string value = text;
-    if (value == "auto") base.rendezvous = RendezvousVariant::Auto;
-    else if (value == "write-imm") base.rendezvous = RendezvousVariant::WriteImm;
-    else if (value == "read") base.rendezvous = RendezvousVariant::Read;
-    else if (value == "write-fin") base.rendezvous = RendezvousVariant::WriteFin;
-    else
-      throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_RENDEZVOUS",
-                  fmt::format("'{}' is not one of auto, write-imm, read, write-fin", value));
-  }
+  choice_from("TWINFAB_RENDEZVOUS", base.rendezvous,
+              {{"auto", RendezvousVariant::Auto},
+               {"write-imm", RendezvousVariant::WriteImm},
+               {"read", RendezvousVariant::Read},
+               {"write-fin", RendezvousVariant::WriteFin}});
   override_from("TWINFAB_ON_DEMAND_THRESHOLD", base.on_demand_threshold);
-  if (const char* text = std::getenv("TWINFAB_CONNECT")) {
-    const std::string value = text;
-    if (value == "auto") base.connect = ConnectMode::Auto;
-    else if (value == "startup") base.connect = ConnectMode::Startup;
-    else if (value == "on-demand") base.connect = ConnectMode::OnDemand;
-    else
-      throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_CONNECT",
-                  fmt::format("'{}' is not one of auto, startup, on-demand", value));
-  }
+  choice_from("TWINFAB_CONNECT", base.connect,
+              {{"auto", ConnectMode::Auto}, {"startup", ConnectMode::Startup}, {"on-demand", ConnectMode::OnDemand}});
   override_from("TWINFAB_REGCACHE_MAX_ENTRIES", base.regcache_max_entries);
   override_from("TWINFAB_REGCACHE_MAX_BYTES", base.regcache_max_bytes);
-  if (const char* text = std::getenv("TWINFAB_REGCACHE")) {
-    const std::string value = text;
-    if (value == "none") base.regcache = regcache::CacheKind::None;
-    else if (value == "dme") base.regcache = regcache::CacheKind::Dme;
-    else if (value == "lazy") base.regcache = regcache::CacheKind::Lazy;
-    else
-      throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_REGCACHE",
-                  fmt::format("'{}' is not one of none, dme, lazy", value));
-  }
+  choice_from("TWINFAB_REGCACHE", base.regcache,
+              {{"none", regcache::CacheKind::None},
+               {"dme", regcache::CacheKind::Dme},
+               {"lazy", regcache::CacheKind::Lazy}});
   base.validate();
   return base;
 }
