@@ -3,8 +3,8 @@
 // The clock is std::chrono::steady_clock; agents are OS threads. wait() busy-polls
 // the verbs CQs it is given and returns as soon as one has a completion, which stays
 // in the CQ for poll(). The device writes RDMA data into memory without telling the
-// CPU, so wait() also returns Ok every kMemoryRecheck seconds, and after a single
-// round when it has no CQ to poll: callers that poll memory (RDMA fast path, write
+// CPU, so wait() also returns Ok after about kMemoryRecheck seconds (the clock is read
+// every few polling rounds), and at once when it has no CQ to poll: callers that poll memory (RDMA fast path, write
 // latency) re-check it, callers that wait for a CQ simply call wait() again.
 //
 // How a wait uses the CPU depends on how long the thread has been waiting: it spins
@@ -27,7 +27,7 @@ namespace twinfab::verbs {
 class HostRuntime final : public fabric::Runtime {
  public:
   /// How long one wait() may go without returning, so memory pollers re-check.
-  /// Short: a memory poller notices data at most this late (plus a round).
+  /// Short: a memory poller notices data at most this late (plus a few polling rounds).
   static constexpr double kMemoryRecheck = 1e-6;
 
   double now() const override;
