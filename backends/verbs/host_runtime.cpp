@@ -22,12 +22,16 @@ namespace {
 //   round trip on a software device in a TCG VM takes 20-100 us);
 // - then sched_yield between rounds until kYieldTime, so that other runnable threads
 //   (and the kernel threads that move the data of software devices) get the CPU;
-// - then sleep kNapTime between rounds: a thread that waits for long (a peer that
-//   only waits for the end of a bandwidth test) must leave its CPU idle, and, in a
-//   VM, the host core to the vCPU that does the work.
+// - then sleep between rounds: a thread that waits for long (a peer that only waits
+//   for the end of a bandwidth test) must leave its CPU idle, and, in a VM, the host
+//   core to the vCPU that does the work. A nap is a tenth of the time waited so far,
+//   from kNapTime up to kMaxNapTime: each wake-up costs a context switch (tens of us
+//   in a TCG VM), and noticing the completion up to 10 % late only matters little to
+//   a wait that has lasted that long.
 constexpr double kSpinTime = 200e-6;
 constexpr double kYieldTime = 1e-3;
 constexpr double kNapTime = 20e-6;
+constexpr double kMaxNapTime = 1e-3;
 // A wait() call continues the previous one only if that one returned for the recheck
 // less than this ago (and nothing happened on the device since): a caller that
 // computed for longer than that in between was not waiting.
@@ -61,6 +65,11 @@ class ThreadAgent final : public fabric::Agent {
  private:
   std::thread thread_;
 };
+
+/// How long to sleep after waiting `waited` seconds (past kYieldTime), before `deadline`.
+double nap(double waited, double now, double deadline) noexcept {
+  return std::min({std::clamp(waited / 10, kNapTime, kMaxNapTime), deadline - now});
+}
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -108,7 +117,7 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
     } else if (waited < kYieldTime) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(kNapTime, deadline - start)));
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, start, deadline)));
     }
     recheck_return = start;
     recheck_activity = activity;
@@ -142,7 +151,7 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
     if (waited < kYieldTime) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(kNapTime, deadline - t)));
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, t, deadline)));
     }
   }
 }
