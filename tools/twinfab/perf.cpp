@@ -276,10 +276,10 @@ std::vector<double> write_lat(Endpoint& ep, int rank, uint64_t bytes, unsigned i
   return samples;
 }
 
+/// The first receive is posted by prepost_receives.
 std::vector<double> send_lat(Endpoint& ep, int rank, uint64_t bytes, unsigned iters) {
   std::vector<double> samples;
   samples.reserve(iters);
-  post_recv(ep, bytes, 0);
   for (unsigned i = 0; i < iters; ++i) {
     const double t0 = ep.rt.now();
     if (rank == 0) {
@@ -317,8 +317,8 @@ BandwidthRow bandwidth(Endpoint& ep, int rank, fabric::Opcode op, uint64_t bytes
   const bool two_sided = op == fabric::Opcode::Send;
   if (rank == 1) {
     if (two_sided) {
-      unsigned posted = 0, received = 0;
-      for (; posted < std::min(iters, depth); ++posted) post_recv(ep, bytes, posted);
+      // prepost_receives posted the first min(iters, depth).
+      unsigned posted = std::min(iters, depth), received = 0;
       while (received < iters) {
         wait_one(ep, *ep.recv_cq, "send-bw receive");
         ++received;
@@ -345,6 +345,15 @@ BandwidthRow bandwidth(Endpoint& ep, int rank, fabric::Opcode op, uint64_t bytes
   row.bw_average = static_cast<double>(bytes) * iters / seconds / 1048576.0;
   row.msg_rate = iters / seconds / 1e6;
   return row;
+}
+
+/// Posts the receives a two-sided test starts with. Called before the handshake that
+/// starts the test, so that none of the peer's sends can arrive before its receive:
+/// devices without RNR flow control (iWARP) fail the connection instead of retrying.
+void prepost_receives(Endpoint& ep, PerfTest test, int rank, uint64_t bytes, unsigned iters, unsigned depth) {
+  if (test == PerfTest::SendLat) post_recv(ep, bytes, 0);
+  if (test == PerfTest::SendBw && rank == 1)
+    for (unsigned posted = 0; posted < std::min(iters, depth); ++posted) post_recv(ep, bytes, posted);
 }
 
 }  // namespace
@@ -401,6 +410,7 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
   if (report) report->test = options.test;
   for (uint64_t bytes : sizes) {
     const unsigned iters = iterations_for(options, bytes);
+    prepost_receives(ep, options.test, rank, bytes, iters, options.tx_depth);
     handshake(ep);
     switch (options.test) {
       case PerfTest::WriteLat: {
