@@ -40,10 +40,9 @@ constexpr double kResumeGap = 100e-6;
 // this many polling rounds: a clock read costs as much as a CQ poll, more in a VM.
 constexpr unsigned kRoundsPerClock = 8;
 
-// Per thread: device activity (posts, completions polled) so far; the activity count
-// and the clock when the last wait() returned for a recheck (-1: it returned for
-// something else); when the current wait began.
-thread_local uint64_t activity = 0;
+// Per thread: the activity count (device_activity) and the clock when the last wait()
+// returned for a recheck (-1: it returned for something else); when the current wait
+// began.
 thread_local uint64_t recheck_activity = 0;
 thread_local double recheck_return = -1;
 thread_local double wait_began = 0;
@@ -81,8 +80,6 @@ inline void cpu_relax() noexcept {
 
 }  // namespace
 
-void note_device_activity() noexcept { ++activity; }
-
 double HostRuntime::now() const {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -104,7 +101,7 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
     cqs[n++] = static_cast<VerbsCompletionQueue*>(&cq);
   }
   const double start = now();
-  const bool resumed = recheck_return >= 0 && recheck_activity == activity && start - recheck_return <= kResumeGap;
+  const bool resumed = recheck_return >= 0 && recheck_activity == device_activity && start - recheck_return <= kResumeGap;
   if (!resumed) wait_began = start;
   recheck_return = -1;
   if (n == 0) {
@@ -120,7 +117,7 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
       std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, start, deadline)));
     }
     recheck_return = start;
-    recheck_activity = activity;
+    recheck_activity = device_activity;
     return fabric::Status::Ok;
   }
   // While spinning, the clock (deadline, recheck, spin -> yield -> nap) is read once
@@ -139,7 +136,7 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
     if (t >= deadline) return fabric::Status::Timeout;
     if (t - start >= kMemoryRecheck) {
       recheck_return = t;
-      recheck_activity = activity;
+      recheck_activity = device_activity;
       return fabric::Status::Ok;
     }
     const double waited = t - wait_began;

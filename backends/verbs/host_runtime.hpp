@@ -15,6 +15,7 @@
 // between its waits always spins.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -37,8 +38,12 @@ class HostRuntime final : public fabric::Runtime {
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
 };
 
+/// Per thread: device activity (posts, completions polled) so far.
+inline thread_local uint64_t device_activity = 0;
+
 /// Called by the calling thread's posts and completion polls that did something: its
 /// next wait() starts a new wait (spinning) instead of continuing the previous one.
-void note_device_activity() noexcept;
+/// Inline: it is on every post and poll.
+inline void note_device_activity() noexcept { ++device_activity; }
 
 }  // namespace twinfab::verbs
