@@ -1,11 +1,14 @@
 // Internal: translation between the contract's work requests/completions and
-// libibverbs' structures, shared by QPs, SRQs and CQs.
+// libibverbs' structures, shared by QPs, SRQs and CQs. Header-only: all of it is on
+// every post and poll (in a TCG VM every call and return costs a code-cache lookup).
 #pragma once
 
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -28,17 +31,6 @@ class IbvSgeList final {
   int size_ = 0;
   uint64_t total_ = 0;
 };
-
-/// ibv_post_recv / ibv_post_srq_recv of one contract WR (translated here, for QPs and
-/// SRQs alike); returns 0 or a positive errno (providers disagree on the sign). A WR
-/// without SGEs, which verbs allows but libsiw refuses with EINVAL before queueing
-/// anything, is posted again with one zero-length SGE: a receive that takes
-/// zero-length messages only, exactly what was asked for.
-int post_one_recv(ibv_qp* qp, const fabric::RecvWr& wr);
-int post_one_srq_recv(ibv_srq* srq, const fabric::RecvWr& wr);
-
-// The rest is on every post and poll, hence inline (in a TCG VM every call and return
-// costs a code-cache lookup).
 
 inline IbvSgeList::IbvSgeList(std::span<const fabric::Sge> sges) : size_(static_cast<int>(sges.size())) {
   if (sges.size() > inline_.size()) heap_.resize(sges.size());
@@ -122,6 +114,42 @@ inline fabric::WorkCompletion to_fabric_completion(const ibv_wc& wc) noexcept {
   out.src_qp = wc.src_qp;
   out.src_node = wc.slid;
   return out;
+}
+
+/// ibv_post_recv / ibv_post_srq_recv of one contract WR (translated here, for QPs and
+/// SRQs alike); returns 0 or a positive errno (providers disagree on the sign). A WR
+/// without SGEs, which verbs allows but libsiw refuses with EINVAL before queueing
+/// anything, is posted again with one zero-length SGE: a receive that takes
+/// zero-length messages only, exactly what was asked for.
+namespace detail {
+
+template <typename Queue, typename Post>
+inline int post_recv_retrying_empty(Queue* queue, const fabric::RecvWr& contract_wr, Post post) {
+  IbvSgeList sges(contract_wr.sg_list);
+  ibv_recv_wr wr{};
+  wr.wr_id = contract_wr.wr_id;
+  wr.sg_list = sges.data();
+  wr.num_sge = sges.size();
+  ibv_recv_wr* bad = nullptr;
+  int rc = std::abs(post(queue, &wr, &bad));
+  if (rc == EINVAL && wr.num_sge == 0) {
+    ibv_sge empty{};  // length 0: the lkey is never used
+    wr.sg_list = &empty;
+    wr.num_sge = 1;
+    rc = std::abs(post(queue, &wr, &bad));
+  }
+  return rc;
+}
+
+}  // namespace detail
+
+inline int post_one_recv(ibv_qp* qp, const fabric::RecvWr& wr) {
+  return detail::post_recv_retrying_empty(qp, wr, [](ibv_qp* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_recv(q, w, b); });
+}
+
+inline int post_one_srq_recv(ibv_srq* srq, const fabric::RecvWr& wr) {
+  return detail::post_recv_retrying_empty(
+      srq, wr, [](ibv_srq* q, ibv_recv_wr* w, ibv_recv_wr** b) { return ibv_post_srq_recv(q, w, b); });
 }
 
 }  // namespace twinfab::verbs
