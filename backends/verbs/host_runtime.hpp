@@ -4,8 +4,9 @@
 // the verbs CQs it is given and returns as soon as one has a completion, which stays
 // in the CQ for poll(). The device writes RDMA data into memory without telling the
 // CPU, so wait() also returns Ok after about kMemoryRecheck seconds (the clock is read
-// every few polling rounds), and at once when it has no CQ to poll: callers that poll memory (RDMA fast path, write
-// latency) re-check it, callers that wait for a CQ simply call wait() again.
+// every few polling rounds), and after a single round when it has no CQ to poll:
+// callers that poll memory (RDMA fast path, write latency) re-check it, callers that
+// wait for a CQ simply call wait() again.
 //
 // How a wait uses the CPU depends on how long the thread has been waiting: it spins
 // first, then yields, then naps (host_runtime.cpp). A call continues the thread's

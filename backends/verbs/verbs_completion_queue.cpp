@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <mutex>
 
 #include "backends/verbs/host_runtime.hpp"
