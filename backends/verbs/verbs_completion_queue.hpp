@@ -1,16 +1,20 @@
 // Internal: a completion queue over ibv_cq.
 //
 // Runtime::wait must tell whether a CQ has a completion without consuming it, and
-// verbs has no "peek". So wait() moves what the device has into a small stash inside
-// this object, and poll() hands out the stash before asking the device again, which
-// keeps completions oldest first.
+// verbs has no "peek". So wait() moves one completion from the device into a stash
+// inside this object, and poll() hands out the stash before asking the device again,
+// which keeps completions oldest first.
+//
+// poll() and has_completion() are the data path, spun on by waiting threads: a
+// spin lock (one atomic exchange; the critical section is one ibv_poll_cq) orders
+// them against each other, and the stash holds at most one entry (has_completion
+// only fills an empty stash), so neither allocates.
 #pragma once
 
 #include <infiniband/verbs.h>
 
+#include <atomic>
 #include <cstdint>
-#include <deque>
-#include <mutex>
 #include <span>
 
 #include "fabric/completion_queue.hpp"
@@ -37,9 +41,21 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
   /// ibv_poll_cq into `out`; a provider failure is logged once and reads as empty.
   int poll_device(std::span<ibv_wc> out);
 
+  /// Guards stash_ and orders device polls against it. Uncontended in the common
+  /// case (one polling thread); waiters spin briefly otherwise.
+  class SpinLock {
+   public:
+    void lock() noexcept;
+    void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+   private:
+    std::atomic<bool> locked_{false};
+  };
+
   ibv_cq* cq_ = nullptr;
-  std::mutex mutex_;  // guards stash_ and orders device polls against it
-  std::deque<fabric::WorkCompletion> stash_;
+  SpinLock lock_;
+  bool stashed_ = false;  // stash_ holds a completion taken from the device by has_completion()
+  fabric::WorkCompletion stash_{};
   bool failure_logged_ = false;
 };
 

@@ -359,19 +359,20 @@ Status VerbsQueuePair::connect_through_cm(const fabric::Address* remote) {
 Status VerbsQueuePair::check_send(const fabric::SendWr& wr, uint64_t total_bytes) {
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   const Opcode op = wr.opcode;
-  const std::string_view op_name = fabric::to_string(op);
+  // Named only in refusals: not looked up on every post.
+  const auto op_name = [op] { return fabric::to_string(op); };
 
   if (transport_ == Transport::UD && op != Opcode::Send && op != Opcode::SendWithImm) {
-    return fail(Status::Unsupported, fmt::format("post_send: {} is not available on UD QPs (UD carries sends only)", op_name));
+    return fail(Status::Unsupported, fmt::format("post_send: {} is not available on UD QPs (UD carries sends only)", op_name()));
   }
   if (transport_ == Transport::UC && (op == Opcode::RdmaRead || is_atomic(op))) {
     return fail(Status::Unsupported,
-                fmt::format("post_send: {} is not available on UC QPs (UC has sends and RDMA writes only)", op_name));
+                fmt::format("post_send: {} is not available on UC QPs (UC has sends and RDMA writes only)", op_name()));
   }
   if (is_atomic(op) && !caps.atomics) {
     return fail(Status::Unsupported, fmt::format("post_send: {} has no 8-byte remote atomics "
                                                  "(capabilities().atomics is false), {} is refused",
-                                                 caps.device_name, op_name));
+                                                 caps.device_name, op_name()));
   }
   if (op == Opcode::SendWithImm && !caps.send_with_imm) {
     return fail(Status::Unsupported, fmt::format("post_send: {} cannot send with immediate data "
@@ -391,7 +392,7 @@ Status VerbsQueuePair::check_send(const fabric::SendWr& wr, uint64_t total_bytes
   if (fabric::has(wr.flags, fabric::SendFlags::Inline)) {
     if (op == Opcode::RdmaRead || is_atomic(op)) {
       return fail(Status::InvalidArgument,
-                  fmt::format("post_send: Inline applies to sends and RDMA writes, not to {}", op_name));
+                  fmt::format("post_send: Inline applies to sends and RDMA writes, not to {}", op_name()));
     }
     if (total_bytes > config_.max_inline) {
       return fail(Status::InvalidArgument, fmt::format("post_send: inline payload of {} bytes exceeds {}'s max_inline {}",
@@ -401,11 +402,11 @@ Status VerbsQueuePair::check_send(const fabric::SendWr& wr, uint64_t total_bytes
   if (is_atomic(op)) {
     if (wr.sg_list.size() != 1 || wr.sg_list[0].length != 8) {
       return fail(Status::InvalidArgument,
-                  fmt::format("post_send: {} needs exactly one 8-byte SGE (it receives the old value)", op_name));
+                  fmt::format("post_send: {} needs exactly one 8-byte SGE (it receives the old value)", op_name()));
     }
     if (wr.remote_addr % 8 != 0) {
       return fail(Status::InvalidArgument,
-                  fmt::format("post_send: {} remote_addr {:#x} is not 8-byte aligned", op_name, wr.remote_addr));
+                  fmt::format("post_send: {} remote_addr {:#x} is not 8-byte aligned", op_name(), wr.remote_addr));
     }
   }
   if (transport_ == Transport::UD) {

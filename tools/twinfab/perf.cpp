@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <numeric>
 
 #include "fabric/error.hpp"
@@ -66,9 +67,27 @@ void check_post(Status s, fabric::QueuePair& qp, const char* what) {
     throw Error(s, fmt::format("{}: post failed: {} ({})", what, fabric::to_string(s), qp.last_error()));
 }
 
+/// How many empty CQ polls (or checks of a byte) a waiting loop spins through before it
+/// asks the runtime to wait. perftest busy-polls (`do ibv_poll_cq() while (ne == 0)`,
+/// `while (*poll_buf != value)`), and so does the tool at first: long enough to cover
+/// a round trip on hardware and on a software device in a VM. After that it alternates
+/// one poll with Runtime::wait, which keeps the deadline, lets a hardware runtime move
+/// from spinning to yielding and napping (a rank idle through a bandwidth test must
+/// leave its CPU to the device), and is the only place where time passes in the
+/// simulator (an empty poll costs nothing simulated there).
+constexpr unsigned kSpins = 256;
+/// Checking a byte costs a fraction of a CQ poll: spin through as much time.
+constexpr unsigned kByteSpins = 64 * kSpins;
+
 /// Waits for one completion on `cq`.
 fabric::WorkCompletion wait_one(Endpoint& ep, fabric::CompletionQueue& cq, const char* what) {
   fabric::WorkCompletion wc;
+  for (unsigned i = 0; i < kSpins; ++i) {
+    if (cq.poll({&wc, 1}) == 1) {
+      check(wc, what);
+      return wc;
+    }
+  }
   fabric::CompletionQueue* sources[] = {&cq};
   const double limit = deadline(ep.rt);
   while (cq.poll({&wc, 1}) == 0) {
@@ -79,14 +98,16 @@ fabric::WorkCompletion wait_one(Endpoint& ep, fabric::CompletionQueue& cq, const
   return wc;
 }
 
-/// Reaps send completions without blocking.
+/// Reaps send completions without blocking: one poll, as a CQ that returns fewer
+/// than asked is empty (for now).
 void reap_sends(Endpoint& ep) {
   fabric::WorkCompletion wcs[32];
   size_t n;
-  while ((n = ep.send_cq->poll(wcs)) > 0) {
+  do {
+    n = ep.send_cq->poll(wcs);
     for (size_t i = 0; i < n; ++i) check(wcs[i], "send completion");
     ep.sends_outstanding -= n;
-  }
+  } while (n == std::size(wcs));
 }
 
 void post_recv(Endpoint& ep, uint64_t bytes, uint64_t wr_id) {
@@ -222,13 +243,15 @@ LatencyRow latency_stats(uint64_t bytes, std::vector<double> samples_us) {
   return row;
 }
 
-/// Waits until the last byte of the target half's first `bytes` equals `value`.
+/// Waits until the last byte of the target half's first `bytes` equals `value`,
+/// spinning on it as perftest's ib_write_lat does (see kSpins).
 void wait_for_byte(Endpoint& ep, uint64_t bytes, uint8_t value) {
   volatile const uint8_t* last = reinterpret_cast<volatile const uint8_t*>(ep.target() + bytes - 1);
+  for (unsigned i = 0; i < kByteSpins; ++i)
+    if (*last == value) return;
   const double limit = deadline(ep.rt);
   while (*last != value) {
-    if (ep.rt.now() > limit) throw Error(Status::Timeout, "write-lat: the peer's write never arrived");
-    ep.rt.wait({}, limit);
+    if (ep.rt.wait({}, limit) == Status::Timeout) throw Error(Status::Timeout, "write-lat: the peer's write never arrived");
   }
 }
 
@@ -253,10 +276,10 @@ std::vector<double> write_lat(Endpoint& ep, int rank, uint64_t bytes, unsigned i
   return samples;
 }
 
+/// The first receive is posted by prepost_receives.
 std::vector<double> send_lat(Endpoint& ep, int rank, uint64_t bytes, unsigned iters) {
   std::vector<double> samples;
   samples.reserve(iters);
-  post_recv(ep, bytes, 0);
   for (unsigned i = 0; i < iters; ++i) {
     const double t0 = ep.rt.now();
     if (rank == 0) {
@@ -294,8 +317,8 @@ BandwidthRow bandwidth(Endpoint& ep, int rank, fabric::Opcode op, uint64_t bytes
   const bool two_sided = op == fabric::Opcode::Send;
   if (rank == 1) {
     if (two_sided) {
-      unsigned posted = 0, received = 0;
-      for (; posted < std::min(iters, depth); ++posted) post_recv(ep, bytes, posted);
+      // prepost_receives posted the first min(iters, depth).
+      unsigned posted = std::min(iters, depth), received = 0;
       while (received < iters) {
         wait_one(ep, *ep.recv_cq, "send-bw receive");
         ++received;
@@ -322,6 +345,15 @@ BandwidthRow bandwidth(Endpoint& ep, int rank, fabric::Opcode op, uint64_t bytes
   row.bw_average = static_cast<double>(bytes) * iters / seconds / 1048576.0;
   row.msg_rate = iters / seconds / 1e6;
   return row;
+}
+
+/// Posts the receives a two-sided test starts with. Called before the handshake that
+/// starts the test, so that none of the peer's sends can arrive before its receive:
+/// devices without RNR flow control (iWARP) fail the connection instead of retrying.
+void prepost_receives(Endpoint& ep, PerfTest test, int rank, uint64_t bytes, unsigned iters, unsigned depth) {
+  if (test == PerfTest::SendLat) post_recv(ep, bytes, 0);
+  if (test == PerfTest::SendBw && rank == 1)
+    for (unsigned posted = 0; posted < std::min(iters, depth); ++posted) post_recv(ep, bytes, posted);
 }
 
 }  // namespace
@@ -378,6 +410,7 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
   if (report) report->test = options.test;
   for (uint64_t bytes : sizes) {
     const unsigned iters = iterations_for(options, bytes);
+    prepost_receives(ep, options.test, rank, bytes, iters, options.tx_depth);
     handshake(ep);
     switch (options.test) {
       case PerfTest::WriteLat: {
