@@ -559,12 +559,11 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
 
 std::size_t RcChannel::progress() {
   std::size_t events = progress_connections();
-  std::array<fabric::WorkCompletion, 32> wcs;
-  std::size_t n = recv_cq_ ? recv_cq_->poll(wcs) : 0;
-  for (std::size_t i = 0; i < n; ++i) handle_receive(wcs[i]);
+  std::size_t n = recv_cq_ ? recv_cq_->poll(completions_) : 0;
+  for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);
   events += n;
-  n = send_cq_ ? send_cq_->poll(wcs) : 0;
-  for (std::size_t i = 0; i < n; ++i) handle_send_completion(wcs[i]);
+  n = send_cq_ ? send_cq_->poll(completions_) : 0;
+  for (std::size_t i = 0; i < n; ++i) handle_send_completion(completions_[i]);
   events += n;
   if (n > 0) {
     // A freed send buffer or send-queue slot may unblock any connection.
@@ -577,22 +576,24 @@ std::size_t RcChannel::progress() {
       if (c.owed > 0) update_candidates_.push_back(peer);  // an update may have lacked a buffer
     }
   }
+  // The lists are swapped into scratch_ (flushing and updates may append to them
+  // again) and their capacity is kept: no allocation per packet.
   if (!flush_list_.empty()) {
-    std::vector<int> peers;
-    peers.swap(flush_list_);
-    for (int peer : peers) {
+    scratch_.swap(flush_list_);
+    for (int peer : scratch_) {
       Connection& c = connection(peer);
       c.queued_for_flush = false;
       // Still blocked afterwards: a completion or a packet re-queues it.
       events += flush(peer);
     }
+    scratch_.clear();
   }
   if (!update_candidates_.empty()) {
-    std::vector<int> peers;
-    peers.swap(update_candidates_);
-    std::sort(peers.begin(), peers.end());
-    peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
-    for (int peer : peers) maybe_send_credit_update(peer);
+    scratch_.swap(update_candidates_);
+    std::sort(scratch_.begin(), scratch_.end());
+    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+    for (int peer : scratch_) maybe_send_credit_update(peer);
+    scratch_.clear();
   }
   return events;
 }

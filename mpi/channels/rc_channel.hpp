@@ -57,6 +57,7 @@
 // (start-up, shutdown) happens only through the device's runtime.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -252,10 +253,13 @@ class RcChannel {
   std::unique_ptr<fabric::MemoryRegion> send_region_;
   std::vector<std::uint32_t> free_send_slots_;
   std::vector<int> flush_list_;        // peers whose FIFO may move now
+  std::vector<int> scratch_;           // progress(): the list being worked through
   std::vector<int> update_candidates_;  // peers that received packets this poll
   std::uint64_t pending_total_ = 0;
   int byes_received_ = 0;
   ChannelCounters counters_;
+  /// progress()'s poll buffer, a member so that it is not initialized on every call.
+  std::array<fabric::WorkCompletion, 32> completions_{};
 };
 
 }  // namespace twinfab::mpi
