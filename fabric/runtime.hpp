@@ -41,6 +41,13 @@ class Runtime {
   /// exactly when an RDMA write or atomic landed in this rank's memory. Either way the
   /// idiom `while (!memory_changed()) runtime.wait({}, deadline);` works.
   virtual Status wait(std::span<CompletionQueue* const> sources, double deadline) = 0;
+  /// Like wait(), for a caller that never polls memory (its progress comes only from
+  /// completions, as MPI's does): returns Ok when one of `sources` may have a
+  /// completion, Timeout at `deadline`, and not because memory may have been written.
+  /// A hardware runtime then spins on the CQs without the periodic memory recheck, the
+  /// simulator does not wake the caller for RDMA data landing in its memory. Spurious
+  /// returns are still allowed.
+  virtual Status wait_for_completion(std::span<CompletionQueue* const> sources, double deadline) = 0;
   /// Spends `seconds` (of simulated CPU time in the simulator). The device keeps
   /// working meanwhile.
   virtual void sleep_for(double seconds) = 0;

@@ -152,6 +152,14 @@ void SimRuntime::block(double until) {
 }
 
 Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  return wait_until(sources, deadline, true);
+}
+
+Status SimRuntime::wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  return wait_until(sources, deadline, false);
+}
+
+Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory) {
   empty_polls_ = 0;
   // Only data placed during this wait makes it return early: the caller looked at its
   // memory before calling.
@@ -159,7 +167,7 @@ Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, doubl
   for (;;) {
     run_due_timers();
     if (any_ready(sources)) return Status::Ok;
-    if (memory_written_) {
+    if (memory_written_ && memory) {
       memory_written_ = false;
       return Status::Ok;
     }

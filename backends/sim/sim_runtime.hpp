@@ -24,6 +24,7 @@ class SimRuntime final : public fabric::Runtime {
 
   double now() const override { return simgrid::s4u::Engine::get_clock(); }
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
+  fabric::Status wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   void sleep_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
@@ -82,6 +83,10 @@ class SimRuntime final : public fabric::Runtime {
   double blocked_until_ = -1;
   bool memory_written_ = false;
   uint64_t empty_polls_ = 0;
+  /// wait() and wait_for_completion(): `memory` says whether data placed in memory
+  /// ends the wait.
+  fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
+
   std::vector<simgrid::s4u::CommPtr> gets_;  // scratch for wait_any_for
 };
 

@@ -78,6 +78,17 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+/// One pause of a wait that has lasted `waited` seconds at `now`: spin, yield or nap.
+void pause_after(double waited, double now, double deadline) {
+  if (waited < kSpinTime) {
+    cpu_relax();
+  } else if (waited < kYieldTime) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, now, deadline)));
+  }
+}
+
 }  // namespace
 
 double HostRuntime::now() const {
@@ -86,6 +97,16 @@ double HostRuntime::now() const {
 }
 
 fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  return wait_until(sources, deadline, true);
+}
+
+fabric::Status HostRuntime::wait_for_completion(std::span<fabric::CompletionQueue* const> sources,
+                                                double deadline) {
+  return wait_until(sources, deadline, false);
+}
+
+fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline,
+                                       bool memory) {
   // At most a few CQs per wait; no allocation on this path.
   constexpr size_t kMaxCqs = 16;
   std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
@@ -104,18 +125,16 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
   const bool resumed = recheck_return >= 0 && recheck_activity == device_activity && start - recheck_return <= kResumeGap;
   if (!resumed) wait_began = start;
   recheck_return = -1;
+  if (n == 0 && !memory) {
+    // Nothing can end this wait but the deadline.
+    for (double t = start; t < deadline; t = now()) pause_after(t - wait_began, t, deadline);
+    return fabric::Status::Timeout;
+  }
   if (n == 0) {
     // Nothing here to poll: the caller polls memory; one round (a single clock read),
     // then let it look again.
     if (start >= deadline) return fabric::Status::Timeout;
-    const double waited = start - wait_began;
-    if (waited < kSpinTime) {
-      cpu_relax();
-    } else if (waited < kYieldTime) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, start, deadline)));
-    }
+    pause_after(start - wait_began, start, deadline);
     recheck_return = start;
     recheck_activity = device_activity;
     return fabric::Status::Ok;
@@ -134,22 +153,14 @@ fabric::Status HostRuntime::wait(std::span<fabric::CompletionQueue* const> sourc
     }
     const double t = now();
     if (t >= deadline) return fabric::Status::Timeout;
-    if (t - start >= kMemoryRecheck) {
+    if (memory && t - start >= kMemoryRecheck) {
       recheck_return = t;
       recheck_activity = device_activity;
       return fabric::Status::Ok;
     }
     const double waited = t - wait_began;
     spinning = waited < kSpinTime;
-    if (spinning) {
-      cpu_relax();
-      continue;
-    }
-    if (waited < kYieldTime) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::duration<double>(nap(waited, t, deadline)));
-    }
+    pause_after(waited, t, deadline);
   }
 }
 

@@ -34,9 +34,13 @@ class HostRuntime final : public fabric::Runtime {
 
   double now() const override;
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
+  fabric::Status wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   void sleep_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
+ private:
+  /// wait() (`memory`: returns every kMemoryRecheck) and wait_for_completion().
+  fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
 };
 
 /// Per thread: device activity (posts, completions polled) so far.

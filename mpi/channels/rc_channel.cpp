@@ -603,7 +603,7 @@ bool RcChannel::quiescent() const noexcept {
 }
 
 void RcChannel::wait_once() {
-  device_.runtime().wait(cq_list_, wake_deadline());
+  device_.runtime().wait_for_completion(cq_list_, wake_deadline());
 }
 
 }  // namespace twinfab::mpi

@@ -129,7 +129,7 @@ void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever);
 void Context::progress_or_wait(double deadline) {
   // The channel may need to wake earlier (a connection request to re-send).
   if (progress() == 0)
-    device_.runtime().wait(channel_->wait_sources(), std::min(deadline, channel_->wake_deadline()));
+    device_.runtime().wait_for_completion(channel_->wait_sources(), std::min(deadline, channel_->wake_deadline()));
 }
 
 MessageStatus Context::wait(RequestId& id) {

@@ -137,6 +137,40 @@ void check_write_with_immediate(Device& a, Device& b, Transport transport) {
   EXPECT_EQ(send[0].opcode, WcOpcode::RdmaWrite) << "verbs reports a write with immediate as IBV_WC_RDMA_WRITE";
 }
 
+TEST_P(Rdma, WaitForCompletionEndsOnACompletionNotOnWrittenMemory) {
+  run_on_backend([&](Device& a, Device& b) {
+    if (!a.capabilities().rc) GTEST_SKIP() << lacks("RC");
+    auto pair = make_connected_pair(a, b, Transport::RC);
+    ASSERT_TRUE(pair);
+    RegisteredBuffer src(a, kBufferBytes);
+    RegisteredBuffer dst(b, kBufferBytes);
+    src.fill_pattern(13);
+    dst.fill(0);
+    const Sge sge = src.sge(0, kLength);
+    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 3, .opcode = Opcode::RdmaWrite, .sg_list = std::span(&sge, 1),
+                                           .remote_addr = dst.remote_addr(0), .rkey = dst.rkey()}));
+    // At the target the write completes nothing: while it lands, a wait for a
+    // completion lasts until its deadline, in one call (wait() would return early in
+    // the simulator, and every microsecond on hardware, for memory pollers).
+    Runtime& target = b.runtime();
+    CompletionQueue* const recv_cq[] = {pair->b.recv_cq};
+    const double window = 0.01;
+    const double start = target.now();
+    EXPECT_EQ(target.wait_for_completion(recv_cq, start + window), Status::Timeout);
+    EXPECT_GE(target.now(), start + window);
+    EXPECT_TRUE(poll_now(*pair->b.recv_cq).empty());
+    auto landed = [&] { return std::memcmp(dst.data(), src.data(), kLength) == 0; };
+    EXPECT_TRUE(wait_for_memory(b, landed)) << "the written data never appeared at the target";
+    // The requester's completion ends its wait, well before the deadline.
+    Runtime& rt = a.runtime();
+    CompletionQueue* const send_cq[] = {pair->a.send_cq};
+    const double deadline = rt.now() + 10.0;
+    while (poll_now(*pair->a.send_cq).empty()) {
+      ASSERT_EQ(rt.wait_for_completion(send_cq, deadline), Status::Ok) << "no completion for the write";
+    }
+  });
+}
+
 TEST_P(Rdma, WriteWithImmediateConsumesAReceiveAndDeliversTheImmediate) {
   run_on_backend([&](Device& a, Device& b) {
     const auto& caps = a.capabilities();

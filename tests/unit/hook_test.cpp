@@ -27,6 +27,7 @@ class FakeRuntime final : public Runtime {
  public:
   double now() const override { return now_; }
   Status wait(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
+  Status wait_for_completion(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
   void sleep_for(double seconds) override { now_ += seconds; }
   void yield() override {}
   std::unique_ptr<Agent> spawn(const std::string&, std::function<void()> body) override {
