@@ -10,6 +10,8 @@
 // two RC connections and its UD connector.
 //
 //   bench_mpi_ring [ranks=4096] [iterations=100] [platform=fat-tree-4096]
+//   bench_mpi_ring --once RANKS ITERATIONS [platform]   one run in this process (for
+//                                                     perf/valgrind), prints its figures
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -112,6 +114,14 @@ RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned i
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 3 && std::string(argv[1]) == "--once") {
+    const unsigned ranks = static_cast<unsigned>(std::atoi(argv[2]));
+    const unsigned iterations = static_cast<unsigned>(std::atoi(argv[3]));
+    const RingResult r = ring(argc > 4 ? argv[4] : "fat-tree-4096", ranks, iterations);
+    fmt::print("{} ranks x {} iterations: {:.2f} s wall, {:.1f} KB per rank, {:.1f} us simulated\n", ranks,
+               iterations, r.wall, r.bytes_per_rank / 1024, r.simulated * 1e6);
+    return 0;
+  }
   const unsigned ranks = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 4096;
   const unsigned iterations = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 100;
   const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
