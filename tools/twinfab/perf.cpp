@@ -48,6 +48,7 @@ struct Endpoint {
   uint32_t peer_rkey = 0;
   uint64_t sends_outstanding = 0;
   unsigned handshakes_received = 0;  ///< the peer may run ahead by one handshake
+  bool control_heard = false;  ///< a control message from the peer has arrived (see handshake)
 
   explicit Endpoint(fabric::Device& d) : device(d), rt(d.runtime()) {}
   std::byte* source() { return buffer.data(); }
@@ -143,7 +144,19 @@ void post_ctrl_recv(Endpoint& ep) {
 
 /// Blocks until both sides are at the same point, through the data path (a rank
 /// blocked in an out-of-band barrier would not serve RDMA in the simulator).
-void handshake(Endpoint& ep) {
+/// `listen_first`: on a device whose active side must send first (iWARP), rank 1
+/// (the passive side, as in the MPI channel) only sends on the control connection
+/// once rank 0's first message has arrived.
+void handshake(Endpoint& ep, bool listen_first) {
+  if (listen_first && !ep.control_heard) {
+    while (ep.handshakes_received == 0) {
+      fabric::WorkCompletion wc = wait_one(ep, *ep.ctrl_cq, "handshake");
+      if (wc.opcode != fabric::WcOpcode::Recv) throw Error(Status::IoError, "handshake: unexpected completion");
+      ++ep.handshakes_received;
+      post_ctrl_recv(ep);
+    }
+  }
+  ep.control_heard = true;
   fabric::SendWr wr;
   wr.wr_id = kDoneWrId;
   wr.opcode = fabric::Opcode::Send;
@@ -415,11 +428,12 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
 
   Endpoint ep(device);
   connect(ep, oob, max_size, options.tx_depth);
+  const bool listen_first = caps.active_side_sends_first && rank != 0;
   if (report) report->test = options.test;
   for (uint64_t bytes : sizes) {
     const unsigned iters = iterations_for(options, bytes);
     prepost_receives(ep, options.test, rank, bytes, iters, options.tx_depth);
-    handshake(ep);
+    handshake(ep, listen_first);
     switch (options.test) {
       case PerfTest::WriteLat: {
         auto s = write_lat(ep, rank, bytes, iters);
@@ -453,7 +467,7 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
       --ep.sends_outstanding;
     }
   }
-  handshake(ep);
+  handshake(ep, listen_first);
 }
 
 std::string format_report(const PerfReport& r) {
