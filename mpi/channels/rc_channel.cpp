@@ -432,6 +432,8 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   if (!bye) --c.credits;
   c.owed = 0;
   c.owed_by_updates = 0;
+  // The packet is on its way: now is the time for the re-posts the receive path left.
+  if (!reposts_.empty()) repost_consumed();
   ++c.outstanding;
   ++send_cq_outstanding_;
   ++counters_.packets_sent;
@@ -531,10 +533,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
     update = header.type == PacketType::CreditUpdate;
     if (!update) sink_.on_packet(peer, header, {buffer + kPacketHeaderBytes, wc.byte_len - kPacketHeaderBytes});
   }
-  post_receive(peer, slot);
-  ++c.owed;
-  if (update) ++c.owed_by_updates;
-  update_candidates_.push_back(peer);
+  reposts_.push_back(Consumed{peer, slot, update});
   if (!c.pending.empty() && !c.queued_for_flush) {
     c.queued_for_flush = true;
     flush_list_.push_back(peer);
@@ -557,7 +556,20 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   }
 }
 
+void RcChannel::repost_consumed() {
+  for (const Consumed& consumed : reposts_) {
+    Connection& c = connection(consumed.peer);
+    if (c.bye_received) continue;  // the peer sends nothing more
+    post_receive(consumed.peer, consumed.slot);
+    ++c.owed;
+    if (consumed.by_update) ++c.owed_by_updates;
+    update_candidates_.push_back(consumed.peer);
+  }
+  reposts_.clear();
+}
+
 std::size_t RcChannel::progress() {
+  repost_consumed();
   std::size_t events = progress_connections();
   std::size_t n = recv_cq_ ? recv_cq_->poll(completions_) : 0;
   for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);

@@ -206,6 +206,9 @@ class RcChannel {
   void handle_connect_message(const ConnectMessage& message);
   std::size_t progress_connections();
   void post_receive(int peer, std::uint32_t slot);
+  /// Re-posts the receive buffers consumed since the last call and owes their
+  /// credits to their peers (see reposts_).
+  void repost_consumed();
   enum class Try { Sent, Blocked };
   Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
                const std::function<void(std::span<std::byte>)>& fill);
@@ -255,6 +258,17 @@ class RcChannel {
   std::vector<int> flush_list_;        // peers whose FIFO may move now
   std::vector<int> scratch_;           // progress(): the list being worked through
   std::vector<int> update_candidates_;  // peers that received packets this poll
+  /// Receive buffers consumed and not yet re-posted. Re-posting waits for the next
+  /// progress() or the next packet sent: a receive completes and the application's
+  /// reply goes out before the re-post, which is then off the latency path. Credits
+  /// for them are only owed once they are posted again, so a peer never sends into a
+  /// buffer that is not there; progress() re-posts before any wait.
+  struct Consumed {
+    int peer;
+    std::uint32_t slot;
+    bool by_update;  ///< the packet was a CreditUpdate (see Connection::owed_by_updates)
+  };
+  std::vector<Consumed> reposts_;
   std::uint64_t pending_total_ = 0;
   int byes_received_ = 0;
   ChannelCounters counters_;
