@@ -29,7 +29,9 @@
 // the protocol's sequence numbers provide that); incoming messages have a concrete
 // source >= 0 and tag >= 0. Empty per-source buckets are dropped, so memory is
 // proportional to what is queued, not to the number of peers (16K simulated ranks
-// share one process).
+// share one process) - except the last bucket that became empty, and a few list
+// nodes kept for reuse: a receive posted and matched per message (a ping-pong, a
+// ring) then costs no allocation.
 //
 // Pure data structures: no I/O, threads, clocks or globals. Each rank owns its own
 // queues; they are not thread-safe (the rank's progress engine serializes access).
@@ -91,7 +93,13 @@ class PostedQueue {
     Context& context = contexts_[wanted.context_id];
     const std::uint64_t sequence = next_sequence_++;
     List& list = wanted.source == kAnySource ? context.any_source : context.by_source[wanted.source];
-    list.push_back(Entry{sequence, wanted.tag, std::move(value)});
+    if (wanted.source != kAnySource && context.empty_source == wanted.source) context.empty_source = kNoSource;
+    if (spare_.empty()) {
+      list.push_back(Entry{sequence, wanted.tag, std::move(value)});
+    } else {
+      list.splice(list.end(), spare_, spare_.begin());
+      list.back() = Entry{sequence, wanted.tag, std::move(value)};
+    }
     ++size_;
     return Handle{wanted.context_id, wanted.source, sequence};
   }
@@ -111,13 +119,13 @@ class PostedQueue {
     if (!have_a && !have_b) return std::nullopt;
     if (have_a && (!have_b || a->sequence < b->sequence)) {
       T value = std::move(a->value);
-      specific->erase(a);
-      if (specific->empty()) context.by_source.erase(bucket_it);
+      recycle(*specific, a);
+      if (specific->empty()) emptied(context, bucket_it);
       --size_;
       return value;
     }
     T value = std::move(b->value);
-    context.any_source.erase(b);
+    recycle(context.any_source, b);
     --size_;
     return value;
   }
@@ -139,8 +147,8 @@ class PostedQueue {
                            [&](const Entry& e) { return e.sequence == handle.sequence; });
     if (it == list->end()) return std::nullopt;
     T value = std::move(it->value);
-    list->erase(it);
-    if (bucket_it != context.by_source.end() && list->empty()) context.by_source.erase(bucket_it);
+    recycle(*list, it);
+    if (bucket_it != context.by_source.end() && list->empty()) emptied(context, bucket_it);
     --size_;
     return value;
   }
@@ -155,10 +163,33 @@ class PostedQueue {
     T value;
   };
   using List = std::list<Entry>;
+  static constexpr int kNoSource = -1;
+  /// List nodes kept for reuse, at most this many.
+  static constexpr std::size_t kMaxSpare = 16;
   struct Context {
     std::unordered_map<int, List> by_source;
     List any_source;
+    int empty_source = kNoSource;  ///< the one empty bucket kept, if any
   };
+
+  /// Takes `it` out of `list`, keeping its node for a later post().
+  void recycle(List& list, typename List::iterator it) {
+    if (spare_.size() < kMaxSpare) {
+      spare_.splice(spare_.end(), list, it);
+    } else {
+      list.erase(it);
+    }
+  }
+  /// `bucket` has just become empty: it is kept (the next receive from that source
+  /// reuses it) and the bucket kept before, if still empty, goes.
+  void emptied(Context& context, typename std::unordered_map<int, List>::iterator bucket) {
+    const int source = bucket->first;
+    if (context.empty_source != kNoSource && context.empty_source != source) {
+      auto old = context.by_source.find(context.empty_source);
+      if (old != context.by_source.end() && old->second.empty()) context.by_source.erase(old);
+    }
+    context.empty_source = source;
+  }
 
   static typename List::iterator first_with_tag(List& list, int tag) {
     return std::find_if(list.begin(), list.end(),
@@ -166,6 +197,7 @@ class PostedQueue {
   }
 
   std::unordered_map<ContextId, Context> contexts_;
+  List spare_;
   std::uint64_t next_sequence_ = 0;
   std::size_t size_ = 0;
 };
