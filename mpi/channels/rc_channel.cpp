@@ -47,6 +47,9 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
       size_(oob.size()) {
   const auto& caps = device_.capabilities();
   if (!caps.rc) throw fabric::Error(Status::Unsupported, "the RC channel needs a device with RC queue pairs");
+  // Packets larger than a head slot are rare per connection next to small ones; see
+  // head_bytes_. One SGE (the whole packet in its buffer) when the device has no two.
+  head_bytes_ = caps.max_sge >= 2 && packet_size_ > 2 * kHeadSlotBytes ? kHeadSlotBytes : 0;
   const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
   const std::uint32_t send_buffers = config.send_buffers;
 
@@ -96,14 +99,14 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   qp_config_.max_send_wr = send_wr_limit_;
   qp_config_.max_recv_wr = credits_ + 1;
   qp_config_.max_send_sge = 1;
-  qp_config_.max_recv_sge = 1;
+  qp_config_.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
   qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
 
   // Untouched pages of these buffers cost no memory, so allocating without
   // initializing keeps many simulated ranks in one process affordable.
   if (peers > 0) {
     if (!on_demand) {
-      const std::size_t recv_bytes = static_cast<std::size_t>(size_) * receive_slots() * packet_size_;
+      const std::size_t recv_bytes = static_cast<std::size_t>(size_) * connection_receive_bytes();
       recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(recv_bytes);
       recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
     }
@@ -194,14 +197,14 @@ RcChannel::Connection& RcChannel::connection_for_send(int peer) {
 
 void RcChannel::activate(int peer, Connection& c, bool may_send) {
   if (!recv_region_) {
-    const std::size_t bytes = static_cast<std::size_t>(receive_slots()) * packet_size_;
+    const std::size_t bytes = connection_receive_bytes();
     c.own_recv_storage = std::make_unique_for_overwrite<std::byte[]>(bytes);
     c.own_recv_region = device_.register_memory(c.own_recv_storage.get(), bytes, fabric::Access::LocalWrite);
     c.recv_base = c.own_recv_storage.get();
     c.recv_region = c.own_recv_region.get();
     c.recv_offset = 0;
   } else {
-    c.recv_offset = static_cast<std::size_t>(peer) * receive_slots() * packet_size_;
+    c.recv_offset = static_cast<std::size_t>(peer) * connection_receive_bytes();
     c.recv_base = recv_storage_.get() + c.recv_offset;
     c.recv_region = recv_region_.get();
   }
@@ -356,8 +359,14 @@ double RcChannel::wake_deadline() const noexcept {
 
 void RcChannel::post_receive(int peer, std::uint32_t slot) {
   Connection& c = connection(peer);
-  const fabric::Sge sge = c.recv_region->sge(c.recv_offset + static_cast<std::size_t>(slot) * packet_size_, packet_size_);
-  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(&sge, 1)};
+  // [head slot][body after its headroom]: the device scatters the packet's first
+  // head_bytes_ into the head slot and the rest into the body (see handle_receive).
+  const std::size_t body = c.recv_offset + body_offset(slot);
+  const fabric::Sge sges[2] = {
+      head_bytes_ > 0 ? c.recv_region->sge(c.recv_offset + std::size_t{slot} * head_bytes_, head_bytes_)
+                      : c.recv_region->sge(body, packet_size_),
+      c.recv_region->sge(body + head_bytes_, packet_size_ - head_bytes_)};
+  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
     fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
@@ -520,7 +529,19 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   } else {
     if (wc.byte_len < kPacketHeaderBytes)
       fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
-    const std::byte* buffer = c.recv_base + static_cast<std::size_t>(slot) * packet_size_;
+    // A packet that fits its head slot is read there (its body buffer is never
+    // touched: memory per rank); a longer one gets its head copied into the body's
+    // headroom, which makes it contiguous.
+    const std::byte* head = c.recv_base + std::size_t{slot} * head_bytes_;
+    std::byte* body = c.recv_base + body_offset(slot);
+    const std::byte* buffer = body;
+    if (head_bytes_ > 0) {
+      if (wc.byte_len <= head_bytes_) {
+        buffer = head;
+      } else {
+        std::memcpy(body, head, head_bytes_);
+      }
+    }
     PacketHeader header;
     std::memcpy(&header, buffer, sizeof header);
     c.credits += header.credits;

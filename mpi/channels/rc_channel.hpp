@@ -221,11 +221,27 @@ class RcChannel {
   void wait_once();
   void shutdown();
   std::uint32_t receive_slots() const noexcept { return credits_ + 1; }
+  /// A connection's receive memory: receive_slots() head slots, then as many packet
+  /// buffers (whose first head_bytes_ are headroom when heads are used).
+  std::size_t connection_receive_bytes() const noexcept {
+    return std::size_t{receive_slots()} * (head_bytes_ + packet_size_);
+  }
+  /// Where slot `slot`'s packet buffer starts in its connection's receive memory.
+  std::size_t body_offset(std::uint32_t slot) const noexcept {
+    return std::size_t{receive_slots()} * head_bytes_ + std::size_t{slot} * packet_size_;
+  }
+  /// Head slot size: a small packet (header and up to 72 bytes) lands entirely in it.
+  static constexpr std::uint32_t kHeadSlotBytes = 128;
 
   fabric::Device& device_;
   fabric::OobExchange& oob_;
   PacketSink& sink_;
   const std::uint32_t packet_size_;
+  /// Receives are posted as two SGEs, a head slot of this size from an array of
+  /// them and the rest of the packet buffer: a stream of small packets then touches
+  /// the head array only (a page per 32 packets), not a page per 8 KB buffer
+  /// (memory per rank with thousands of simulated ranks). 0: one SGE per buffer.
+  std::uint32_t head_bytes_ = 0;
   const std::uint32_t credits_;
   const std::uint32_t update_threshold_;
   const int rank_;
