@@ -49,7 +49,7 @@ class Context {
   const Config& config() const noexcept { return config_; }
   const Communicator& world() const noexcept { return world_; }
   const Communicator& self() const noexcept { return self_; }
-  const DatatypePtr& datatype(BasicKind kind) const noexcept { return datatypes_.get(kind); }
+  const DatatypePtr& datatype(BasicKind kind) const { return datatypes_.get(kind); }
   fabric::Runtime& runtime() noexcept { return device_.runtime(); }
 
   // ---- communicators (mpi/core/comm_create.cpp). Derived communicators are owned

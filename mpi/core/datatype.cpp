@@ -334,10 +334,6 @@ DatatypePtr Datatype::dup(const DatatypePtr& old_type) {
   return t;
 }
 
-PredefinedDatatypes::PredefinedDatatypes() {
-  for (std::size_t i = 0; i < kBasicKindCount; ++i) types_[i] = Datatype::predefined(static_cast<BasicKind>(i));
-}
-
 void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where) {
   if (type == nullptr) {
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype)", where), "datatype is MPI_DATATYPE_NULL");

@@ -227,14 +227,19 @@ class Datatype {
   std::string name_;
 };
 
-/// The predefined datatypes of one rank (owned by the rank's context).
+/// The predefined datatypes of one rank (owned by the rank's context). Each is made
+/// at its first use: a program uses a few of them, and thousands of simulated ranks
+/// share one process (memory per rank).
 class PredefinedDatatypes {
  public:
-  PredefinedDatatypes();
-  const DatatypePtr& get(BasicKind kind) const noexcept { return types_[static_cast<std::size_t>(kind)]; }
+  const DatatypePtr& get(BasicKind kind) const {
+    DatatypePtr& type = types_[static_cast<std::size_t>(kind)];
+    if (!type) type = Datatype::predefined(kind);
+    return type;
+  }
 
  private:
-  std::array<DatatypePtr, kBasicKindCount> types_;
+  mutable std::array<DatatypePtr, kBasicKindCount> types_;
 };
 
 /// Checks a (count, datatype) pair a communication call received: throws
