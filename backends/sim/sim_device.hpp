@@ -95,7 +95,7 @@ class SimDevice final : public fabric::Device {
   /// Simulated seconds a closing context waits for its attached sends to arrive.
   static constexpr double kCloseFlushTimeout = 1.0;
   static constexpr uint64_t kDetachedInFlightLimit = 256;
-  std::deque<simgrid::s4u::CommPtr> sent_;  ///< attached sends not reaped yet, oldest first
+  std::vector<simgrid::s4u::CommPtr> sent_;  ///< attached sends not reaped yet, oldest first
 };
 
 }  // namespace twinfab::sim
