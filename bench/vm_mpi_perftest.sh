@@ -10,9 +10,12 @@
 #   twinfab   examples/pingpong.c built with twinfab-mpicc, run as two processes by
 #             Open MPI's mpirun (PMIx start-up): its 8 B latency (osu_latency style,
 #             half a round trip) and its 1 MiB bandwidth (osu_bw style, a window of 64).
-# Each measured --reps times (default 3), medians reported. Targets (issue 4): MPI
-# 8 B latency <= 1.2 x ib_send_lat, MPI 1 MiB bandwidth >= 0.85 x ib_write_bw. QEMU
-# TCG: the figures are for ratios only, and a busy host skews them.
+# Each measured --reps times (default 3); the median and the best rep (lowest
+# latency, highest bandwidth) of each tool are reported, and the targets are judged on
+# the best reps, as bench/vm_perftest.sh does (noise in the TCG VM only adds time).
+# Targets (issue 4): MPI 8 B latency <= 1.2 x ib_send_lat, MPI 1 MiB bandwidth >=
+# 0.85 x ib_write_bw. QEMU TCG: the figures are for ratios only, and a busy host skews
+# them.
 # Exit status 0 even when a target is missed (noise must not fail CI); 1 when a tool
 # failed or printed no figure; 2 on a usage error. Raw output: BUILD/vm_mpi_perftest-<dev>.log
 set -uo pipefail
@@ -68,29 +71,32 @@ done
 build=$(cd "${build:-$REPO/build}" 2>/dev/null && pwd -P) || { echo "vm_mpi_perftest: build directory not found; make build" >&2; exit 2; }
 [[ -x $build/examples/pingpong ]] || { echo "vm_mpi_perftest: $build/examples/pingpong missing; make build" >&2; exit 2; }
 median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# best lat|bw: the lowest of the values for a latency, the highest for a bandwidth.
+best() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | if [[ $1 == lat ]]; then head -n 1; else tail -n 1; fi; }
 failed=0
 cd "$build" || exit 2
-printf '%-6s %-22s %12s %12s %8s  %s\n' device figure perftest twinfab ratio target
+printf '%-6s %-22s %23s %8s %23s %8s  %s\n' device figure "perftest/twinfab median" ratio "perftest/twinfab best" ratio target
 for d in "${devices[@]}"; do
   log=$build/vm_mpi_perftest-$d.log
   "$REPO/ci/vm/run" --device "$d" --rw "$build" -- bash "$HERE/vm_mpi_perftest.sh" --in-vm "$build" "$reps" >"$log" 2>&1 || failed=1
   for fig in lat bw; do
-    p=$(awk -v f=$fig '$1 == "RESULT" && $2 == f && $3 == "perftest" { printf "%s ", $4 }' "$log" | median)
-    t=$(awk -v f=$fig '$1 == "RESULT" && $2 == f && $3 == "twinfab" { printf "%s ", $4 }' "$log" | median)
+    ps=$(awk -v f=$fig '$1 == "RESULT" && $2 == f && $3 == "perftest" { printf "%s ", $4 }' "$log")
+    ts=$(awk -v f=$fig '$1 == "RESULT" && $2 == f && $3 == "twinfab" { printf "%s ", $4 }' "$log")
+    p=$(median <<<"$ps") t=$(median <<<"$ts") pb=$(best $fig <<<"$ps") tb=$(best $fig <<<"$ts")
     if [[ -z $p || -z $t ]]; then
       printf '%-6s %-22s %12s %12s %8s  %s\n' "$d" "$fig" "${p:-?}" "${t:-?}" "-" "no figure (see $log)"
       failed=1; continue
     fi
+    r=$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
+    rb=$(awk -v a="$tb" -v b="$pb" 'BEGIN { printf "%.2f", a / b }')
     if [[ $fig == lat ]]; then
-      r=$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
-      ok=$(awk -v r="$r" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
+      ok=$(awk -v r="$rb" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
       name="8 B latency [us]"
     else
-      r=$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
-      ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.85) ? "target met (>= 0.85)" : "target NOT met (>= 0.85)" }')
+      ok=$(awk -v r="$rb" 'BEGIN { print (r >= 0.85) ? "target met (>= 0.85)" : "target NOT met (>= 0.85)" }')
       name="1 MiB bandwidth [MB/s]"
     fi
-    printf '%-6s %-22s %12s %12s %8s  %s\n' "$d" "$name" "$p" "$t" "$r" "$ok"
+    printf '%-6s %-22s %11s/%-11s %8s %11s/%-11s %8s  %s\n' "$d" "$name" "$p" "$t" "$r" "$pb" "$tb" "$rb" "$ok"
   done
 done
 exit "$failed"
