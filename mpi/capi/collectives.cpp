@@ -18,6 +18,13 @@ const DatatypePtr& or_byte(RankState& s, const DatatypePtr* t) {
   return t != nullptr ? *t : s.ctx().datatype(BasicKind::Byte);
 }
 
+/// A counts or displacements array of a v-collective: one int per rank of `comm`
+/// (MPI_ERR_ARG for a null pointer where it is used).
+std::span<const int> per_rank(const int* array, const Communicator& comm, const char* where, const char* arg) {
+  require_pointer(array, where, arg);
+  return {array, static_cast<std::size_t>(comm.size())};
+}
+
 }  // namespace
 
 extern "C" {
@@ -96,6 +103,88 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, "MPI_Alltoall", "sendtype");
     alltoall(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, recvcount,
              s.type(recvtype, "MPI_Alltoall", "recvtype"), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const char* where = "MPI_Gatherv";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const bool at_root = c.rank() == root;
+    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, where, "sendtype");
+    const DatatypePtr* rt = type_if(s, at_root, recvtype, where, "recvtype");
+    std::span<const int> counts, offsets;
+    if (at_root && root >= 0 && root < c.size()) {
+      counts = per_rank(recvcounts, c, where, "recvcounts");
+      offsets = per_rank(displs, c, where, "displs");
+    }
+    gatherv(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, counts, offsets, or_byte(s, rt), root, c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const char* where = "MPI_Scatterv";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const bool at_root = c.rank() == root;
+    const DatatypePtr* st = type_if(s, at_root, sendtype, where, "sendtype");
+    const DatatypePtr* rt = type_if(s, recvbuf != MPI_IN_PLACE, recvtype, where, "recvtype");
+    std::span<const int> counts, offsets;
+    if (at_root) {
+      counts = per_rank(sendcounts, c, where, "sendcounts");
+      offsets = per_rank(displs, c, where, "displs");
+    }
+    scatterv(s.ctx(), sendbuf, counts, offsets, or_byte(s, st), recvbuf, recvcount, or_byte(s, rt), root, c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const char* where = "MPI_Allgatherv";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, where, "sendtype");
+    allgatherv(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
+               per_rank(displs, c, where, "displs"), s.type(recvtype, where, "recvtype"), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const char* where = "MPI_Alltoallv";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const DatatypePtr* st = type_if(s, !in_place, sendtype, where, "sendtype");
+    std::span<const int> counts, offsets;
+    if (!in_place) {
+      counts = per_rank(sendcounts, c, where, "sendcounts");
+      offsets = per_rank(sdispls, c, where, "sdispls");
+    }
+    alltoallv(s.ctx(), sendbuf, counts, offsets, or_byte(s, st), recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
+              per_rank(rdispls, c, where, "rdispls"), s.type(recvtype, where, "recvtype"), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return entry("MPI_Scan", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Scan");
+    scan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Scan"), op_of(op, "MPI_Scan"), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return entry("MPI_Exscan", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Exscan");
+    exscan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Exscan"), op_of(op, "MPI_Exscan"), c);
     return MPI_SUCCESS;
   });
 }

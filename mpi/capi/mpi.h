@@ -273,7 +273,13 @@ TWINFAB_MPI_API int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatyp
 TWINFAB_MPI_API int MPI_Wait(MPI_Request* request, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of_statuses);
 TWINFAB_MPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]);
 TWINFAB_MPI_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                                MPI_Status* status);
+TWINFAB_MPI_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                                 int array_of_indices[], MPI_Status array_of_statuses[]);
 TWINFAB_MPI_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
                                 MPI_Status* array_of_statuses);
 TWINFAB_MPI_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
@@ -317,6 +323,22 @@ TWINFAB_MPI_API int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dataty
                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                   MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
 
 #ifdef __cplusplus
 }

@@ -285,6 +285,100 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
   });
 }
 
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag, MPI_Status* status) {
+  return entry("MPI_Testany", comm_of_requests(current_state(), count, array_of_requests), [&](RankState& s) {
+    check_request_array(count, array_of_requests, "MPI_Testany");
+    require_pointer(index, "MPI_Testany", "index");
+    require_pointer(flag, "MPI_Testany", "flag");
+    bool any = false;
+    for (int i = 0; i < count; ++i) any |= s.request(array_of_requests[i], "MPI_Testany") != nullptr;
+    *index = MPI_UNDEFINED;
+    if (!any) {  // MPI: no active request is a success with an empty status
+      *flag = 1;
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      return MPI_SUCCESS;
+    }
+    s.ctx().progress();
+    for (int i = 0; i < count; ++i) {
+      RequestEntry* e = s.request(array_of_requests[i], "MPI_Testany");
+      if (e == nullptr || !s.ctx().is_done(e->id)) continue;
+      RequestId id = e->id;
+      const MessageStatus st = s.ctx().wait(id);  // done: returns at once
+      *index = i;
+      *flag = 1;
+      finish(s, array_of_requests[i], st, status, "MPI_Testany");
+      return MPI_SUCCESS;
+    }
+    *flag = 0;
+    idle_poll(s.ctx());
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+/// MPI_Waitsome (`block`) and MPI_Testsome: completes every request of the array that
+/// is done, at least one when blocking; MPI_UNDEFINED when none is active.
+int complete_some(RankState& s, int incount, MPI_Request requests[], int* outcount, int indices[],
+                  MPI_Status statuses[], bool block, const char* where) {
+  check_request_array(incount, requests, where);
+  require_pointer(outcount, where, "outcount");
+  bool any = false;
+  for (int i = 0; i < incount; ++i) any |= s.request(requests[i], where) != nullptr;
+  if (!any) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  require_pointer(indices, where, "array_of_indices");
+  const bool ignore = statuses == MPI_STATUSES_IGNORE || statuses == nullptr;
+  s.ctx().progress();
+  for (;;) {
+    int done = 0;
+    bool failed = false;
+    for (int i = 0; i < incount; ++i) {
+      RequestEntry* e = s.request(requests[i], where);
+      if (e == nullptr || !s.ctx().is_done(e->id)) continue;
+      RequestId id = e->id;
+      const MessageStatus st = s.ctx().wait(id);  // done: returns at once
+      s.release_request(requests[i]);
+      if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
+      if (!ignore) store_status(st, &statuses[done]);
+      indices[done++] = i;
+    }
+    if (done > 0 || !block) {
+      *outcount = done;
+      if (failed)
+        throw Error(ErrorClass::MPI_ERR_IN_STATUS, where,
+                    "a request failed (e.g. a truncated receive); see MPI_ERROR of its status");
+      if (done == 0) idle_poll(s.ctx());
+      return MPI_SUCCESS;
+    }
+    s.ctx().progress_or_wait();
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  return entry("MPI_Waitsome", comm_of_requests(current_state(), incount, array_of_requests), [&](RankState& s) {
+    return complete_some(s, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true,
+                         "MPI_Waitsome");
+  });
+}
+
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                 MPI_Status array_of_statuses[]) {
+  return entry("MPI_Testsome", comm_of_requests(current_state(), incount, array_of_requests), [&](RankState& s) {
+    return complete_some(s, incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false,
+                         "MPI_Testsome");
+  });
+}
+
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return entry("MPI_Probe", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Probe");

@@ -21,6 +21,17 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
                 "null buffer with a non-empty message");
 }
 
+void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
+                  const char* counts_name) {
+  if (counts.size() < static_cast<std::size_t>(ranks) || displs.size() < static_cast<std::size_t>(ranks))
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, counts_name),
+                fmt::format("{} counts and {} displacements for {} ranks", counts.size(), displs.size(), ranks));
+  for (int i = 0; i < ranks; ++i)
+    if (counts[static_cast<std::size_t>(i)] < 0)
+      throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}({}[{}]={})", where, counts_name, i, counts[static_cast<std::size_t>(i)]),
+                  "count must be non-negative");
+}
+
 void check_reduction(Op op, const DatatypePtr& type, const char* where) {
   if (op == Op::Replace || op == Op::NoOp)
     throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op={})", where, to_string(op)),

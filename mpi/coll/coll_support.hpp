@@ -17,7 +17,10 @@ namespace twinfab::mpi::coll {
 /// Tag ranges of the collective kinds inside a communicator's collective space: the
 /// kind in bits 16 and up, the round/step in the low 16 bits. Distinct kinds keep a
 /// late message of one collective from matching a receive of a different kind.
-enum class Kind : int { Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall };
+enum class Kind : int {
+  Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
+  Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan
+};
 constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
 
 // ---- argument checks; `where` is the MPI function name ("MPI_Bcast")
@@ -73,6 +76,18 @@ void check_received(const MessageStatus& status, const char* where);
 void sendrecv(Context& context, const void* send, std::int64_t send_count, const DatatypePtr& send_type, int dest,
               void* recv, std::int64_t recv_count, const DatatypePtr& recv_type, int source, int step_tag,
               const Communicator& comm, const char* where);
+
+/// Per-rank (counts, displacements) arrays of a v-collective: one entry per rank of
+/// the communicator, counts non-negative (MPI_ERR_COUNT naming `counts_name`).
+void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
+                  const char* counts_name);
+/// Byte address of the block at displacement `displ` (in extents of `type`).
+inline std::byte* at(void* buffer, int displ, const Datatype& type) noexcept {
+  return static_cast<std::byte*>(buffer) + static_cast<std::int64_t>(displ) * type.extent();
+}
+inline const std::byte* at(const void* buffer, int displ, const Datatype& type) noexcept {
+  return static_cast<const std::byte*>(buffer) + static_cast<std::int64_t>(displ) * type.extent();
+}
 
 /// Waits for all `requests`, checking every receive for truncation.
 void wait_all(Context& context, std::span<RequestId> requests, const char* where);

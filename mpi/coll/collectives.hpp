@@ -20,6 +20,9 @@
 //   allgather  ring, n-1 steps, each rank forwards the block it got last  (ring.cpp)
 //   alltoall   pairwise exchange: step i sends to rank+i, receives from
 //              rank-i                                                     (pairwise.cpp)
+//   gatherv, scatterv, allgatherv, alltoallv: as their fixed-size
+//              counterparts, with per-rank counts and displacements       (vector.cpp)
+//   scan, exscan  recursive doubling, ceil(log2 n) exchanges              (scan.cpp)
 //
 // Reductions use only the predefined ops of op.hpp (all commutative); the tree of
 // each algorithm is fixed, so a result does not depend on timing.
@@ -38,6 +41,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/context.hpp"
@@ -86,5 +90,39 @@ void allgather(Context& context, const void* sendbuf, std::int64_t sendcount, co
 /// `sendbuf` may be kInPlace (recvbuf holds the outgoing blocks and is overwritten).
 void alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
               void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, const Communicator& comm);
+
+// ---- vector variants (vector.cpp): per-rank counts and displacements (in extents
+// of the type), one entry per rank; the arrays matter where MPI says (the root's side
+// of gatherv/scatterv, every rank for allgatherv/alltoallv). Same algorithms as the
+// fixed-size collectives: linear through the root, ring, pairwise exchange.
+
+/// MPI_Gatherv. At the root `sendbuf` may be kInPlace.
+void gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+             void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs, const DatatypePtr& recvtype,
+             int root, const Communicator& comm);
+/// MPI_Scatterv. At the root `recvbuf` may be kInPlace.
+void scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+              const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
+              const Communicator& comm);
+/// MPI_Allgatherv. `sendbuf` may be kInPlace (each rank's block is at its displacement).
+void allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
+                const DatatypePtr& recvtype, const Communicator& comm);
+/// MPI_Alltoallv. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's, by
+/// recvcounts and rdispls, and are overwritten).
+void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+               const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
+               std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm);
+
+// ---- prefix reductions (scan.cpp): recursive doubling (MPICH's), ceil(log2 n) steps.
+
+/// MPI_Scan: rank i gets the reduction of the inputs of ranks 0..i. `sendbuf` may be
+/// kInPlace.
+void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type, Op op,
+          const Communicator& comm);
+/// MPI_Exscan: rank i > 0 gets the reduction of ranks 0..i-1; rank 0's recvbuf is left
+/// as it was (MPI leaves it undefined). `sendbuf` may be kInPlace.
+void exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+            Op op, const Communicator& comm);
 
 }  // namespace twinfab::mpi
