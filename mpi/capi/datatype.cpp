@@ -63,6 +63,100 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
   });
 }
 
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_hvector";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    check_count(count, where);
+    if (blocklength < 0)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(blocklength={})", where, blocklength),
+                  "must not be negative");
+    require_pointer(newtype, where, "newtype");
+    *newtype = s.add_type(Datatype::hvector(count, blocklength, stride, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_hindexed";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    check_count(count, where);
+    if (count > 0) {
+      require_pointer(array_of_blocklengths, where, "array_of_blocklengths");
+      require_pointer(array_of_displacements, where, "array_of_displacements");
+    }
+    require_pointer(newtype, where, "newtype");
+    const auto n = static_cast<std::size_t>(count);
+    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
+    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
+    *newtype = s.add_type(Datatype::hindexed(lengths, displacements, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_struct";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    check_count(count, where);
+    if (count > 0) {
+      require_pointer(array_of_blocklengths, where, "array_of_blocklengths");
+      require_pointer(array_of_displacements, where, "array_of_displacements");
+      require_pointer(array_of_types, where, "array_of_types");
+    }
+    require_pointer(newtype, where, "newtype");
+    const auto n = static_cast<std::size_t>(count);
+    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
+    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
+    std::vector<DatatypePtr> types;
+    types.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) types.push_back(s.type(array_of_types[i], where, "array_of_types"));
+    *newtype = s.add_type(Datatype::create_struct(lengths, displacements, types));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_resized";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    require_pointer(newtype, where, "newtype");
+    *newtype = s.add_type(Datatype::create_resized(old, lb, extent));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return entry("MPI_Type_dup", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, "MPI_Type_dup", "oldtype");
+    require_pointer(newtype, "MPI_Type_dup", "newtype");
+    *newtype = s.add_type(Datatype::dup(old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
+  return entry("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_get_true_extent");
+    require_pointer(true_lb, "MPI_Type_get_true_extent", "true_lb");
+    require_pointer(true_extent, "MPI_Type_get_true_extent", "true_extent");
+    *true_lb = static_cast<MPI_Aint>(t->true_lb());
+    *true_extent = static_cast<MPI_Aint>(t->true_extent());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+  return entry("MPI_Get_address", MPI_COMM_WORLD, [&](RankState&) {
+    require_pointer(address, "MPI_Get_address", "address");
+    *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Type_commit(MPI_Datatype* datatype) {
   return entry("MPI_Type_commit", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(datatype, "MPI_Type_commit", "datatype");

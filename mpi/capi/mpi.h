@@ -296,6 +296,19 @@ TWINFAB_MPI_API int MPI_Type_vector(int count, int blocklength, int stride, MPI_
 TWINFAB_MPI_API int MPI_Type_indexed(int count, const int array_of_blocklengths[],
                                      const int array_of_displacements[], MPI_Datatype oldtype,
                                      MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                           MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                                            const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                            MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                                          const MPI_Aint array_of_displacements[],
+                                          const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                           MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
+TWINFAB_MPI_API int MPI_Get_address(const void* location, MPI_Aint* address);
 TWINFAB_MPI_API int MPI_Type_commit(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_free(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_size(MPI_Datatype datatype, int* size);
