@@ -173,6 +173,27 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
   });
 }
 
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                       MPI_Comm comm) {
+  const char* where = "MPI_Reduce_scatter";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    reduce_scatter(s.ctx(), sendbuf, recvbuf, per_rank(recvcounts, c, where, "recvcounts"), s.type(datatype, where),
+                   op_of(op, where), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  const char* where = "MPI_Reduce_scatter_block";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    reduce_scatter_block(s.ctx(), sendbuf, recvbuf, recvcount, s.type(datatype, where), op_of(op, where), c);
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return entry("MPI_Scan", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Scan");

@@ -348,6 +348,10 @@ TWINFAB_MPI_API int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datat
 TWINFAB_MPI_API int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -23,6 +23,7 @@
 //   gatherv, scatterv, allgatherv, alltoallv: as their fixed-size
 //              counterparts, with per-rank counts and displacements       (vector.cpp)
 //   scan, exscan  recursive doubling, ceil(log2 n) exchanges              (scan.cpp)
+//   reduce_scatter(_block)  reduce to rank 0, then scatterv            (reduce_scatter.cpp)
 //
 // Reductions use only the predefined ops of op.hpp (all commutative); the tree of
 // each algorithm is fixed, so a result does not depend on timing.
@@ -113,6 +114,18 @@ void allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, c
 void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
                std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm);
+
+// ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
+
+/// MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduced vector goes to
+/// rank i. `sendbuf` may be kInPlace (the whole input is in recvbuf). `where` names
+/// the calling function in errors.
+void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                    const DatatypePtr& type, Op op, const Communicator& comm,
+                    const char* where = "MPI_Reduce_scatter");
+/// MPI_Reduce_scatter_block: every block has `recvcount` elements.
+void reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
+                          const DatatypePtr& type, Op op, const Communicator& comm);
 
 // ---- prefix reductions (scan.cpp): recursive doubling (MPICH's), ceil(log2 n) steps.
 

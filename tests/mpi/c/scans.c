@@ -1,6 +1,7 @@
 /* MPI_Scan and MPI_Exscan: SUM, MIN, MAX, BOR on int, SUM on double, MAXLOC on
  * MPI_2INT, with MPI_IN_PLACE, against prefixes computed on every rank; Exscan leaves
- * rank 0's buffer alone. Any number of ranks (recursive doubling with partners that
+ * rank 0's buffer alone. MPI_Reduce_scatter (uneven blocks, in place) and
+ * MPI_Reduce_scatter_block. Any number of ranks (recursive doubling with partners that
  * do not exist when n is not a power of two). */
 #include "mpitest.h"
 
@@ -57,7 +58,41 @@ int main(int argc, char** argv) {
     if ((r * 5) % 7 > bv) bv = (r * 5) % 7, bi = r;
   CHECK(best.value == bv && best.index == bi, "scan MAXLOC: (%d, %d), expected (%d, %d)", best.value, best.index, bv, bi);
 
+  /* reduce-scatter: block i (i % 3 + 1 ints) of the element-wise sum goes to rank i */
+  int* counts = malloc(sizeof(int) * (size_t)size);
+  int total = 0;
+  for (int i = 0; i < size; ++i) counts[i] = i % 3 + 1, total += counts[i];
+  int* vec = malloc(sizeof(int) * (size_t)total);
+  int part[3];
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    for (int k = 0; k < total; ++k) vec[k] = ival(rank, k);
+    OK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : vec, in_place ? vec : part, counts, MPI_INT, MPI_SUM,
+                          MPI_COMM_WORLD));
+    const int* mine = in_place ? vec : part;
+    int first = 0;
+    for (int i = 0; i < rank; ++i) first += counts[i];
+    for (int k = 0; k < counts[rank]; ++k) {
+      int sum = 0;
+      for (int r = 0; r < size; ++r) sum += ival(r, first + k);
+      CHECK(mine[k] == sum, "reduce_scatter in_place %d: [%d]=%d, expected %d", in_place, k, mine[k], sum);
+    }
+  }
+  /* reduce_scatter_block: two ints each, MAX */
+  int* blocks = malloc(sizeof(int) * 2 * (size_t)size);
+  for (int k = 0; k < 2 * size; ++k) blocks[k] = ival(rank, k);
+  int two[2];
+  OK(MPI_Reduce_scatter_block(blocks, two, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  for (int k = 0; k < 2; ++k) {
+    int max = ival(0, 2 * rank + k);
+    for (int r = 1; r < size; ++r) max = ival(r, 2 * rank + k) > max ? ival(r, 2 * rank + k) : max;
+    CHECK(two[k] == max, "reduce_scatter_block: [%d]=%d, expected %d", k, two[k], max);
+  }
+  free(blocks), free(vec);
+
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  counts[0] = -2;
+  EXPECT_CLASS(MPI_ERR_COUNT, MPI_Reduce_scatter(part, part, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  free(counts);
   int x = 1, y = 0;
   EXPECT_CLASS(MPI_ERR_COUNT, MPI_Scan(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   EXPECT_CLASS(MPI_ERR_OP, MPI_Exscan(&x, &y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
