@@ -26,7 +26,6 @@ bool parse_sim_address(const fabric::Address& a, Transport t, uint32_t hosts, ui
 
 namespace {
 
-uint64_t g_mailbox_serial = 0;  // mailboxes are process-global in SimGrid: names must never repeat
 
 /// The verbs encoding of the minimum RNR NAK timer (IB spec table 45), in seconds.
 double rnr_timer_seconds(uint8_t code) {
@@ -95,39 +94,15 @@ void copy_payload_to(const WireMessage& m, std::byte* dst) {
 }  // namespace
 
 SimDevice::SimDevice(SimFabric& fabric, uint32_t host)
-    : fabric_(fabric),
-      hca_(fabric.hca(host)),
-      runtime_(fabric.runtime_of_self()),
-      inbox_(s4u::Mailbox::by_name(fmt::format("twinfab-dev-{}", g_mailbox_serial++))) {
-  // A permanent receiver makes SimGrid start every transfer at once, as a NIC would,
-  // instead of waiting for a matching get (mailbox rendez-vous semantics).
-  inbox_->set_receiver(s4u::Actor::self());
+    : fabric_(fabric), hca_(fabric.hca(host)), runtime_(fabric.runtime_of_self()) {
   runtime_.add_device(this);
   fabric_.add_device(this);
 }
 
 SimDevice::~SimDevice() {
-  // Packets already handed to the wire still arrive after their sender exits (on an
-  // HCA they have left the host). SimGrid would fail an attached send with its
-  // sender's actor, so the closing context lets its attached sends finish (bounded:
-  // one whose destination has closed too never will) and cancels only what remains.
-  // Detached sends need nothing: SimGrid owns them.
-  for (auto& c : sent_) {
-    if (comm_finished(c)) continue;
-    if (s4u::Actor::self() == nullptr) {  // not inside an actor: nothing can wait
-      c->cancel();
-      continue;
-    }
-    try {
-      c->wait_for(kCloseFlushTimeout);
-    } catch (const simgrid::Exception&) {
-    }
-    if (!comm_finished(c)) c->cancel();
-  }
-  sent_.clear();
-  if (pending_get) pending_get->cancel();
-  pending_get = nullptr;
-  inbox_->set_receiver(nullptr);
+  // Packets this context sent are on the wire and still arrive (on an HCA they have
+  // left the host); packets to it that arrive from now on are dropped (the fabric
+  // forgets it), and those queued but not yet processed go with it.
   runtime_.remove_device(this);
   fabric_.remove_device(this);
 }
@@ -293,57 +268,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
 
 void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination) {
   m->posted_at = s4u::Engine::get_clock();
-  // SimGrid 3.32 keeps every communication in a std::list and removes it by linear
-  // search when it finishes: detached ones in one global list, the others in their
-  // sender's list, from which only the sender's own wait() removes them. So: detach
-  // while few messages are in flight (the common case, no extra simcall), and past
-  // that send attached and let the sender reap finished sends in batches, keeping
-  // every list short. Either way a message costs O(1) SimGrid work, not O(in flight).
-  if (fabric_.detached_in_flight() < kDetachedInFlightLimit) {
-    m->detached = true;
-    fabric_.note_detached(+1);
-    destination->inbox()->put_init(m, wire_bytes)->detach();  // detach() starts it
-    return;
-  }
-  m->detached = false;
-  sent_.push_back(destination->inbox()->put_async(m, wire_bytes));
-  if (sent_.size() >= kReapThreshold) reap_sent();
-}
-
-bool SimDevice::comm_finished(const simgrid::s4u::CommPtr& comm) {
-  // A send whose destination context has closed (its rank returned) fails in
-  // SimGrid with a NetworkFailureException. For the HCA that is a packet into the
-  // void, as on hardware when the peer process has exited: finished, nothing to do
-  // (an RC requester learns it from its ACK timeout, not from this).
-  try {
-    if (!comm->test()) return false;
-    comm->wait();  // returns at once; it is what unlinks the comm from our list
-  } catch (const simgrid::NetworkFailureException&) {
-  }
-  return true;
-}
-
-void SimDevice::reap_sent() {
-  // SimGrid 3.32 unlinks a finished attached send from its sender's activity list
-  // only when a wait is registered on it: test() marks it finished and leaves it
-  // linked (the list, and memory, then grew with every send: ~0.5 KB per message per
-  // rank in a 4096-rank ring). wait_any_for with a zero timeout unlinks one finished
-  // send per call and returns -1 once none is.
-  while (!sent_.empty()) {
-    ssize_t i = -1;
-    try {
-      i = s4u::Comm::wait_any_for(sent_, 0.0);
-    } catch (const simgrid::NetworkFailureException&) {
-      // Its destination closed: a packet into the void, as on hardware (see
-      // comm_finished). Forget the failed ones.
-      const auto failed =
-          std::erase_if(sent_, [](const s4u::CommPtr& c) { return c->get_state() == s4u::Activity::State::FAILED; });
-      if (failed == 0) return;  // nothing to forget: try again at the next reap
-      continue;
-    }
-    if (i < 0) return;
-    sent_.erase(sent_.begin() + i);
-  }
+  fabric_.send(*this, destination, m, wire_bytes);
 }
 
 void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t seq, WcStatus status,
@@ -413,10 +338,6 @@ void SimDevice::requester_response(WireMessage* m) {
 
 void SimDevice::process_arrival(WireMessage* m) {
   const double now = s4u::Engine::get_clock();
-  if (m->detached) {
-    m->detached = false;
-    fabric_.note_detached(-1);
-  }
 
   if (m->extra_delay > 0) {
     double d = m->extra_delay;

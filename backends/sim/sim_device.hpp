@@ -1,11 +1,11 @@
 // Internal: a device context opened by one actor (rank) on its host's simulated HCA.
 //
-// Each context has an inbox mailbox whose permanent receiver is the owning actor, so
-// SimGrid delivers messages eagerly (the network transfer happens whether or not the
-// rank is waiting, as on a NIC). The owning actor processes arrivals whenever it is
-// inside the runtime (wait, sleep, poll) — and in the simulator a rank spends simulated
-// time only there — so the HCA keeps serving RDMA reads, writes and atomics while the
-// rank "computes" through Runtime::sleep_for.
+// Packets reach a context through the wire (wire.hpp), which queues them on the owning
+// actor's runtime at their arrival date whether or not the rank is waiting, as on a
+// NIC. The owning actor processes arrivals whenever it is inside the runtime (wait,
+// sleep, poll) — and in the simulator a rank spends simulated time only there — so the
+// HCA keeps serving RDMA reads, writes and atomics while the rank "computes" through
+// Runtime::sleep_for.
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -39,15 +39,14 @@ class SimDevice final : public fabric::Device {
   SimFabric& fabric() noexcept { return fabric_; }
   SimHca& hca() noexcept { return hca_; }
   SimRuntime& sim_runtime() noexcept { return runtime_; }
-  simgrid::s4u::Mailbox* inbox() const noexcept { return inbox_; }
 
   /// Times a work request of `qp` (CPU and HCA queueing, ICM, loss and retransmission)
   /// and puts it on the wire.
   void dispatch(SimQueuePair& qp, WireMessage* m);
-  /// Sends `m` to the device context that owns its destination QP, as one SimGrid
-  /// communication of `wire_bytes`.
+  /// Sends `m` (`wire_bytes` on the wire) to the device context that owns its
+  /// destination QP.
   void transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination);
-  /// Handles a message that reached this context's inbox (or whose delay expired).
+  /// Handles a message that reached this context (or whose delay expired).
   void process_arrival(WireMessage* m);
   /// Finishes `seq` on the requester's QP `qpn` at simulated time `when`: immediately
   /// if `when` has come, else through a timer of the requester's runtime, or through a
@@ -58,10 +57,6 @@ class SimDevice final : public fabric::Device {
   /// CPU time the rank spends posting: returns the extra delay a work request posted
   /// now suffers because the CPU is still busy with earlier posts, and books this one.
   double book_cpu(double now, double cost);
-
-  // pending get on the inbox, kept across waits
-  simgrid::s4u::CommPtr pending_get;
-  WireMessage* pending_payload = nullptr;
 
  private:
   void responder_send(SimQueuePair& qp, WireMessage* m);
@@ -84,18 +79,8 @@ class SimDevice final : public fabric::Device {
   SimFabric& fabric_;
   SimHca& hca_;
   SimRuntime& runtime_;
-  simgrid::s4u::Mailbox* inbox_;
   double cpu_free_at_ = 0;
   bool rnr_pending_ = false;
-  void reap_sent();
-  /// Whether an attached send is over (delivered, or failed because its destination
-  /// closed); unlinks it from SimGrid's list when it is.
-  static bool comm_finished(const simgrid::s4u::CommPtr& comm);
-  static constexpr size_t kReapThreshold = 8;
-  /// Simulated seconds a closing context waits for its attached sends to arrive.
-  static constexpr double kCloseFlushTimeout = 1.0;
-  static constexpr uint64_t kDetachedInFlightLimit = 256;
-  std::vector<simgrid::s4u::CommPtr> sent_;  ///< attached sends not reaped yet, oldest first
 };
 
 }  // namespace twinfab::sim

@@ -8,6 +8,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_runtime.hpp"
 #include "fabric/error.hpp"
 
@@ -188,7 +189,10 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
 
 // ---------------------------------------------------------------- SimFabric
 
-SimFabric::SimFabric(const Platform& platform) : platform_(platform), loss_(platform.loss.seed) {
+SimFabric::SimFabric(const Platform& platform)
+    : platform_(platform), loss_(platform.loss.seed), wire_(std::make_unique<Wire>([this](SimDevice* to, WireMessage* m) {
+        arrive(to, m);
+      })) {
   const auto& hosts = ensure_engine(platform_);
   hcas_.reserve(hosts.size());
   for (uint32_t i = 0; i < hosts.size(); ++i) hcas_.push_back(std::make_unique<SimHca>(*this, i, hosts[i]));
@@ -216,6 +220,19 @@ SimFabric::SimFabric(const Platform& platform) : platform_(platform), loss_(plat
 }
 
 SimFabric::~SimFabric() = default;
+
+void SimFabric::send(SimDevice& from, SimDevice* to, WireMessage* m, uint64_t wire_bytes) {
+  const Route& r = route(from.hca().index(), to->hca().index());
+  wire_->carry(to, m, from.hca().host(), to->hca().host(), r, wire_bytes);
+}
+
+void SimFabric::arrive(SimDevice* to, WireMessage* m) {
+  if (!device_alive(to)) {
+    free_message(m);  // the context closed: a packet into the void, as on hardware
+    return;
+  }
+  to->sim_runtime().deliver(to, m);
+}
 
 double SimFabric::fixed_one_way_cost() const noexcept { return sim::fixed_one_way_cost(platform_); }
 

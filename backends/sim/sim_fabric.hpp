@@ -3,10 +3,13 @@
 // message pool. Not part of the public API (see simulation.hpp).
 #pragma once
 
+#include "backends/sim/wire.hpp"
+
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -88,9 +91,12 @@ class SimFabric {
   uint64_t wire_bytes(uint64_t payload) const noexcept;
   uint64_t packets(uint64_t payload) const noexcept;
 
-  /// Detached SimGrid communications not yet arrived (see SimDevice::transmit).
-  uint64_t detached_in_flight() const noexcept { return detached_in_flight_; }
-  void note_detached(int delta) noexcept { detached_in_flight_ += static_cast<uint64_t>(static_cast<int64_t>(delta)); }
+  /// Ranks (actors) SimGrid killed while they waited: a deadlock (Simulation::run).
+  void note_killed(aid_t actor) { killed_.insert(actor); }
+  bool was_killed(aid_t actor) const { return killed_.count(actor) != 0; }
+
+  /// Puts `m` (`wire_bytes` on the wire) on the network from `from` to `to` (wire.hpp).
+  void send(SimDevice& from, SimDevice* to, WireMessage* m, uint64_t wire_bytes);
 
   WireMessage* new_message();
   void free_message(WireMessage* m);
@@ -118,7 +124,13 @@ class SimFabric {
   std::vector<WireMessage*> free_messages_;
   std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
   std::unordered_map<SimDevice*, bool> live_devices_;
-  uint64_t detached_in_flight_ = 0;
+  std::set<aid_t> killed_;
+  /// Declared last: destroyed first, so that no delivery reaches the members above.
+  std::unique_ptr<Wire> wire_;
+
+  /// A packet reached `to`'s host (maestro): queued on its runtime, or dropped if the
+  /// context closed meanwhile.
+  void arrive(SimDevice* to, WireMessage* m);
 };
 
 /// The SimGrid engine is one per process and its platform cannot change once built.

@@ -1,6 +1,9 @@
 #include "backends/sim/sim_runtime.hpp"
 
 #include <fmt/format.h>
+#include <simgrid/Exception.hpp>
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/simix.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -48,6 +51,15 @@ class SimAgent final : public fabric::Agent {
 
 void SimRuntime::remove_device(SimDevice* d) {
   devices_.erase(std::remove(devices_.begin(), devices_.end(), d), devices_.end());
+  // Packets that reached it and were not processed go with it.
+  for (auto it = arrivals_.begin(); it != arrivals_.end();) {
+    if (it->first == d) {
+      fabric_.free_message(it->second);
+      it = arrivals_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 void SimRuntime::schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq,
@@ -114,41 +126,64 @@ void SimRuntime::note_empty_poll() {
                                     kMaxEmptyPolls));
 }
 
-void SimRuntime::block(double until) {
-  gets_.clear();
-  for (SimDevice* d : devices_) {
-    if (!d->pending_get) d->pending_get = d->inbox()->get_async<WireMessage>(&d->pending_payload);
-    gets_.push_back(d->pending_get);
+void SimRuntime::deliver(SimDevice* device, WireMessage* m) {
+  arrivals_.emplace_back(device, m);
+  wake_->wake();
+}
+
+void SimRuntime::Wake::wake() {
+  if (blocked && !signalled) {
+    signalled = true;
+    semaphore->release();  // in maestro: runs directly, the actor runs at this date
   }
-  const double now = this->now();
-  if (gets_.empty()) {
-    if (!std::isfinite(until))
+}
+
+void SimRuntime::process_arrival() {
+  // One packet per call, as a rank notices them one at a time: the caller looks at its
+  // CQs and memory after each (a receive completes on the packet that finishes it,
+  // not on a later one that came at the same date). Processing may send packets and
+  // schedule timers, never deliver (that is maestro).
+  if (!arrivals_.empty()) {
+    auto [device, m] = arrivals_.front();
+    arrivals_.pop_front();
+    device->process_arrival(m);
+  }
+}
+
+void SimRuntime::block(double until) {
+  if (arrivals_.empty()) {
+    const double now = this->now();
+    if (!(until > now)) return;  // nothing to wait for: a spurious return is allowed
+    if (devices_.empty() && !std::isfinite(until))
       throw fabric::Error(Status::InvalidState,
                           "Runtime::wait with no deadline and no device: nothing could ever wake this rank");
-    s4u::this_actor::sleep_until(until);
-    return;
+    // A deadline is a kernel timer that wakes the actor like a delivery (stale, doing
+    // nothing, if something else woke it first), so the acquire itself never times
+    // out and SimGrid still sees a rank that nothing can wake (deadlock detection).
+    Wake& w = *wake_;
+    w.blocked = true;
+    w.signalled = false;
+    blocked_until_ = until;  // what deliver_completion asks (blocked_on)
+    const std::uint64_t generation = ++w.generation;
+    if (std::isfinite(until)) {
+      simgrid::kernel::actor::simcall_answered([wake = wake_, until, generation] {
+        simgrid::kernel::timer::Timer::set(until, [wake, generation] {
+          if (wake->generation == generation) wake->wake();
+        });
+      });
+    }
+    try {
+      w.semaphore->acquire();
+    } catch (const simgrid::ForcefulKillException&) {
+      // SimGrid kills the ranks it found blocked for good (a deadlock). The unwinding
+      // may be swallowed on its way (a destructor that must not throw): remember it.
+      fabric_.note_killed(s4u::this_actor::get_pid());
+      throw;
+    }
+    w.blocked = false;
+    blocked_until_ = -1;
   }
-  blocked_until_ = until;
-  ssize_t idx = -1;
-  try {
-    idx = s4u::Comm::wait_any_for(gets_, std::isfinite(until) ? std::max(0.0, until - now) : -1.0);
-  } catch (const simgrid::NetworkFailureException&) {
-    // A message whose sender's context closed while it was still being transferred
-    // is lost (SimGrid fails the transfer with its sender); forget that get and let
-    // the caller look again (a spurious return is allowed).
-    for (SimDevice* d : devices_)
-      if (d->pending_get && d->pending_get->get_state() == s4u::Activity::State::FAILED) {
-        d->pending_get = nullptr;
-        d->pending_payload = nullptr;
-      }
-  }
-  blocked_until_ = -1;
-  if (idx < 0) return;
-  SimDevice* d = devices_[static_cast<size_t>(idx)];
-  WireMessage* m = d->pending_payload;
-  d->pending_get = nullptr;
-  d->pending_payload = nullptr;
-  d->process_arrival(m);
+  process_arrival();
 }
 
 Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {

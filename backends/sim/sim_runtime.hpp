@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <span>
+#include <deque>
+#include <utility>
 #include <vector>
 
 #include "fabric/runtime.hpp"
@@ -43,8 +45,9 @@ class SimRuntime final : public fabric::Runtime {
   /// True when the owning actor is blocked in wait() on `cq` until later than `when`:
   /// a completion for it at `when` must then wake it with a message.
   bool blocked_on(const fabric::CompletionQueue* cq, double when) const;
-  /// Processes arrivals already sitting in the inboxes (no time passes).
-  bool serve_ready();
+  /// A packet for `device` arrived (called in maestro by the wire): queued, and the
+  /// actor woken if it is blocked.
+  void deliver(SimDevice* device, WireMessage* m);
   /// Set when an arrival placed data in memory; wait() returns so memory pollers look.
   void note_memory_written() { memory_written_ = true; }
   /// Poll without wait() in the simulator never advances time; after this many empty
@@ -71,8 +74,11 @@ class SimRuntime final : public fabric::Runtime {
   /// for a CQ nobody waits on is applied at the next wake-up instead: waking for it
   /// would cost a context switch per message.
   double next_wake(std::span<fabric::CompletionQueue* const> sources, double deadline) const;
-  /// Blocks until an inbox receives something or `until`; processes what came.
+  /// Blocks until a packet arrives or `until`; processes what arrived.
   void block(double until);
+  /// Processes the oldest packet queued by deliver(), if any (no time passes).
+  void process_arrival();
+
   bool any_ready(std::span<fabric::CompletionQueue* const> sources) const;
 
   SimFabric& fabric_;
@@ -87,7 +93,20 @@ class SimRuntime final : public fabric::Runtime {
   /// ends the wait.
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
 
-  std::vector<simgrid::s4u::CommPtr> gets_;  // scratch for wait_any_for
+  /// Packets delivered and not yet processed, in arrival order.
+  std::deque<std::pair<SimDevice*, WireMessage*>> arrivals_;
+  /// What a blocked actor sleeps on. Released (by a delivery or the deadline's timer)
+  /// only while the actor is blocked and at most once per block, so the semaphore's
+  /// count stays 0 or 1. Shared with the deadline timers, which may outlive the
+  /// runtime (they then find a stale generation).
+  struct Wake {
+    simgrid::s4u::SemaphorePtr semaphore = simgrid::s4u::Semaphore::create(0);
+    bool blocked = false;
+    bool signalled = false;
+    std::uint64_t generation = 0;  ///< of the current block; a timer of an older one is stale
+    void wake();
+  };
+  std::shared_ptr<Wake> wake_ = std::make_shared<Wake>();
 };
 
 }  // namespace twinfab::sim

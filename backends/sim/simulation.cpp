@@ -1,5 +1,7 @@
 #include "backends/sim/simulation.hpp"
 
+#include <simgrid/Exception.hpp>
+
 #include <fmt/format.h>
 
 #include <exception>
@@ -45,10 +47,12 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
         SimDevice device(*fabric, host);
         RankEnv env{r, nranks, host, device, device.runtime(), oob, *this};
         body(env);
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;  // SimGrid unwinding a rank it kills (a deadlock): it stays unfinished
       } catch (...) {
         errors[r] = std::current_exception();
       }
-      finished[r] = true;
+      finished[r] = !fabric->was_killed(s4u::this_actor::get_pid());
       fabric->forget_runtime(s4u::this_actor::get_pid());
     });
   }
@@ -71,10 +75,12 @@ void Simulation::run_single(const std::function<void()>& body) {
   s4u::Actor::create("driver", fabric->hca(0).host(), [&, fabric]() {
     try {
       body();
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;  // SimGrid unwinding the driver it kills (a deadlock): it stays unfinished
     } catch (...) {
       error = std::current_exception();
     }
-    finished = true;
+    finished = !fabric->was_killed(s4u::this_actor::get_pid());
     fabric->forget_runtime(s4u::this_actor::get_pid());
   });
   s4u::Engine::get_instance()->run();

@@ -27,7 +27,6 @@ struct WireMessage {
   fabric::Transport transport = fabric::Transport::RC;
   bool has_imm = false;
   bool icm_charged = false;  ///< target-side ICM miss penalty already applied
-  bool detached = false;     ///< sent as a detached SimGrid communication (see transmit)
   uint32_t imm = 0;
   uint32_t src_host = 0;
   uint32_t src_qpn = 0;
