@@ -21,6 +21,14 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
                 "null buffer with a non-empty message");
 }
 
+void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                         Op op, const char* where) {
+  check_buffer(sendbuf == kInPlace ? recvbuf : sendbuf, count, type, where, "sendbuf");
+  check_buffer(recvbuf, count, type, where, "recvbuf");
+  check_reduction(op, type, where);
+  if (sendbuf != kInPlace) check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+}
+
 void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
                   const char* counts_name) {
   if (counts.size() < static_cast<std::size_t>(ranks) || displs.size() < static_cast<std::size_t>(ranks))

@@ -33,6 +33,10 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
 /// The op is a predefined reduction defined on the type (MPI_REPLACE and MPI_NO_OP
 /// belong to one-sided accumulate only).
 void check_reduction(Op op, const DatatypePtr& type, const char* where);
+/// The buffers and op of an allreduce-like call (allreduce, scan, exscan), where every
+/// rank passes `sendbuf` (or kInPlace: the input is in `recvbuf`) and `recvbuf`.
+void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                         Op op, const char* where);
 /// MPI_ERR_BUFFER when the bytes of (send, send_count, send_type) and (recv,
 /// recv_count, recv_type) overlap: MPI forbids aliasing unless MPI_IN_PLACE is used.
 void check_no_alias(const void* send, std::int64_t send_count, const Datatype& send_type, const void* recv,

@@ -18,11 +18,7 @@ void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_
                Op op, const Communicator& comm) {
   const char* where = "MPI_Allreduce";
   context.check_comm(comm, where);
-  const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  coll::check_buffer(input, count, type, where, "sendbuf");
-  coll::check_buffer(recvbuf, count, type, where, "recvbuf");
-  coll::check_reduction(op, type, where);
-  if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+  coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
   if (count == 0 || type->size() == 0) return;
   if (sendbuf != kInPlace) coll::local_copy(sendbuf, count, *type, recvbuf, count, *type, where);
 

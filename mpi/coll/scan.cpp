@@ -17,11 +17,8 @@ void prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t c
   const char* where = inclusive ? "MPI_Scan" : "MPI_Exscan";
   const coll::Kind kind = inclusive ? coll::Kind::Scan : coll::Kind::Exscan;
   context.check_comm(comm, where);
+  coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  coll::check_buffer(input, count, type, where, "sendbuf");
-  coll::check_buffer(recvbuf, count, type, where, "recvbuf");
-  coll::check_reduction(op, type, where);
-  if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
   if (count == 0 || type->size() == 0) return;
   const int n = comm.size();
   const int rank = comm.rank();
