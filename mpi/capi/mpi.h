@@ -282,6 +282,14 @@ TWINFAB_MPI_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], i
                                  int array_of_indices[], MPI_Status array_of_statuses[]);
 TWINFAB_MPI_API int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
                                 MPI_Status* array_of_statuses);
+TWINFAB_MPI_API int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                   MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                                  MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Start(MPI_Request* request);
+TWINFAB_MPI_API int MPI_Startall(int count, MPI_Request array_of_requests[]);
 TWINFAB_MPI_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Request_free(MPI_Request* request);

@@ -402,9 +402,10 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 int MPI_Request_free(MPI_Request* request) {
   return entry("MPI_Request_free", comm_of_request(request), [&](RankState& s) {
     require_pointer(request, "MPI_Request_free", "request");
-    if (s.request(*request, "MPI_Request_free") == nullptr)
+    if (*request == MPI_REQUEST_NULL)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)", "request is MPI_REQUEST_NULL");
-    s.detach_request(*request);
+    s.request(*request, "MPI_Request_free");  // checks the handle (an inactive persistent one is fine)
+    s.detach_request(*request);  // an active one completes on its own
     s.reap_detached(false);
     return MPI_SUCCESS;
   });
@@ -414,7 +415,9 @@ int MPI_Cancel(MPI_Request* request) {
   return entry("MPI_Cancel", comm_of_request(request), [&](RankState& s) {
     require_pointer(request, "MPI_Cancel", "request");
     RequestEntry* e = s.request(*request, "MPI_Cancel");
-    if (e == nullptr) throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)", "request is MPI_REQUEST_NULL");
+    if (e == nullptr)
+      throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
+                  "request is MPI_REQUEST_NULL or an inactive persistent request");
     s.ctx().cancel(e->id);  // a send or a matched receive completes normally
     return MPI_SUCCESS;
   });

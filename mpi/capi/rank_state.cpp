@@ -186,6 +186,10 @@ void RankState::free_type(MPI_Datatype& handle, const char* where) {
 
 // ---- requests
 
+namespace {
+std::uint32_t request_index(MPI_Request handle) { return bits(handle) & kHandleIndexMask; }
+}  // namespace
+
 MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what) {
   std::uint32_t index;
   if (!free_requests_.empty()) {
@@ -199,30 +203,59 @@ MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what
     index = static_cast<std::uint32_t>(requests_.size());
     requests_.emplace_back();
   }
-  requests_[index] = {id, comm, what};
+  requests_[index] = RequestEntry{id, comm, what, nullptr};
   return static_cast<MPI_Request>(kRequestBase + index);
+}
+
+MPI_Request RankState::add_persistent(PersistentOp op, const char* what) {
+  const MPI_Comm comm = op.comm;
+  MPI_Request handle = add_request(kRequestNull, comm, what);
+  requests_[request_index(handle)].persistent = std::make_unique<PersistentOp>(std::move(op));
+  return handle;
 }
 
 RequestEntry* RankState::request(MPI_Request handle, const char* where) {
   if (handle == MPI_REQUEST_NULL) return nullptr;
   const std::uint32_t b = bits(handle);
   const std::size_t index = b & kHandleIndexMask;
-  if ((b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() || requests_[index].id == kRequestNull)
+  if ((b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() ||
+      (requests_[index].id == kRequestNull && !requests_[index].persistent))
     throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request=0x{:x})", where, b),
                 "not an active request handle (already completed or freed?)");
-  return &requests_[index];
+  RequestEntry& e = requests_[index];
+  return e.id == kRequestNull ? nullptr : &e;  // an inactive persistent request
+}
+
+RequestEntry& RankState::persistent(MPI_Request handle, const char* where) {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if (handle == MPI_REQUEST_NULL || (b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() ||
+      !requests_[index].persistent)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request=0x{:x})", where, b),
+                "not a persistent request (made by MPI_Send_init, MPI_Ssend_init or MPI_Recv_init)");
+  return requests_[index];
 }
 
 void RankState::release_request(MPI_Request& handle) {
-  const std::uint32_t index = bits(handle) & kHandleIndexMask;
+  RequestEntry& e = requests_[request_index(handle)];
+  if (e.persistent) {
+    e.id = kRequestNull;  // inactive until the next MPI_Start
+    return;
+  }
+  free_request(handle);
+}
+
+void RankState::free_request(MPI_Request& handle) {
+  const std::uint32_t index = request_index(handle);
   requests_[index] = {};
   free_requests_.push_back(index);
   handle = MPI_REQUEST_NULL;
 }
 
 void RankState::detach_request(MPI_Request& handle) {
-  detached_.push_back(requests_[bits(handle) & kHandleIndexMask].id);
-  release_request(handle);
+  const RequestId id = requests_[request_index(handle)].id;
+  if (id != kRequestNull) detached_.push_back(id);
+  free_request(handle);
 }
 
 void RankState::reap_detached(bool wait_all) {

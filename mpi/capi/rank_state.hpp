@@ -47,10 +47,23 @@ struct CommEntry {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
 };
 
+/// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
+struct PersistentOp {
+  enum class Kind : std::uint8_t { Send, Ssend, Recv };
+  Kind kind = Kind::Send;
+  void* buffer = nullptr;
+  int count = 0;
+  DatatypePtr type;  ///< held: MPI_Type_free does not affect a persistent request
+  int peer = 0;
+  int tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
 struct RequestEntry {
-  RequestId id = kRequestNull;  ///< kRequestNull: free slot
+  RequestId id = kRequestNull;  ///< kRequestNull: free slot, or an inactive persistent request
   MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
   const char* what = "";          ///< "MPI_Irecv", ...: for error messages
+  std::unique_ptr<PersistentOp> persistent;  ///< set for the requests of MPI_*_init
 };
 
 class RankState {
@@ -84,10 +97,19 @@ class RankState {
 
   // ---- requests
   MPI_Request add_request(RequestId id, MPI_Comm comm, const char* what);
-  /// The entry of a live request handle (MPI_ERR_REQUEST otherwise); null for
-  /// MPI_REQUEST_NULL.
+  /// The entry of an active request handle (MPI_ERR_REQUEST for anything else); null
+  /// for MPI_REQUEST_NULL and for an inactive persistent request (MPI treats both as
+  /// inactive: waits and tests return at once with an empty status).
   RequestEntry* request(MPI_Request handle, const char* where);
+  /// After the request behind `handle` completed: frees it and sets the handle to
+  /// MPI_REQUEST_NULL, or, for a persistent request, makes it inactive (the handle stays).
   void release_request(MPI_Request& handle);
+  /// A persistent request, inactive until MPI_Start.
+  MPI_Request add_persistent(PersistentOp op, const char* what);
+  /// The persistent request behind `handle` (MPI_ERR_REQUEST if it is not one).
+  RequestEntry& persistent(MPI_Request handle, const char* where);
+  /// Frees the slot of `handle` whatever its state, and sets it to MPI_REQUEST_NULL.
+  void free_request(MPI_Request& handle);
   /// MPI_Request_free: the request completes on its own; reaped by later calls.
   void detach_request(MPI_Request& handle);
   /// Completes detached requests that are done (all of them when `wait_all`).
