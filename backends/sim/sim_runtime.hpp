@@ -6,8 +6,9 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
-#include <span>
 #include <deque>
+#include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -74,7 +75,8 @@ class SimRuntime final : public fabric::Runtime {
   /// for a CQ nobody waits on is applied at the next wake-up instead: waking for it
   /// would cost a context switch per message.
   double next_wake(std::span<fabric::CompletionQueue* const> sources, double deadline) const;
-  /// Blocks until a packet arrives or `until`; processes what arrived.
+  /// Blocks until a packet arrives or `until` (not at all if one is queued); then
+  /// processes the oldest queued packet.
   void block(double until);
   /// Processes the oldest packet queued by deliver(), if any (no time passes).
   void process_arrival();
