@@ -10,6 +10,7 @@
 #include <thread>
 #include <typeinfo>
 
+#include "backends/verbs/cpu_relax.hpp"
 #include "backends/verbs/verbs_completion_queue.hpp"
 #include "fabric/completion_queue.hpp"
 
@@ -70,13 +71,6 @@ double nap(double waited, double now, double deadline) noexcept {
   return std::min({std::clamp(waited / 10, kNapTime, kMaxNapTime), deadline - now});
 }
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 /// One pause of a wait that has lasted `waited` seconds at `now`: spin, yield or nap.
 void pause_after(double waited, double now, double deadline) {

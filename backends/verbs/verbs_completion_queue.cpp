@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <mutex>
 
+#include "backends/verbs/cpu_relax.hpp"
 #include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
@@ -18,13 +19,6 @@ namespace twinfab::verbs {
 namespace {
 constexpr size_t kBatch = 16;
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 }  // namespace
 
 void VerbsCompletionQueue::SpinLock::lock() noexcept {
