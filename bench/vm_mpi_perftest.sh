@@ -70,9 +70,8 @@ done
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "vm_mpi_perftest: --reps '$reps' is not a positive integer" >&2; exit 2; }
 build=$(cd "${build:-$REPO/build}" 2>/dev/null && pwd -P) || { echo "vm_mpi_perftest: build directory not found; make build" >&2; exit 2; }
 [[ -x $build/examples/pingpong ]] || { echo "vm_mpi_perftest: $build/examples/pingpong missing; make build" >&2; exit 2; }
-median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# best lat|bw: the lowest of the values for a latency, the highest for a bandwidth.
-best() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | if [[ $1 == lat ]]; then head -n 1; else tail -n 1; fi; }
+# shellcheck source=bench/lib/stats.sh
+source "$HERE/lib/stats.sh"  # median, best
 failed=0
 cd "$build" || exit 2
 printf '%-6s %-22s %23s %8s %23s %8s  %s\n' device figure "perftest/twinfab median" ratio "perftest/twinfab best" ratio target

@@ -128,9 +128,8 @@ for d in "${devices[@]}"; do
   [[ $d == rxe || $d == siw ]] || { echo "vm_perftest: unknown device '$d' (rxe or siw)" >&2; exit 2; }
 done
 
-median() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# best KIND: the lowest of the values for a latency, the highest for a bandwidth.
-best() { tr ' ' '\n' | grep -E '^[0-9.]+$' | sort -g | if [[ $1 == lat ]]; then head -n 1; else tail -n 1; fi; }
+# shellcheck source=bench/lib/stats.sh
+source "$HERE/lib/stats.sh"  # median, best
 
 crashed=0
 rows=()
