@@ -43,7 +43,7 @@ double ack_timeout_seconds(uint8_t code) {
 
 /// Copies the payload of `m` (its snapshot, or the sender's SGEs) into `dst` SGEs,
 /// skipping the first `skip` bytes of the destination (the UD GRH area).
-void scatter_payload(const WireMessage& m, const std::vector<fabric::Sge>& dst, uint64_t skip) {
+void scatter_payload(const WireMessage& m, std::span<const fabric::Sge> dst, uint64_t skip) {
   size_t di = 0;
   uint64_t doff = 0;
   auto advance_skip = [&](uint64_t n) {
@@ -497,7 +497,7 @@ bool SimDevice::source_ok(const WireMessage& m) const {
   return true;
 }
 
-bool SimDevice::local_sges_ok(const std::vector<fabric::Sge>& sges) const {
+bool SimDevice::local_sges_ok(std::span<const fabric::Sge> sges) const {
   for (const auto& s : sges) {
     if (s.length == 0) continue;
     SimMemoryRegion* mr = hca_.find_mr(s.lkey);
@@ -516,7 +516,7 @@ void SimDevice::responder_send(SimQueuePair& qp, WireMessage* m) {
   }
   const uint64_t offset = m->transport == Transport::UD ? fabric::kUdGrhBytes : 0;
   uint64_t capacity = 0;
-  for (const auto& s : r.sges) capacity += s.length;
+  for (const auto& s : r.sges.view()) capacity += s.length;
   fabric::WorkCompletion wc;
   wc.wr_id = r.wr_id;
   wc.opcode = WcOpcode::Recv;
@@ -525,7 +525,7 @@ void SimDevice::responder_send(SimQueuePair& qp, WireMessage* m) {
   wc.src_node = m->src_host;
   wc.imm_data = m->imm;
   wc.has_imm = m->has_imm;
-  if (m->length + offset > capacity || !local_sges_ok(r.sges)) {
+  if (m->length + offset > capacity || !local_sges_ok(r.sges.view())) {
     const bool too_long = m->length + offset > capacity;
     wc.status = too_long ? WcStatus::LocalLengthError : WcStatus::LocalProtectionError;
     qp.push_recv_completion(wc);
@@ -533,7 +533,7 @@ void SimDevice::responder_send(SimQueuePair& qp, WireMessage* m) {
     nak(m, too_long ? WcStatus::RemoteInvalidRequestError : WcStatus::RemoteOperationError);
     return;
   }
-  scatter_payload(*m, r.sges, offset);
+  scatter_payload(*m, r.sges.view(), offset);
   wc.byte_len = static_cast<uint32_t>(m->length + offset);
   qp.push_recv_completion(wc);
   runtime_.note_memory_written();

@@ -73,7 +73,7 @@ class SimDevice final : public fabric::Device {
   void nak(WireMessage* m, fabric::WcStatus status);
   void ack(WireMessage* m, uint32_t byte_len);
   SimMemoryRegion* check_remote(SimQueuePair& qp, WireMessage* m, uint64_t len, fabric::Access need);
-  bool local_sges_ok(const std::vector<fabric::Sge>& sges) const;
+  bool local_sges_ok(std::span<const fabric::Sge> sges) const;
   bool source_ok(const WireMessage& m) const;
 
   SimFabric& fabric_;

@@ -17,8 +17,7 @@ size_t SimCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
   rt.run_due_timers();
   size_t n = std::min(out.size(), entries_.size());
   for (size_t i = 0; i < n; ++i) {
-    out[i] = entries_.front();
-    entries_.pop_front();
+    out[i] = entries_.pop_front();
   }
   if (n == 0)
     rt.note_empty_poll();
@@ -35,22 +34,19 @@ void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
   entries_.push_back(wc);
 }
 
-RecvEntry RecvQueue::pop() {
-  RecvEntry e = std::move(entries_[head_++]);
-  if (head_ == entries_.size()) {
-    entries_.clear();
-    head_ = 0;
-  } else if (head_ >= 64 && head_ * 2 >= entries_.size()) {
-    entries_.erase(entries_.begin(), entries_.begin() + static_cast<std::ptrdiff_t>(head_));
-    head_ = 0;
+SgeList::SgeList(std::span<const fabric::Sge> sges) : size_(static_cast<uint32_t>(sges.size())) {
+  fabric::Sge* to = inline_.data();
+  if (sges.size() > inline_.size()) {
+    spill_ = std::make_unique_for_overwrite<fabric::Sge[]>(sges.size());
+    to = spill_.get();
   }
-  return e;
+  std::copy(sges.begin(), sges.end(), to);
 }
 
 fabric::Status SimSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
   if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
   if (queue_.size() >= capacity_) return fabric::Status::NoResource;
-  queue_.push(RecvEntry{wr.wr_id, {wr.sg_list.begin(), wr.sg_list.end()}});
+  queue_.push(RecvEntry{wr.wr_id, SgeList(wr.sg_list)});
   return fabric::Status::Ok;
 }
 

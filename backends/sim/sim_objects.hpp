@@ -2,14 +2,17 @@
 // shared receive queues and address handles.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <deque>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "fabric/address_handle.hpp"
 #include "fabric/completion_queue.hpp"
 #include "fabric/memory_region.hpp"
 #include "fabric/shared_receive_queue.hpp"
+#include "backends/sim/ring_queue.hpp"
 
 namespace twinfab::sim {
 
@@ -45,7 +48,8 @@ class SimMemoryRegion final : public fabric::MemoryRegion {
 
 class SimCompletionQueue final : public fabric::CompletionQueue {
  public:
-  SimCompletionQueue(SimDevice& device, uint32_t capacity) : device_(device), capacity_(capacity) {}
+  SimCompletionQueue(SimDevice& device, uint32_t capacity)
+      : device_(device), capacity_(capacity), entries_(capacity) {}
   size_t poll(std::span<fabric::WorkCompletion> out) override;
   uint32_t capacity() const noexcept override { return capacity_; }
 
@@ -58,37 +62,55 @@ class SimCompletionQueue final : public fabric::CompletionQueue {
  private:
   SimDevice& device_;
   uint32_t capacity_;
-  std::deque<fabric::WorkCompletion> entries_;
+  RingQueue<fabric::WorkCompletion> entries_;
   uint64_t overruns_ = 0;
 };
 
-/// A posted receive: the SGE list is copied at post time, as the HCA does.
-struct RecvEntry {
-  uint64_t wr_id = 0;
-  std::vector<fabric::Sge> sges;
+/// A receive's scatter list, copied at post time as the HCA does. Up to two entries
+/// (what the MPI channel posts: a head slot and the rest of a packet buffer) are kept
+/// in place and longer lists on the heap, so posting a receive allocates nothing.
+class SgeList {
+ public:
+  SgeList() = default;
+  explicit SgeList(std::span<const fabric::Sge> sges);
+  std::span<const fabric::Sge> view() const noexcept {
+    return {spill_ ? spill_.get() : inline_.data(), size_};
+  }
+
+ private:
+  std::array<fabric::Sge, 2> inline_{};
+  std::unique_ptr<fabric::Sge[]> spill_;
+  uint32_t size_ = 0;
 };
 
-/// FIFO of posted receives that stays small for idle queues (a UD QP per host at 4096
-/// hosts must cost well under 1 KB of simulator memory).
+/// A posted receive.
+struct RecvEntry {
+  uint64_t wr_id = 0;
+  SgeList sges;
+};
+
+/// FIFO of posted receives (see ring_queue.hpp for why a ring).
 class RecvQueue {
  public:
-  bool empty() const noexcept { return head_ == entries_.size(); }
-  size_t size() const noexcept { return entries_.size() - head_; }
+  /// `limit`: the most receives the owner admits (max_recv_wr, an SRQ's capacity).
+  explicit RecvQueue(size_t limit = 0) : entries_(limit) {}
+  bool empty() const noexcept { return entries_.empty(); }
+  size_t size() const noexcept { return entries_.size(); }
   void push(RecvEntry e) { entries_.push_back(std::move(e)); }
-  RecvEntry pop();
+  RecvEntry pop() { return entries_.pop_front(); }
   template <typename F>
   void drain(F&& f) {
     while (!empty()) f(pop());
   }
 
  private:
-  std::vector<RecvEntry> entries_;
-  size_t head_ = 0;
+  RingQueue<RecvEntry> entries_;
 };
 
 class SimSharedReceiveQueue final : public fabric::SharedReceiveQueue {
  public:
-  SimSharedReceiveQueue(uint32_t capacity, uint32_t max_sge) : capacity_(capacity), max_sge_(max_sge) {}
+  SimSharedReceiveQueue(uint32_t capacity, uint32_t max_sge)
+      : capacity_(capacity), max_sge_(max_sge), queue_(capacity) {}
   fabric::Status post_recv(const fabric::RecvWr& wr) override;
   uint32_t capacity() const noexcept override { return capacity_; }
   RecvQueue& queue() noexcept { return queue_; }

@@ -76,7 +76,11 @@ bool parse_sim_address(const fabric::Address& a, Transport t, uint32_t hosts, ui
 }
 
 SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
-    : device_(device), config_(config), qpn_(device.hca().add_qp(this)) {}
+    : device_(device),
+      config_(config),
+      qpn_(device.hca().add_qp(this)),
+      sq_(config.max_send_wr),
+      rq_(config.max_recv_wr) {}
 
 SimQueuePair::~SimQueuePair() {
   for (WireMessage* m : fenced_) device_.fabric().free_message(m);
@@ -148,8 +152,7 @@ Status SimQueuePair::to_reset() {
   }
   held = nullptr;
   sq_.clear();
-  sq_head_ = 0;
-  rq_ = RecvQueue{};
+  rq_ = RecvQueue(config_.max_recv_wr);
   reads_in_flight_ = 0;
   expected_psn = 0;
   next_psn_ = 0;
@@ -214,7 +217,7 @@ Status SimQueuePair::post_send(const fabric::SendWr& wr) {
                 fmt::format("post_send needs RTS; QP {} is in {}", qpn_, fabric::to_string(state_)));
   uint64_t length = 0;
   if (Status s = validate_send(wr, length); s != Status::Ok) return s;
-  if (sq_.size() - sq_head_ >= config_.max_send_wr)
+  if (sq_.size() >= config_.max_send_wr)
     return fail(Status::NoResource, fmt::format("send queue full ({} WRs outstanding)", config_.max_send_wr));
 
   const bool is_read_or_atomic = wr.opcode == Opcode::RdmaRead || wr.opcode == Opcode::AtomicCompareSwap ||
@@ -318,7 +321,7 @@ Status SimQueuePair::post_recv(const fabric::RecvWr& wr) {
     push_recv_completion(wc);
     return Status::Ok;
   }
-  rq_.push(RecvEntry{wr.wr_id, {wr.sg_list.begin(), wr.sg_list.end()}});
+  rq_.push(RecvEntry{wr.wr_id, SgeList(wr.sg_list)});
   return Status::Ok;
 }
 
@@ -334,8 +337,8 @@ void SimQueuePair::push_recv_completion(const fabric::WorkCompletion& wc) {
 }
 
 void SimQueuePair::complete_send(uint64_t seq, WcStatus status, uint32_t byte_len) {
-  if (sq_head_ == sq_.size() || seq < sq_[sq_head_].seq) return;  // flushed or reset already
-  size_t idx = sq_head_ + static_cast<size_t>(seq - sq_[sq_head_].seq);
+  if (sq_.empty() || seq < sq_.front().seq) return;  // flushed or reset already
+  const size_t idx = static_cast<size_t>(seq - sq_.front().seq);
   if (idx >= sq_.size()) return;
   SqEntry& e = sq_[idx];
   if (e.done) return;
@@ -354,8 +357,8 @@ void SimQueuePair::complete_send(uint64_t seq, WcStatus status, uint32_t byte_le
 
 void SimQueuePair::drain_send_queue() {
   auto& cq = static_cast<SimCompletionQueue&>(config_.send_cq->underlying());
-  while (sq_head_ < sq_.size() && sq_[sq_head_].done) {
-    const SqEntry& e = sq_[sq_head_];
+  while (!sq_.empty() && sq_.front().done) {
+    const SqEntry e = sq_.pop_front();
     if (e.signaled || e.status != WcStatus::Success) {
       fabric::WorkCompletion wc;
       wc.wr_id = e.wr_id;
@@ -365,14 +368,6 @@ void SimQueuePair::drain_send_queue() {
       wc.qp_num = qpn_;
       cq.push(wc);
     }
-    ++sq_head_;
-  }
-  if (sq_head_ == sq_.size()) {
-    sq_.clear();
-    sq_head_ = 0;
-  } else if (sq_head_ >= 64 && sq_head_ * 2 >= sq_.size()) {
-    sq_.erase(sq_.begin(), sq_.begin() + static_cast<std::ptrdiff_t>(sq_head_));
-    sq_head_ = 0;
   }
 }
 
@@ -380,7 +375,7 @@ void SimQueuePair::enter_error() {
   state_ = QpState::Error;
   for (WireMessage* m : fenced_) device_.fabric().free_message(m);
   fenced_.clear();
-  for (size_t i = sq_head_; i < sq_.size(); ++i) {
+  for (size_t i = 0; i < sq_.size(); ++i) {
     if (!sq_[i].done) {
       sq_[i].done = true;
       sq_[i].status = WcStatus::WrFlushError;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim/ring_queue.hpp"
 #include "backends/sim/sim_objects.hpp"
 #include "backends/sim/wire_message.hpp"
 #include "fabric/queue_pair.hpp"
@@ -85,8 +86,7 @@ class SimQueuePair final : public fabric::QueuePair {
   uint64_t next_psn_ = 0;
   uint64_t next_seq_ = 0;
   uint32_t reads_in_flight_ = 0;
-  std::vector<SqEntry> sq_;
-  size_t sq_head_ = 0;
+  RingQueue<SqEntry> sq_;  ///< posted, not yet completed, oldest first
   RecvQueue rq_;
   std::vector<WireMessage*> fenced_;  ///< built, waiting for reads/atomics to finish
   std::string last_error_;
