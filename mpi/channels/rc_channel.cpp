@@ -42,6 +42,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
       sink_(sink),
       packet_size_(config.packet_size),
       credits_(config.credits),
+      send_buffers_(config.send_buffers),
       update_threshold_(config.update_threshold()),
       rank_(oob.rank()),
       size_(oob.size()) {
@@ -51,7 +52,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // head_bytes_. One SGE (the whole packet in its buffer) when the device has no two.
   head_bytes_ = caps.max_sge >= 2 && packet_size_ > 2 * kHeadSlotBytes ? kHeadSlotBytes : 0;
   const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
-  const std::uint32_t send_buffers = config.send_buffers;
+  const std::uint32_t send_buffers = send_buffers_;
 
   // On demand needs UD for the connector and QPs that connect from their peer's
   // address alone (iWARP connects through rdma_cm: start-up only).
@@ -102,16 +103,16 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   qp_config_.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
   qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
 
-  // Untouched pages of these buffers cost no memory, so allocating without
-  // initializing keeps many simulated ranks in one process affordable.
+  // Untouched pages of these buffers cost no memory (buffer_storage.hpp), which
+  // keeps many simulated ranks in one process affordable.
   if (peers > 0) {
     if (!on_demand) {
       const std::size_t recv_bytes = static_cast<std::size_t>(size_) * connection_receive_bytes();
-      recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(recv_bytes);
+      recv_storage_ = BufferStorage(recv_bytes);
       recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
     }
-    const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * packet_size_;
-    send_storage_ = std::make_unique_for_overwrite<std::byte[]>(send_bytes);
+    const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * (kHeadSlotBytes + packet_size_);
+    send_storage_ = BufferStorage(send_bytes);
     send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
     free_send_slots_.reserve(send_buffers);
     for (std::uint32_t i = send_buffers; i-- > 0;) free_send_slots_.push_back(i);
@@ -198,7 +199,7 @@ RcChannel::Connection& RcChannel::connection_for_send(int peer) {
 void RcChannel::activate(int peer, Connection& c, bool may_send) {
   if (!recv_region_) {
     const std::size_t bytes = connection_receive_bytes();
-    c.own_recv_storage = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    c.own_recv_storage = BufferStorage(bytes);
     c.own_recv_region = device_.register_memory(c.own_recv_storage.get(), bytes, fabric::Access::LocalWrite);
     c.recv_base = c.own_recv_storage.get();
     c.recv_region = c.own_recv_region.get();
@@ -418,13 +419,14 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.back();
-  std::byte* buffer = send_storage_.get() + static_cast<std::size_t>(slot) * packet_size_;
+  const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
+  const std::size_t offset = send_offset(slot, length);
+  std::byte* buffer = send_storage_.get() + offset;
   PacketHeader h = header;
   h.credits = c.owed;
   std::memcpy(buffer, &h, sizeof h);
   fill({buffer + kPacketHeaderBytes, payload_bytes});
-  const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
-  const fabric::Sge sge = send_region_->sge(static_cast<std::size_t>(slot) * packet_size_, length);
+  const fabric::Sge sge = send_region_->sge(offset, length);
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;

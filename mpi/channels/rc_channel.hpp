@@ -69,6 +69,7 @@
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
+#include "mpi/channels/buffer_storage.hpp"
 #include "mpi/channels/packet.hpp"
 #include "mpi/channels/ud_connector.hpp"
 #include "mpi/core/config.hpp"
@@ -181,7 +182,7 @@ class RcChannel {
     std::byte* recv_base = nullptr;
     const fabric::MemoryRegion* recv_region = nullptr;
     std::size_t recv_offset = 0;
-    std::unique_ptr<std::byte[]> own_recv_storage;
+    BufferStorage own_recv_storage;
     std::unique_ptr<fabric::MemoryRegion> own_recv_region;
     std::uint32_t credits = 0;          // packets we may still send to the peer
     std::uint32_t owed = 0;             // buffers re-posted, not yet reported to the peer
@@ -230,8 +231,19 @@ class RcChannel {
   std::size_t body_offset(std::uint32_t slot) const noexcept {
     return std::size_t{receive_slots()} * head_bytes_ + std::size_t{slot} * packet_size_;
   }
-  /// Head slot size: a small packet (header and up to 72 bytes) lands entirely in it.
-  static constexpr std::uint32_t kHeadSlotBytes = 128;
+  /// Head slot size: a small packet (header and up to 64 bytes) lands entirely in
+  /// it. 120 rather than 128: the 33 head slots of a connection with the default 32
+  /// credits, after the allocator's 16-byte header, then fit one 4 KiB page.
+  static constexpr std::uint32_t kHeadSlotBytes = 120;
+  /// Send buffers come in two sizes at one slot index: a packet of at most
+  /// kHeadSlotBytes is written to the slot's small buffer (packed together at the
+  /// start of the send memory), a longer one to its packet buffer. A stream of small
+  /// packets then touches one page of send memory, not a page per 8 KB buffer.
+  std::size_t send_offset(std::uint32_t slot, std::size_t length) const noexcept {
+    return length <= kHeadSlotBytes
+               ? std::size_t{slot} * kHeadSlotBytes
+               : std::size_t{send_buffers_} * kHeadSlotBytes + std::size_t{slot} * packet_size_;
+  }
 
   fabric::Device& device_;
   fabric::OobExchange& oob_;
@@ -243,6 +255,7 @@ class RcChannel {
   /// (memory per rank with thousands of simulated ranks). 0: one SGE per buffer.
   std::uint32_t head_bytes_ = 0;
   const std::uint32_t credits_;
+  const std::uint32_t send_buffers_;
   const std::uint32_t update_threshold_;
   const int rank_;
   const int size_;
@@ -266,9 +279,9 @@ class RcChannel {
   std::size_t max_connections_ = 0;
   std::unique_ptr<UdConnector> connector_;
   std::vector<ConnectMessage> inbox_;
-  std::unique_ptr<std::byte[]> recv_storage_;
+  BufferStorage recv_storage_;
   std::unique_ptr<fabric::MemoryRegion> recv_region_;
-  std::unique_ptr<std::byte[]> send_storage_;
+  BufferStorage send_storage_;
   std::unique_ptr<fabric::MemoryRegion> send_region_;
   std::vector<std::uint32_t> free_send_slots_;
   std::vector<int> flush_list_;        // peers whose FIFO may move now

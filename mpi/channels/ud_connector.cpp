@@ -57,14 +57,18 @@ UdConnector::UdConnector(fabric::Device& device, fabric::OobExchange& oob)
   if (s != Status::Ok)
     throw fabric::Error(s, fmt::format("on-demand connections: the UD queue pair did not start: {}",
                                        qp_->last_error()));
-  // Not initialised: only the slots that are used get touched (memory per rank).
-  recv_storage_ = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes);
-  send_storage_ = std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(kSendSlots) * kSlotBytes);
-  recv_region_ = device_.register_memory(recv_storage_.get(), static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes,
-                                         fabric::Access::LocalWrite);
-  send_region_ = device_.register_memory(send_storage_.get(), static_cast<std::size_t>(kSendSlots) * kSlotBytes,
-                                         fabric::Access::LocalWrite);
-  for (std::uint32_t i = 0; i < kRecvSlots; ++i) post_receive(i);
+  // One block, not initialised: receive slots, then send slots. Only the slots that
+  // are used get touched (memory per rank; buffer_storage.hpp), and the first to be
+  // used are next to each other: receives are posted from the last slot down and
+  // the send free list hands out slot 0 first, so a rank that exchanges a few
+  // connection messages (two in a ring) touches one page.
+  constexpr std::size_t kRecvBytes = static_cast<std::size_t>(kRecvSlots) * kRecvSlotBytes;
+  constexpr std::size_t kStorageBytes = kRecvBytes + static_cast<std::size_t>(kSendSlots) * kSlotBytes;
+  storage_ = BufferStorage(kStorageBytes);
+  region_ = device_.register_memory(storage_.get(), kStorageBytes, fabric::Access::LocalWrite);
+  recv_base_ = 0;
+  send_base_ = kRecvBytes;
+  for (std::uint32_t i = kRecvSlots; i-- > 0;) post_receive(i);
   for (std::uint32_t i = kSendSlots; i-- > 0;) free_send_slots_.push_back(i);
   const fabric::Address address = qp_->local_address();
   oob_.put(address.bytes());
@@ -74,7 +78,7 @@ UdConnector::UdConnector(fabric::Device& device, fabric::OobExchange& oob)
 UdConnector::~UdConnector() = default;
 
 void UdConnector::post_receive(std::uint32_t slot) {
-  const fabric::Sge sge = recv_region_->sge(static_cast<std::size_t>(slot) * kRecvSlotBytes, kRecvSlotBytes);
+  const fabric::Sge sge = region_->sge(recv_base_ + static_cast<std::size_t>(slot) * kRecvSlotBytes, kRecvSlotBytes);
   const fabric::RecvWr wr{kRecvTag | slot, std::span(&sge, 1)};
   const Status s = qp_->post_recv(wr);
   if (s != Status::Ok)
@@ -107,9 +111,9 @@ void UdConnector::send(int peer, std::span<const std::byte> message) {
   // lost Reply is asked for again by the re-sent Request.
   if (free_send_slots_.empty()) return;
   const std::uint32_t slot = free_send_slots_.back();
-  std::memcpy(send_storage_.get() + static_cast<std::size_t>(slot) * kSlotBytes, message.data(), message.size());
-  const fabric::Sge sge =
-      send_region_->sge(static_cast<std::size_t>(slot) * kSlotBytes, static_cast<std::uint32_t>(message.size()));
+  const std::size_t offset = send_base_ + static_cast<std::size_t>(slot) * kSlotBytes;
+  std::memcpy(storage_.get() + offset, message.data(), message.size());
+  const fabric::Sge sge = region_->sge(offset, static_cast<std::uint32_t>(message.size()));
   fabric::SendWr wr;
   wr.wr_id = slot;
   wr.opcode = fabric::Opcode::Send;
@@ -166,7 +170,7 @@ std::size_t UdConnector::progress(std::vector<ConnectMessage>& out) {
     const fabric::WorkCompletion& wc = wcs[i];
     const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
     if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes + sizeof(MessageHeader)) {
-      const std::byte* at = recv_storage_.get() + static_cast<std::size_t>(slot) * kRecvSlotBytes + fabric::kUdGrhBytes;
+      const std::byte* at = storage_.get() + recv_base_ + static_cast<std::size_t>(slot) * kRecvSlotBytes + fabric::kUdGrhBytes;
       MessageHeader header;
       std::memcpy(&header, at, sizeof header);
       const std::size_t length = wc.byte_len - fabric::kUdGrhBytes;

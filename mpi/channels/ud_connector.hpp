@@ -34,6 +34,7 @@
 #include "fabric/address.hpp"
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
+#include "mpi/channels/buffer_storage.hpp"
 
 namespace twinfab::mpi {
 
@@ -95,10 +96,10 @@ class UdConnector {
   std::unique_ptr<fabric::CompletionQueue> cq_;       ///< receives: what a waiter waits on
   std::unique_ptr<fabric::CompletionQueue> send_cq_;  ///< send completions, reaped lazily
   std::unique_ptr<fabric::QueuePair> qp_;
-  std::unique_ptr<std::byte[]> recv_storage_;
-  std::unique_ptr<std::byte[]> send_storage_;
-  std::unique_ptr<fabric::MemoryRegion> recv_region_;
-  std::unique_ptr<fabric::MemoryRegion> send_region_;
+  BufferStorage storage_;  ///< receive slots, then send slots
+  std::unique_ptr<fabric::MemoryRegion> region_;
+  std::size_t recv_base_ = 0;  ///< offsets of the two slot arrays in storage_
+  std::size_t send_base_ = 0;
   std::vector<std::uint32_t> free_send_slots_;
   /// Address handles of the peers this rank has talked to (a few, not N).
   std::unordered_map<int, std::unique_ptr<fabric::AddressHandle>> handles_;

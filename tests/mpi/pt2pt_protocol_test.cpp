@@ -30,10 +30,11 @@ std::string case_name(const ::testing::TestParamInfo<ProtocolCase>& info) {
 
 class Protocols : public ::testing::TestWithParam<ProtocolCase> {};
 
-// Sizes around every boundary: empty, one byte, a packet's payload, the eager
-// threshold, and large rendezvous transfers up to 16 MiB.
+// Sizes around every boundary: empty, one byte, what fits a receive head slot and a
+// small send buffer (64 bytes after the header) and one more, a packet's payload, the
+// eager threshold, and large rendezvous transfers up to 16 MiB.
 std::vector<std::size_t> sizes_for(std::uint64_t eager, std::size_t payload) {
-  std::vector<std::size_t> sizes{0, 1, 7, payload - 1, payload, payload + 1, 3 * payload + 5};
+  std::vector<std::size_t> sizes{0, 1, 7, 64, 65, payload - 1, payload, payload + 1, 3 * payload + 5};
   if (eager > 0) {
     sizes.push_back(eager);
   }
