@@ -4,7 +4,10 @@
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <xbt/log.h>
 
+#include <malloc.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <unordered_set>
 
@@ -123,10 +126,24 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // (CM02's latency and bandwidth factors default to 1; the latency factor is set
   // through a callback below.)
   s4u::Engine::set_config("network/weight-S:0");
-  if (const char* stack = std::getenv("TWINFAB_SIM_STACK_KIB"))
-    s4u::Engine::set_config(std::string("contexts/stack-size:") + stack);
-  else
-    s4u::Engine::set_config("contexts/stack-size:1024");
+  long stack_kib = 1024;
+  if (const char* stack_env = std::getenv("TWINFAB_SIM_STACK_KIB")) {
+    char* end = nullptr;
+    stack_kib = std::strtol(stack_env, &end, 10);
+    if (end == stack_env || *end != '\0' || stack_kib < 16)
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("TWINFAB_SIM_STACK_KIB={}: expected the stack size of a simulated rank in KiB "
+                                      "(an integer >= 16; default 1024)",
+                                      stack_env));
+  }
+  s4u::Engine::set_config("contexts/stack-size:" + std::to_string(stack_kib));
+  // Each rank's stack is a page-aligned block of stack-size bytes (SimGrid:
+  // posix_memalign, then a guard page). Above glibc's mmap threshold every stack is
+  // its own mapping whose chunk header dirties a page of its own: 4 KB per rank of
+  // the ~40 KB a rank may cost. Below it, stacks come from the heap and the header
+  // shares a page with its neighbour; only the pages a rank's stack reaches are
+  // resident either way. Fixing the threshold also stops glibc from moving it.
+  if (stack_kib < 16 * 1024) mallopt(M_MMAP_THRESHOLD, static_cast<int>((stack_kib + 64) * 1024));
 
   const double fixed = fixed_one_way_cost(p);
   std::vector<unsigned> down, up, count;
