@@ -114,8 +114,6 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
     const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * (kHeadSlotBytes + packet_size_);
     send_storage_ = BufferStorage(send_bytes);
     send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
-    free_send_slots_.reserve(send_buffers);
-    for (std::uint32_t i = send_buffers; i-- > 0;) free_send_slots_.push_back(i);
   }
   if (on_demand) {
     connector_ = std::make_unique<UdConnector>(device_, oob_);  // put + fence
@@ -415,10 +413,10 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   const bool bye = header.type == PacketType::Bye;
   // One credit stays reserved for updates; a Bye uses the spare buffer instead.
   const std::uint32_t need = bye ? 0 : update ? 1 : 2;
-  if (c.state != State::Connected || !c.may_send || c.credits < need || free_send_slots_.empty() || c.outstanding >= send_wr_limit_ ||
+  if (c.state != State::Connected || !c.may_send || c.credits < need || !send_slot_available() || c.outstanding >= send_wr_limit_ ||
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
-  const std::uint32_t slot = free_send_slots_.back();
+  const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
   const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
   const std::size_t offset = send_offset(slot, length);
   std::byte* buffer = send_storage_.get() + offset;
@@ -439,7 +437,10 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   if (s != Status::Ok)
     fail("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
                              fabric::to_string(s), c.qp->last_error()));
-  free_send_slots_.pop_back();
+  if (free_send_slots_.empty())
+    ++unused_send_slots_from_;
+  else
+    free_send_slots_.pop_back();
   if (!bye) --c.credits;
   c.owed = 0;
   c.owed_by_updates = 0;

@@ -60,7 +60,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <functional>
 #include <memory>
 #include <span>
@@ -193,7 +193,7 @@ class RcChannel {
     bool queued_for_flush = false;
     bool bye_sent = false;
     bool bye_received = false;
-    std::deque<Outgoing> pending;
+    std::list<Outgoing> pending;  ///< a list: nothing allocated while empty (the usual case)
   };
 
   /// The connection to `peer`, which must exist.
@@ -283,7 +283,13 @@ class RcChannel {
   std::unique_ptr<fabric::MemoryRegion> recv_region_;
   BufferStorage send_storage_;
   std::unique_ptr<fabric::MemoryRegion> send_region_;
+  /// Send slots returned by completions (reused last-in first-out, so a stream of
+  /// packets keeps using the same few buffers), and the first slot never used yet.
   std::vector<std::uint32_t> free_send_slots_;
+  std::uint32_t unused_send_slots_from_ = 0;
+  bool send_slot_available() const noexcept {
+    return !free_send_slots_.empty() || unused_send_slots_from_ < send_buffers_;
+  }
   std::vector<int> flush_list_;        // peers whose FIFO may move now
   std::vector<int> scratch_;           // progress(): the list being worked through
   std::vector<int> update_candidates_;  // peers that received packets this poll
@@ -302,7 +308,7 @@ class RcChannel {
   int byes_received_ = 0;
   ChannelCounters counters_;
   /// progress()'s poll buffer, a member so that it is not initialized on every call.
-  std::array<fabric::WorkCompletion, 32> completions_{};
+  std::array<fabric::WorkCompletion, 16> completions_{};
 };
 
 }  // namespace twinfab::mpi
