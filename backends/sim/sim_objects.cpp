@@ -34,13 +34,20 @@ void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
   entries_.push_back(wc);
 }
 
-SgeList::SgeList(std::span<const fabric::Sge> sges) : size_(static_cast<uint32_t>(sges.size())) {
-  fabric::Sge* to = inline_.data();
-  if (sges.size() > inline_.size()) {
-    spill_ = std::make_unique_for_overwrite<fabric::Sge[]>(sges.size());
-    to = spill_.get();
-  }
+SgeList::SgeList(std::span<const fabric::Sge> sges) : size_(static_cast<uint32_t>(sges.size())), spill_(nullptr) {
+  fabric::Sge* to = in_place_;
+  if (size_ > kInline) to = spill_ = new fabric::Sge[size_];
   std::copy(sges.begin(), sges.end(), to);
+}
+
+void SgeList::take(SgeList& other) noexcept {
+  size_ = other.size_;
+  if (size_ > kInline) {
+    spill_ = other.spill_;
+  } else {
+    std::copy(other.in_place_, other.in_place_ + size_, in_place_);
+  }
+  other.size_ = 0;
 }
 
 fabric::Status SimSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
