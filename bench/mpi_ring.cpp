@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <sys/wait.h>
 
@@ -56,7 +57,9 @@ RingResult ring(const std::string& platform_name, unsigned ranks, unsigned itera
     const auto start = Clock::now();
     const unsigned per_host = std::max(platform.ranks_per_host, (ranks + platform.hosts - 1) / platform.hosts);
     simulation.run(ranks, [&](sim::RankEnv& env) {
-      mpi::Context context(env.device, env.oob);
+      // On the heap, where the C API keeps a rank's context (mpi/capi/rank_state.hpp).
+      auto context_owner = std::make_unique<mpi::Context>(env.device, env.oob);
+      mpi::Context& context = *context_owner;
       const auto& world = context.world();
       const auto& type = context.datatype(mpi::BasicKind::Long);
       const int n = world.size();
