@@ -51,6 +51,7 @@ bench: build
 	$(BUILD)/bench/bench_regcache
 	bash bench/smpi_compare.sh $(BUILD)
 	$(BUILD)/bench/bench_mpi_ring
+	bash bench/smpi_ring.sh $(BUILD)
 	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
 	@if [ -x bench/vm_mpi_perftest.sh ]; then bash bench/vm_mpi_perftest.sh $(BUILD); fi
 

@@ -12,6 +12,7 @@ core=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
   python3-matplotlib python3-tqdm
+  time  # /usr/bin/time: peak memory in bench/smpi_ring.sh
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Scale against SimGrid's own MPI (SMPI): the same C ring program (bench/mpi/ring_wall.c:
+# MPI_Sendrecv of 8 bytes to the right neighbour, 100 iterations) built with
+# twinfab-mpicc and run under `twinfab sim`, and built with smpicc and run under
+# smpirun, at 2 ranks and at 4096 ranks (one per host: twinfab's fat-tree-4096, for
+# SMPI a 4096-node cluster with the same link bandwidth and latency).
+#
+# For each simulator it prints, measured in this run:
+#  - memory per rank: (peak RSS at 4096 ranks - peak RSS at 2 ranks) / 4094, the
+#    whole process (program copies, simulator, MPI library);
+#  - wall clock per message: (run with I iterations - run with 0) / (ranks x I), so
+#    start-up is not counted; the 2-rank ring sends as many messages in all;
+#  - the ratio of the two per-message costs (the issue's target for twinfab: <= 2x).
+# bench_mpi_ring measures the library alone (no program copies, no C API).
+#
+#   bench/smpi_ring.sh [BUILD_DIR=build] [RANKS=4096] [ITERATIONS=100]
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+ranks=${2:-4096}
+iterations=${3:-100}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-smpi-ring.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+for tool in smpicc smpirun; do
+  command -v $tool >/dev/null || { echo "smpi_ring: $tool not found (libsimgrid-dev; run ci/install-deps.sh)" >&2; exit 1; }
+done
+[[ -x /usr/bin/time ]] || { echo "smpi_ring: /usr/bin/time not found (package time; run ci/install-deps.sh)" >&2; exit 1; }
+twinfab=$build/tools/twinfab/twinfab
+mpicc=$build/bin/twinfab-mpicc
+[[ -x $twinfab && -x $mpicc ]] || { echo "smpi_ring: build twinfab first (make build)" >&2; exit 1; }
+
+"$mpicc" -O2 -o "$work/ring.twinfab" "$here/mpi/ring_wall.c"
+smpicc -O2 -o "$work/ring.smpi" "$here/mpi/ring_wall.c" 2>/dev/null
+# fat-tree-4096: 16 Gb/s links (2 GB/s); SMPI gets the link figures on a flat cluster.
+cat > "$work/platform.xml" <<XML
+<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-$((ranks - 1))" speed="1Gf" bw="2GBps" lat="1.5us"/>
+</platform>
+XML
+seq 0 $((ranks - 1)) | sed 's/^/node-/' > "$work/hosts"
+
+# run NAME NP ITERATIONS: prints "seconds peak_kb" of one run.
+run() {
+  local name=$1 np=$2 it=$3 cmd
+  if [[ $name == twinfab ]]; then
+    cmd=("$twinfab" sim -n "$np" --platform fat-tree-4096 "$work/ring.twinfab" "$it")
+  else
+    cmd=(smpirun -np "$np" -platform "$work/platform.xml" -hostfile "$work/hosts"
+         --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/ring.smpi" "$it")
+  fi
+  /usr/bin/time -f "%e %M" -o "$work/time" "${cmd[@]}" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+  cat "$work/time"
+}
+
+two_iterations=$((iterations * ranks / 2))
+echo "C ring (MPI_Sendrecv, 8 bytes): $ranks ranks x $iterations iterations vs 2 ranks x $two_iterations"
+for sim in twinfab smpi; do
+  read -r small_full small_kb <<<"$(run $sim 2 $two_iterations)"
+  read -r small_zero _ <<<"$(run $sim 2 0)"
+  read -r big_full big_kb <<<"$(run $sim "$ranks" "$iterations")"
+  read -r big_zero _ <<<"$(run $sim "$ranks" 0)"
+  small=$(echo "($small_full - $small_zero) / (2 * $two_iterations) * 1000000" | bc -l)
+  big=$(echo "($big_full - $big_zero) / ($ranks * $iterations) * 1000000" | bc -l)
+  per_rank=$(echo "($big_kb - $small_kb) / ($ranks - 2)" | bc -l)
+  printf '  %-8s memory per rank %5.1f KB; wall clock per message %6.2f us at %d ranks vs %5.2f us at 2 = %5.2fx\n' \
+    "$sim" "$per_rank" "$big" "$ranks" "$small" "$(echo "$big / $small" | bc -l)"
+done
+echo "  (targets for twinfab: <= 40 KB per rank, <= 2x the 2-rank cost per message)"
