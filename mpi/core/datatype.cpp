@@ -334,7 +334,7 @@ DatatypePtr Datatype::dup(const DatatypePtr& old_type) {
   return t;
 }
 
-void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where) {
+void throw_buffer_type_error(std::int64_t count, const Datatype* type, std::string_view where) {
   if (type == nullptr) {
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype)", where), "datatype is MPI_DATATYPE_NULL");
   }
@@ -346,17 +346,8 @@ void check_buffer_type(std::int64_t count, const Datatype* type, std::string_vie
   if (count < 0) {
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count), "count must be non-negative");
   }
-  // The message is formatted only on overflow: this check is on every transfer.
-  std::int64_t bytes;
-  if (__builtin_mul_overflow(count, type->size(), &bytes)) {
-    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count),
-                "the datatype's size or extent overflows 64 bits");
-  }
-}
-
-std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where) {
-  check_buffer_type(count, &type, where);
-  return count * type.size();
+  throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count),
+              "the datatype's size or extent overflows 64 bits");
 }
 
 namespace {
@@ -382,6 +373,10 @@ std::size_t pack(const void* buffer, std::int64_t count, const Datatype& type, s
                  std::span<std::byte> out, std::string_view where) {
   const std::size_t n = stream_length(count, type, position, out.size(), where);
   if (n == 0) return 0;
+  if (type.is_contiguous()) {  // the common case, one copy (n > 0: there is a block)
+    std::memcpy(out.data(), address(buffer, type.blocks().front().offset + static_cast<std::int64_t>(position)), n);
+    return n;
+  }
   walk(type, position, n, [&](std::int64_t memory, std::size_t stream, std::size_t len) {
     std::memcpy(out.data() + stream, address(buffer, memory), len);
   });
@@ -392,6 +387,10 @@ std::size_t unpack(std::span<const std::byte> in, void* buffer, std::int64_t cou
                    std::size_t position, std::string_view where) {
   const std::size_t n = stream_length(count, type, position, in.size(), where);
   if (n == 0) return 0;
+  if (type.is_contiguous()) {
+    std::memcpy(address(buffer, type.blocks().front().offset + static_cast<std::int64_t>(position)), in.data(), n);
+    return n;
+  }
   walk(type, position, n, [&](std::int64_t memory, std::size_t stream, std::size_t len) {
     std::memcpy(address(buffer, memory), in.data() + stream, len);
   });

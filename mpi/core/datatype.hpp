@@ -245,11 +245,21 @@ class PredefinedDatatypes {
 /// Checks a (count, datatype) pair a communication call received: throws
 /// MPI_ERR_TYPE for a null or uncommitted type, MPI_ERR_COUNT for a negative count,
 /// MPI_ERR_COUNT when count * size overflows. `where` names the call, e.g. "MPI_Send".
-void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where);
+/// Inline, with the error messages built out of line: every message is checked.
+[[noreturn]] void throw_buffer_type_error(std::int64_t count, const Datatype* type, std::string_view where);
+inline void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where) {
+  std::int64_t bytes;
+  if (type == nullptr || !type->committed() || count < 0 || __builtin_mul_overflow(count, type->size(), &bytes))
+      [[unlikely]]
+    throw_buffer_type_error(count, type, where);
+}
 
 /// Bytes that `count` elements occupy packed (MPI_Pack_size without headroom).
 /// Checks as check_buffer_type does.
-std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where = "MPI_Pack_size");
+inline std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where = "MPI_Pack_size") {
+  check_buffer_type(count, &type, where);
+  return count * type.size();
+}
 
 /// Packs the bytes [position, position + out.size()) of the packed form of `count`
 /// elements of `type` at `buffer` into `out`, and returns how many it wrote (fewer

@@ -68,7 +68,41 @@ struct Request {
   std::uint64_t remote_request = 0; ///< the peer's request id (sender's, on a receive)
   std::uint8_t variant = 0;
   bool sync_pending = false;        ///< send: waiting for SyncAck / rendezvous end
+
+  /// Back to a default-constructed request, member by member: RequestTable::erase
+  /// does this for every message, and assigning Request{} (building, moving and
+  /// destroying a temporary of all members) was the most expensive step of a small
+  /// message's bookkeeping. A new member must be reset here too (see the size check
+  /// below).
+  void reset() noexcept {
+    id = kRequestNull;
+    kind = Kind::Send;
+    done = false;
+    status = MessageStatus{};
+    buffer = nullptr;
+    count = 0;
+    if (type) type.reset();
+    bytes = 0;
+    context_id = 0;
+    peer_world = -1;
+    tag = 0;
+    posted = {};
+    is_posted = false;
+    received = 0;
+    expected = 0;
+    if (region) region.reset();
+    if (staging.capacity() != 0) staging = {};
+    transfer_bytes = 0;
+    rdma_outstanding = 0;
+    token = 0;
+    remote_request = 0;
+    variant = 0;
+    sync_pending = false;
+  }
 };
+// Reminder, not a portability claim: if this fails, a member was added or removed;
+// update Request::reset() and then this size.
+static_assert(sizeof(void*) != 8 || sizeof(Request) == 216, "update Request::reset()");
 
 /// Every live request of one rank, by id. A pool of Request objects reused through a
 /// free list (no allocation and no hashing per message); an id is the slot's index + 1
@@ -110,7 +144,7 @@ class RequestTable {
     slot.live = false;
     ++slot.generation;
     --live_;
-    *slot.request = Request{};
+    slot.request->reset();
     free_.push_back(index);
   }
   std::size_t size() const noexcept { return live_; }
