@@ -136,6 +136,7 @@ RcChannel::~RcChannel() {
 }
 
 void RcChannel::shutdown() {
+  draining_ = true;  // every send completion is reaped from now on
   while (pending_total_ > 0) {
     if (progress() == 0) wait_once();
   }
@@ -165,12 +166,9 @@ void RcChannel::shutdown() {
   }
 }
 
-RcChannel::Connection& RcChannel::connection(int peer) {
-  // Most calls in a row are for one peer (a message's packets, their completions).
-  if (peer != cached_peer_) {
-    cached_ = &connections_.find(peer)->second;
-    cached_peer_ = peer;
-  }
+RcChannel::Connection& RcChannel::find_connection(int peer) {
+  cached_ = &connections_.find(peer)->second;
+  cached_peer_ = peer;
   return *cached_;
 }
 
@@ -408,7 +406,7 @@ void RcChannel::defer(int peer, Outgoing item) {
 }
 
 RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
-                                   const std::function<void(std::span<std::byte>)>& fill) {
+                                   const Fill& fill) {
   const bool update = header.type == PacketType::CreditUpdate;
   const bool bye = header.type == PacketType::Bye;
   // One credit stays reserved for updates; a Bye uses the spare buffer instead.
@@ -587,18 +585,25 @@ void RcChannel::repost_consumed() {
     post_receive(consumed.peer, consumed.slot);
     ++c.owed;
     if (consumed.by_update) ++c.owed_by_updates;
-    update_candidates_.push_back(consumed.peer);
+    queue_for_update(consumed.peer, c);
   }
   reposts_.clear();
 }
 
 std::size_t RcChannel::progress() {
-  repost_consumed();
-  std::size_t events = progress_connections();
+  if (!reposts_.empty()) repost_consumed();
+  std::size_t events = connector_ ? progress_connections() : 0;
   std::size_t n = recv_cq_ ? recv_cq_->poll(completions_) : 0;
   for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);
   events += n;
-  n = send_cq_ ? send_cq_->poll(completions_) : 0;
+  // A packet's send completion only returns its buffer: the send CQ is polled when
+  // something waits for it (an RDMA operation of a protocol, a deferred packet), at
+  // shutdown, or once kLazyReap sends are outstanding. Polling a CQ costs a lock and
+  // a queue read (much more in a VM), and a ping-pong polled it twice per message
+  // for nothing; up to kLazyReap buffers stay busy a little longer.
+  n = 0;
+  if (send_cq_ && (rdma_outstanding_ > 0 || pending_total_ > 0 || draining_ || send_cq_outstanding_ >= kLazyReap))
+    n = send_cq_->poll(completions_);
   for (std::size_t i = 0; i < n; ++i) handle_send_completion(completions_[i]);
   events += n;
   if (n > 0) {
@@ -609,7 +614,7 @@ std::size_t RcChannel::progress() {
         c.queued_for_flush = true;
         flush_list_.push_back(peer);
       }
-      if (c.owed > 0) update_candidates_.push_back(peer);  // an update may have lacked a buffer
+      if (c.owed > 0) queue_for_update(peer, c);  // an update may have lacked a buffer
     }
   }
   // The lists are swapped into scratch_ (flushing and updates may append to them
@@ -626,9 +631,10 @@ std::size_t RcChannel::progress() {
   }
   if (!update_candidates_.empty()) {
     scratch_.swap(update_candidates_);
-    std::sort(scratch_.begin(), scratch_.end());
-    scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
-    for (int peer : scratch_) maybe_send_credit_update(peer);
+    for (int peer : scratch_) {
+      connection(peer).queued_for_update = false;
+      maybe_send_credit_update(peer);
+    }
     scratch_.clear();
   }
   return events;

@@ -61,7 +61,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <cstring>
 #include <functional>
+#include <type_traits>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -124,8 +126,24 @@ class RcChannel {
   RcChannel(const RcChannel&) = delete;
   RcChannel& operator=(const RcChannel&) = delete;
 
-  /// Fills a packet's payload in place (in a send buffer, or a pending copy).
-  using Fill = std::function<void(std::span<std::byte>)>;
+  /// Fills a packet's payload in place (in a send buffer, or a pending copy): a
+  /// non-owning reference to any callable taking std::span<std::byte>, valid for the
+  /// send_packet call it is passed to. Not std::function: building one per packet (a
+  /// heap allocation for a lambda of a few references) was a measurable part of a
+  /// small message's cost.
+  class Fill {
+   public:
+    template <class F>
+      requires(!std::is_same_v<std::remove_cvref_t<F>, Fill> && std::is_invocable_v<F&, std::span<std::byte>>)
+    Fill(F&& f) noexcept  // NOLINT(google-explicit-constructor): used like a lambda parameter
+        : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+          call_([](void* object, std::span<std::byte> out) { (*static_cast<std::remove_reference_t<F>*>(object))(out); }) {}
+    void operator()(std::span<std::byte> out) const { call_(object_, out); }
+
+   private:
+    void* object_;
+    void (*call_)(void*, std::span<std::byte>);
+  };
 
   /// Bytes of payload one packet can carry.
   std::size_t max_payload() const noexcept { return packet_size_ - kPacketHeaderBytes; }
@@ -134,6 +152,12 @@ class RcChannel {
   /// this rank), now or, under back-pressure, from the pending FIFO. `fill` is called
   /// exactly once, before this returns.
   void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill);
+  /// The same with a payload that is already contiguous bytes.
+  void send_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+    send_packet(peer, header, payload.size(), [payload](std::span<std::byte> out) {
+      if (!payload.empty()) std::memcpy(out.data(), payload.data(), payload.size());
+    });
+  }
   /// Submits an RDMA operation to `peer`, ordered with that peer's packets.
   void post_rdma(int peer, const RdmaOp& op);
 
@@ -191,13 +215,22 @@ class RcChannel {
     std::uint32_t reads_outstanding = 0;
     bool may_send = true;               // false on an iWARP passive side before the hello
     bool queued_for_flush = false;
+    bool queued_for_update = false;  ///< in update_candidates_
     bool bye_sent = false;
     bool bye_received = false;
     std::list<Outgoing> pending;  ///< a list: nothing allocated while empty (the usual case)
   };
 
-  /// The connection to `peer`, which must exist.
-  Connection& connection(int peer);
+  /// The connection to `peer`, which must exist. Most calls in a row are for one
+  /// peer (a message's packets, their completions): that one is remembered.
+  Connection& connection(int peer) { return peer == cached_peer_ ? *cached_ : find_connection(peer); }
+  Connection& find_connection(int peer);
+  /// Adds `peer` to update_candidates_ once.
+  void queue_for_update(int peer, Connection& c) {
+    if (c.queued_for_update) return;
+    c.queued_for_update = true;
+    update_candidates_.push_back(peer);
+  }
   /// The connection to send on: on demand, created (and requested) at first use.
   Connection& connection_for_send(int peer);
   Connection& create_connection(int peer);
@@ -212,7 +245,7 @@ class RcChannel {
   void repost_consumed();
   enum class Try { Sent, Blocked };
   Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
-               const std::function<void(std::span<std::byte>)>& fill);
+               const Fill& fill);
   Try try_rdma(int peer, Connection& c, const RdmaOp& op);
   std::size_t flush(int peer);
   void maybe_send_credit_update(int peer);
@@ -292,7 +325,7 @@ class RcChannel {
   }
   std::vector<int> flush_list_;        // peers whose FIFO may move now
   std::vector<int> scratch_;           // progress(): the list being worked through
-  std::vector<int> update_candidates_;  // peers that received packets this poll
+  std::vector<int> update_candidates_;  // peers that may be owed a credit update, each once
   /// Receive buffers consumed and not yet re-posted. Re-posting waits for the next
   /// progress() or the next packet sent: a receive completes and the application's
   /// reply goes out before the re-post, which is then off the latency path. Credits
@@ -305,6 +338,9 @@ class RcChannel {
   };
   std::vector<Consumed> reposts_;
   std::uint64_t pending_total_ = 0;
+  /// progress() reaps packet send completions once this many are outstanding.
+  static constexpr std::uint32_t kLazyReap = 8;
+  bool draining_ = false;  ///< shutdown() has begun
   int byes_received_ = 0;
   ChannelCounters counters_;
   /// progress()'s poll buffer, a member so that it is not initialized on every call.
