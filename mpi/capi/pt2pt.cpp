@@ -49,8 +49,7 @@ int send(const char* where, const void* buf, int count, MPI_Datatype datatype, i
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
     const DatatypePtr& t = s.type(datatype, where);
-    RequestId id = s.ctx().isend(buf, count, t, dest, tag, c, mode, where);
-    s.ctx().wait(id);
+    s.ctx().send(buf, count, t, dest, tag, c, mode, where);
     s.reap_detached(false);
     return MPI_SUCCESS;
   });

@@ -33,13 +33,22 @@ void Context::check_comm(const Communicator& comm, const char* where) const {
                 "not a live communicator of this context (freed, or from another rank?)");
 }
 
-RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                         const Communicator& comm, SendMode mode, const char* where) {
-  if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
+void Context::check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                         const Communicator& comm) {
   check_comm(comm, where);
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                 fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
+  check_buffer_type(count, type.get(), where);
+  if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
+                fmt::format("invalid rank; communicator has {} ranks", comm.size()));
+}
+
+RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                         const Communicator& comm, SendMode mode, const char* where) {
+  if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
+  check_send(where, count, type, dest, tag, comm);
   return start_send(where, buffer, count, type, dest, tag, comm, comm.context_id(), mode);
 }
 
@@ -50,11 +59,11 @@ RequestId Context::coll_isend(const void* buffer, std::int64_t count, const Data
 
 RequestId Context::start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
                               int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode) {
-  check_buffer_type(count, type.get(), where);
+  check_buffer_type(count, type.get(), where);  // again for coll_isend, whose caller checked the rest
   if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
-  const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
   if (buffer == nullptr && bytes > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
   Request& request = requests_.create(Request::Kind::Send);
@@ -167,9 +176,18 @@ void Context::waitall(std::span<RequestId> ids, std::span<MessageStatus> statuse
 }
 
 void Context::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                   const Communicator& comm, SendMode mode) {
-  RequestId id = isend(buffer, count, type, dest, tag, comm, mode,
-                       mode == SendMode::Synchronous ? "MPI_Ssend" : "MPI_Send");
+                   const Communicator& comm, SendMode mode, const char* where) {
+  if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Ssend" : "MPI_Send";
+  if (mode == SendMode::Standard && dest != kProcNull) {
+    check_send(where, count, type, dest, tag, comm);
+    const auto bytes = static_cast<std::uint64_t>(count * type->size());
+    const int peer = comm.world_rank(dest);
+    if (buffer == nullptr && bytes > 0)
+      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
+    if (type->is_contiguous() && engine_.send_tiny(buffer, bytes, *type, peer, comm.context_id(), comm.rank(), tag))
+      return;
+  }
+  RequestId id = isend(buffer, count, type, dest, tag, comm, mode, where);
   wait(id);
 }
 

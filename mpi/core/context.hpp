@@ -97,8 +97,12 @@ class Context {
   void waitall(std::span<RequestId> requests, std::span<MessageStatus> statuses = {});
 
   // ---- blocking conveniences
+  /// A blocking send. A standard-mode message that fits one packet from a
+  /// contiguous buffer is handed to the channel directly, without a request: it is
+  /// complete once copied, which is what MPI_Send waits for (the same packet, the
+  /// same order as through isend + wait).
   void send(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-            const Communicator& comm, SendMode mode = SendMode::Standard);
+            const Communicator& comm, SendMode mode = SendMode::Standard, const char* where = nullptr);
   MessageStatus recv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
                      const Communicator& comm);
 
@@ -131,6 +135,9 @@ class Context {
 
  private:
   Request& lookup(RequestId id, const char* where);
+  /// Checks the arguments of a send as isend does.
+  void check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                  const Communicator& comm);
   void wait_for_progress();
   RequestId start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);

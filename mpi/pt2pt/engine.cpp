@@ -66,6 +66,22 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
   }
 }
 
+bool Pt2ptEngine::send_tiny(const void* buffer, std::uint64_t bytes, const Datatype& type, int peer_world,
+                            ContextId context_id, int source, int tag) {
+  if (peer_world == rank_ || choose_protocol(bytes, config_, channel_->max_payload()) != Protocol::Tiny) return false;
+  ++counters_.tiny;
+  PacketHeader header;
+  header.type = PacketType::Eager;
+  header.context_id = context_id;
+  header.source = source;
+  header.tag = tag;
+  header.total_bytes = bytes;
+  header.sender_request = 0;  // no request: only a synchronous send is answered
+  const std::byte* data = bytes > 0 ? contiguous_start(const_cast<void*>(buffer), type) : nullptr;
+  channel_->send_packet(peer_world, header, {data, static_cast<std::size_t>(bytes)});
+  return true;
+}
+
 PacketHeader Pt2ptEngine::eager_header(const Request& request, int source, bool sync) {
   PacketHeader header;
   header.type = PacketType::Eager;

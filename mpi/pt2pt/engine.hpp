@@ -74,6 +74,12 @@ class Pt2ptEngine final : public PacketSink {
   /// Starts a send of `request` (buffer, count, type, bytes, context id, peer_world
   /// and tag filled in) from communicator rank `source`.
   void start_send(Request& request, int source, SendMode mode);
+  /// A standard-mode send of `bytes` from a contiguous (count, type) buffer that needs
+  /// no request: when the message goes as one tiny packet to another rank, hands it to
+  /// the channel (sent now, or copied into the connection's FIFO) and returns true;
+  /// otherwise does nothing and returns false (the caller takes the request path).
+  bool send_tiny(const void* buffer, std::uint64_t bytes, const Datatype& type, int peer_world,
+                 ContextId context_id, int source, int tag);
   /// Matches `request` against the unexpected queue or posts it.
   void start_recv(Request& request, const Envelope& wanted);
   /// The envelope and size of the first unexpected message `wanted` accepts.
