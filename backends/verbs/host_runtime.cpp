@@ -115,6 +115,14 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
     if (typeid(cq) != typeid(VerbsCompletionQueue) || n == kMaxCqs) return fabric::Status::Ok;
     cqs[n++] = static_cast<VerbsCompletionQueue*>(&cq);
   }
+  // What is already there ends the wait before any clock read (a reply that came
+  // while the caller was busy: the common case of a ping-pong).
+  for (size_t i = 0; i < n; ++i) {
+    if (cqs[i]->has_completion()) {
+      recheck_return = -1;
+      return fabric::Status::Ok;
+    }
+  }
   const double start = now();
   const bool resumed = recheck_return >= 0 && recheck_activity == device_activity && start - recheck_return <= kResumeGap;
   if (!resumed) wait_began = start;
@@ -141,10 +149,7 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
     for (size_t i = 0; i < n; ++i) {
       if (cqs[i]->has_completion()) return fabric::Status::Ok;
     }
-    if (spinning && round % kRoundsPerClock != 0) {
-      cpu_relax();
-      continue;
-    }
+    if (spinning && round % kRoundsPerClock != 0) continue;
     const double t = now();
     if (t >= deadline) return fabric::Status::Timeout;
     if (memory && t - start >= kMemoryRecheck) {
@@ -154,7 +159,7 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
     }
     const double waited = t - wait_began;
     spinning = waited < kSpinTime;
-    pause_after(waited, t, deadline);
+    if (!spinning) pause_after(waited, t, deadline);
   }
 }
 
