@@ -18,9 +18,11 @@ namespace twinfab::verbs {
 namespace {
 
 // How a wait uses the CPU, by how long it has been waiting:
-// - spin (pause, poll) for kSpinTime: polling a verbs CQ or a word of memory costs
+// - spin (poll) for kSpinTime: polling a verbs CQ or a word of memory costs
 //   nanoseconds and catches fast replies without a trip through the scheduler (a
-//   round trip on a software device in a TCG VM takes 20-100 us);
+//   round trip on a software device in a TCG VM takes 20-100 us). CQ polls follow
+//   each other without PAUSE, as perftest's do (under QEMU TCG a PAUSE leaves the
+//   translated code); waits on memory alone pause between looks;
 // - then sched_yield between rounds until kYieldTime, so that other runnable threads
 //   (and the kernel threads that move the data of software devices) get the CPU;
 // - then sleep between rounds: a thread that waits for long (a peer that only waits
