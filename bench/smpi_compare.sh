@@ -15,25 +15,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-smpi.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-for tool in smpicc smpirun; do
-  command -v $tool >/dev/null || { echo "smpi_compare: $tool not found (libsimgrid-dev; run ci/install-deps.sh)" >&2; exit 1; }
-done
-twinfab=$build/tools/twinfab/twinfab
-mpicc=$build/bin/twinfab-mpicc
-[[ -x $twinfab && -x $mpicc ]] || { echo "smpi_compare: build twinfab first (make build)" >&2; exit 1; }
-
-"$mpicc" -O2 -o "$work/pp.twinfab" "$here/mpi/pingpong_wall.c"
-smpicc -O2 -o "$work/pp.smpi" "$here/mpi/pingpong_wall.c" 2>/dev/null
+# shellcheck source=bench/lib/smpi.sh
+source "$here/lib/smpi.sh"
 # connectx-ddr: 16 Gb/s links (2 GB/s), 1.5 us link latency + HCA costs; SMPI gets
 # the link figures (it has no HCA model, so its simulated latency is lower).
-cat > "$work/platform.xml" <<XML
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="node-" suffix="" radical="0-1" speed="1Gf" bw="2GBps" lat="1.5us"/>
-</platform>
-XML
-printf 'node-0\nnode-1\n' > "$work/hosts"
+smpi_prepare smpi_compare "$build" "$work" "$here/mpi/pingpong_wall.c" 2
 
 wall() {  # seconds of wall clock of a command, its output to $work/out
   local t0 t1
@@ -46,13 +32,13 @@ wall() {  # seconds of wall clock of a command, its output to $work/out
 # injected as simulated computation), and the faster variant without that.
 smpi() {
   wall smpirun -np 2 -platform "$work/platform.xml" -hostfile "$work/hosts" \
-    --log=root.thres:critical "$work/pp.smpi" "$1"
+    --log=root.thres:critical "$work/prog.smpi" "$1"
 }
 smpi_nocompute() {
   wall smpirun -np 2 -platform "$work/platform.xml" -hostfile "$work/hosts" \
-    --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/pp.smpi" "$1"
+    --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/prog.smpi" "$1"
 }
-twin() { wall "$twinfab" sim -n 2 --platform connectx-ddr "$work/pp.twinfab" "$1"; }
+twin() { wall "$twinfab" sim -n 2 --platform connectx-ddr "$work/prog.twinfab" "$1"; }
 
 echo "8-byte MPI ping-pong, $n round trips, wall clock per message (best of 3)"
 best() {  # best of 3 of (full - one) per message

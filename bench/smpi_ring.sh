@@ -22,34 +22,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-smpi-ring.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-for tool in smpicc smpirun; do
-  command -v $tool >/dev/null || { echo "smpi_ring: $tool not found (libsimgrid-dev; run ci/install-deps.sh)" >&2; exit 1; }
-done
 [[ -x /usr/bin/time ]] || { echo "smpi_ring: /usr/bin/time not found (package time; run ci/install-deps.sh)" >&2; exit 1; }
-twinfab=$build/tools/twinfab/twinfab
-mpicc=$build/bin/twinfab-mpicc
-[[ -x $twinfab && -x $mpicc ]] || { echo "smpi_ring: build twinfab first (make build)" >&2; exit 1; }
-
-"$mpicc" -O2 -o "$work/ring.twinfab" "$here/mpi/ring_wall.c"
-smpicc -O2 -o "$work/ring.smpi" "$here/mpi/ring_wall.c" 2>/dev/null
+# shellcheck source=bench/lib/smpi.sh
+source "$here/lib/smpi.sh"
 # fat-tree-4096: 16 Gb/s links (2 GB/s); SMPI gets the link figures on a flat cluster.
-cat > "$work/platform.xml" <<XML
-<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <cluster id="c" prefix="node-" suffix="" radical="0-$((ranks - 1))" speed="1Gf" bw="2GBps" lat="1.5us"/>
-</platform>
-XML
-seq 0 $((ranks - 1)) | sed 's/^/node-/' > "$work/hosts"
+smpi_prepare smpi_ring "$build" "$work" "$here/mpi/ring_wall.c" "$ranks"
 
 # run NAME NP ITERATIONS: prints "seconds peak_kb" of one run.
 run() {
   local name=$1 np=$2 it=$3 cmd
   if [[ $name == twinfab ]]; then
-    cmd=("$twinfab" sim -n "$np" --platform fat-tree-4096 "$work/ring.twinfab" "$it")
+    cmd=("$twinfab" sim -n "$np" --platform fat-tree-4096 "$work/prog.twinfab" "$it")
   else
     cmd=(smpirun -np "$np" -platform "$work/platform.xml" -hostfile "$work/hosts"
-         --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/ring.smpi" "$it")
+         --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/prog.smpi" "$it")
   fi
   /usr/bin/time -f "%e %M" -o "$work/time" "${cmd[@]}" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
   cat "$work/time"
