@@ -54,15 +54,12 @@ RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypeP
 
 RequestId Context::coll_isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                               const Communicator& comm, const char* where) {
+  check_buffer_type(count, type.get(), where);  // the caller checked the communicator, rank and tag
   return start_send(where, buffer, count, type, dest, tag, comm, comm.collective_context_id(), SendMode::Standard);
 }
 
 RequestId Context::start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
                               int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode) {
-  check_buffer_type(count, type.get(), where);  // again for coll_isend, whose caller checked the rest
-  if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
-    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
-                fmt::format("invalid rank; communicator has {} ranks", comm.size()));
   const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
   if (buffer == nullptr && bytes > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");

@@ -139,6 +139,7 @@ class Context {
   void check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                   const Communicator& comm);
   void wait_for_progress();
+  /// A send whose arguments the caller checked (check_send, or coll_isend's contract).
   RequestId start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
   RequestId start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type, int source,
