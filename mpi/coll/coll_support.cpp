@@ -132,4 +132,34 @@ void wait_all(Context& context, std::span<RequestId> requests, const char* where
   if (first_error != ErrorClass::MPI_SUCCESS) check_received(failed, where);
 }
 
+bool gather_contribute(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                       int root, const Communicator& comm, Kind kind, const char* where) {
+  context.check_comm(comm, where);
+  check_root(root, comm, where);
+  const bool is_root = comm.rank() == root;
+  if (sendbuf == kInPlace && !is_root)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
+                "MPI_IN_PLACE is only valid at the root of a gather");
+  if (sendbuf != kInPlace) check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
+  if (is_root) return false;
+  RequestId request = context.coll_isend(sendbuf, sendcount, sendtype, root, tag(kind), comm, where);
+  wait_all(context, {&request, 1}, where);
+  return true;
+}
+
+bool scatter_receive(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
+                     const Communicator& comm, Kind kind, const char* where) {
+  context.check_comm(comm, where);
+  check_root(root, comm, where);
+  const bool is_root = comm.rank() == root;
+  if (recvbuf == kInPlace && !is_root)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(recvbuf)", where),
+                "MPI_IN_PLACE is only valid at the root of a scatter");
+  if (recvbuf != kInPlace) check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf");
+  if (is_root) return false;
+  RequestId request = context.coll_irecv(recvbuf, recvcount, recvtype, root, tag(kind), comm, where);
+  wait_all(context, {&request, 1}, where);
+  return true;
+}
+
 }  // namespace twinfab::mpi::coll

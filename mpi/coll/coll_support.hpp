@@ -96,4 +96,15 @@ inline const std::byte* at(const void* buffer, int displ, const Datatype& type) 
 /// Waits for all `requests`, checking every receive for truncation.
 void wait_all(Context& context, std::span<RequestId> requests, const char* where);
 
+/// What every rank of a rooted gather (gather, gatherv) does first: checks the
+/// communicator, the root and the contribution (MPI_IN_PLACE is only valid at the
+/// root); a rank other than the root then sends its contribution to the root (tag
+/// of `kind`) and gets true back: it is done. The root gets false and collects.
+bool gather_contribute(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                       int root, const Communicator& comm, Kind kind, const char* where);
+/// The same for a rooted scatter (scatter, scatterv): a rank other than the root
+/// receives its block from the root and gets true back.
+bool scatter_receive(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
+                     const Communicator& comm, Kind kind, const char* where);
+
 }  // namespace twinfab::mpi::coll

@@ -14,20 +14,8 @@ namespace twinfab::mpi {
 void gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm) {
   const char* where = "MPI_Gather";
-  context.check_comm(comm, where);
-  coll::check_root(root, comm, where);
-  const int rank = comm.rank();
-  const bool is_root = rank == root;
-  if (sendbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a gather");
-  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
-  if (!is_root) {
-    RequestId request = context.coll_isend(sendbuf, sendcount, sendtype, root, coll::tag(coll::Kind::Gather), comm,
-                                           where);
-    coll::wait_all(context, {&request, 1}, where);
-    return;
-  }
+  if (coll::gather_contribute(context, sendbuf, sendcount, sendtype, root, comm, coll::Kind::Gather, where)) return;
+  const int rank = comm.rank();  // the root
   const int n = comm.size();
   coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);
   void* own_block = coll::block(recvbuf, rank, recvcount, *recvtype);
@@ -47,20 +35,8 @@ void gather(Context& context, const void* sendbuf, std::int64_t sendcount, const
 void scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
              void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm) {
   const char* where = "MPI_Scatter";
-  context.check_comm(comm, where);
-  coll::check_root(root, comm, where);
-  const int rank = comm.rank();
-  const bool is_root = rank == root;
-  if (recvbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(recvbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a scatter");
-  if (recvbuf != kInPlace) coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf");
-  if (!is_root) {
-    RequestId request = context.coll_irecv(recvbuf, recvcount, recvtype, root, coll::tag(coll::Kind::Scatter), comm,
-                                           where);
-    coll::wait_all(context, {&request, 1}, where);
-    return;
-  }
+  if (coll::scatter_receive(context, recvbuf, recvcount, recvtype, root, comm, coll::Kind::Scatter, where)) return;
+  const int rank = comm.rank();  // the root
   const int n = comm.size();
   coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf", n);
   if (recvbuf != kInPlace)

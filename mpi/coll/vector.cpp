@@ -16,20 +16,8 @@ void gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, cons
              void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs, const DatatypePtr& recvtype,
              int root, const Communicator& comm) {
   const char* where = "MPI_Gatherv";
-  context.check_comm(comm, where);
-  coll::check_root(root, comm, where);
-  const int rank = comm.rank();
-  const bool is_root = rank == root;
-  if (sendbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a gather");
-  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
-  if (!is_root) {
-    RequestId request = context.coll_isend(sendbuf, sendcount, sendtype, root, coll::tag(coll::Kind::Gatherv), comm,
-                                           where);
-    coll::wait_all(context, {&request, 1}, where);
-    return;
-  }
+  if (coll::gather_contribute(context, sendbuf, sendcount, sendtype, root, comm, coll::Kind::Gatherv, where)) return;
+  const int rank = comm.rank();  // the root
   const int n = comm.size();
   coll::check_counts(recvcounts, displs, n, where, "recvcounts");
   for (int i = 0; i < n; ++i) coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(i)], recvtype, where, "recvbuf");
@@ -52,20 +40,8 @@ void scatterv(Context& context, const void* sendbuf, std::span<const int> sendco
               const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
               const Communicator& comm) {
   const char* where = "MPI_Scatterv";
-  context.check_comm(comm, where);
-  coll::check_root(root, comm, where);
-  const int rank = comm.rank();
-  const bool is_root = rank == root;
-  if (recvbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(recvbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a scatter");
-  if (recvbuf != kInPlace) coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf");
-  if (!is_root) {
-    RequestId request = context.coll_irecv(recvbuf, recvcount, recvtype, root, coll::tag(coll::Kind::Scatterv), comm,
-                                           where);
-    coll::wait_all(context, {&request, 1}, where);
-    return;
-  }
+  if (coll::scatter_receive(context, recvbuf, recvcount, recvtype, root, comm, coll::Kind::Scatterv, where)) return;
+  const int rank = comm.rank();  // the root
   const int n = comm.size();
   coll::check_counts(sendcounts, displs, n, where, "sendcounts");
   for (int i = 0; i < n; ++i) coll::check_buffer(sendbuf, sendcounts[static_cast<std::size_t>(i)], sendtype, where, "sendbuf");
