@@ -67,8 +67,13 @@ size_t VerbsCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
   std::lock_guard lock(lock_);
   size_t done = 0;
   if (stashed_) {
-    out[done++] = stash_;
+    // The completion a waiter saw: handed out alone, without asking the device again
+    // (the caller came here because of it, and another poll is on its critical path;
+    // whatever came meanwhile is for the next poll).
+    out[0] = stash_;
     stashed_ = false;
+    note_device_activity();
+    return 1;
   }
   std::array<ibv_wc, kBatch> wcs;
   while (done < out.size()) {
