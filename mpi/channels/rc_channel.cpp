@@ -43,6 +43,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
       packet_size_(config.packet_size),
       credits_(config.credits),
       send_buffers_(config.send_buffers),
+      lazy_reap_(std::clamp<std::uint32_t>(config.send_buffers / 2, 1, kLazyReap)),
       update_threshold_(config.update_threshold()),
       rank_(oob.rank()),
       size_(oob.size()) {
@@ -598,11 +599,12 @@ std::size_t RcChannel::progress() {
   events += n;
   // A packet's send completion only returns its buffer: the send CQ is polled when
   // something waits for it (an RDMA operation of a protocol, a deferred packet), at
-  // shutdown, or once kLazyReap sends are outstanding. Polling a CQ costs a lock and
-  // a queue read (much more in a VM), and a ping-pong polled it twice per message
-  // for nothing; up to kLazyReap buffers stay busy a little longer.
+  // shutdown, or once lazy_reap_ sends are outstanding (at most half the send
+  // buffers: a credit update is not deferred when it finds no buffer, it waits for a
+  // completion to be reaped). Polling a CQ costs a lock and a queue read (much more
+  // in a VM), and a ping-pong polled it twice per message for nothing.
   n = 0;
-  if (send_cq_ && (rdma_outstanding_ > 0 || pending_total_ > 0 || draining_ || send_cq_outstanding_ >= kLazyReap))
+  if (send_cq_ && (rdma_outstanding_ > 0 || pending_total_ > 0 || draining_ || send_cq_outstanding_ >= lazy_reap_))
     n = send_cq_->poll(completions_);
   for (std::size_t i = 0; i < n; ++i) handle_send_completion(completions_[i]);
   events += n;

@@ -289,6 +289,7 @@ class RcChannel {
   std::uint32_t head_bytes_ = 0;
   const std::uint32_t credits_;
   const std::uint32_t send_buffers_;
+  const std::uint32_t lazy_reap_;  ///< see progress(): min(kLazyReap, send_buffers_ / 2), at least 1
   const std::uint32_t update_threshold_;
   const int rank_;
   const int size_;
@@ -338,7 +339,8 @@ class RcChannel {
   };
   std::vector<Consumed> reposts_;
   std::uint64_t pending_total_ = 0;
-  /// progress() reaps packet send completions once this many are outstanding. Small:
+  /// progress() reaps packet send completions once this many are outstanding (fewer
+  /// with few send buffers, see lazy_reap_). Small:
   /// the simulated HCA's send queue and CQ grow to what is outstanding (memory per
   /// rank: 8 cost 0.4 KB more per rank of a 4096-rank ring than 4).
   static constexpr std::uint32_t kLazyReap = 4;
