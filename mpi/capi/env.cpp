@@ -78,6 +78,7 @@ int MPI_Finalized(int* flag) {
 
 int MPI_Finalize(void) {
   return entry("MPI_Finalize", MPI_COMM_WORLD, [](RankState& s) {
+    s.drain_bsends();  // buffered messages still in flight are delivered first
     s.reap_detached(true);
     s.context.reset();  // collective: drains the channel, meets every rank
     rank_host().close();

@@ -267,6 +267,17 @@ TWINFAB_MPI_API int MPI_Issend(const void* buf, int count, MPI_Datatype datatype
                                MPI_Request* request);
 TWINFAB_MPI_API int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                               MPI_Request* request);
+/* Ready mode: a standard send (the matching receive is posted, as the caller asserts). */
+TWINFAB_MPI_API int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request);
+/* Buffered mode: the message is packed into the buffer the program attached and sent
+   from there; MPI_Bsend returns at once. Each message takes its packed size plus
+   MPI_BSEND_OVERHEAD bytes of the buffer until it is delivered. */
+#define MPI_BSEND_OVERHEAD 96
+TWINFAB_MPI_API int MPI_Buffer_attach(void* buffer, int size);
+TWINFAB_MPI_API int MPI_Buffer_detach(void* buffer_addr, int* size);
+TWINFAB_MPI_API int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                  MPI_Comm comm, MPI_Status* status);

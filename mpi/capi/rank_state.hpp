@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -64,6 +65,22 @@ struct RequestEntry {
   MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
   const char* what = "";          ///< "MPI_Irecv", ...: for error messages
   std::unique_ptr<PersistentOp> persistent;  ///< set for the requests of MPI_*_init
+};
+
+/// The buffer of MPI_Buffer_attach and the buffered sends that occupy it. Space is
+/// handed out circularly in allocation order (as MPICH does): a message goes after
+/// the newest one still in flight, or at the start before the oldest; messages that
+/// have left are reaped first.
+struct BsendBuffer {
+  struct Segment {
+    std::size_t offset;
+    std::size_t bytes;  ///< packed size + MPI_BSEND_OVERHEAD
+    RequestId request;
+  };
+  std::byte* base = nullptr;
+  std::size_t size = 0;
+  bool attached = false;
+  std::deque<Segment> active;  ///< in allocation order
 };
 
 class RankState {
@@ -114,6 +131,11 @@ class RankState {
   void detach_request(MPI_Request& handle);
   /// Completes detached requests that are done (all of them when `wait_all`).
   void reap_detached(bool wait_all);
+
+  // ---- buffered sends (mpi/capi/buffered.cpp)
+  BsendBuffer bsend;
+  /// Waits for every buffered send still in flight (MPI_Buffer_detach, MPI_Finalize).
+  void drain_bsends();
 
  private:
   std::vector<CommEntry> comms_;

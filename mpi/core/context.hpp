@@ -89,6 +89,11 @@ class Context {
   RequestId coll_irecv(void* buffer, std::int64_t count, const DatatypePtr& type, int source, int tag,
                        const Communicator& comm, const char* where);
 
+  /// Checks the arguments of a send as isend does (communicator, tag, count and
+  /// datatype, destination), throwing mpi::Error that names `where`.
+  void check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
+                  const Communicator& comm);
+
   // ---- completion. Each sets `request` to kRequestNull once it reports it done.
   MessageStatus wait(RequestId& request);
   /// True (and the status) when done; progresses once otherwise.
@@ -135,9 +140,6 @@ class Context {
 
  private:
   Request& lookup(RequestId id, const char* where);
-  /// Checks the arguments of a send as isend does.
-  void check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                  const Communicator& comm);
   void wait_for_progress();
   /// A send whose arguments the caller checked (check_send, or coll_isend's contract).
   RequestId start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
