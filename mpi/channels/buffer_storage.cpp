@@ -4,6 +4,8 @@
 
 #include <new>
 
+#include "mpi/regcache/memory_hooks.hpp"
+
 namespace twinfab::mpi {
 
 namespace {
@@ -25,7 +27,7 @@ BufferStorage::BufferStorage(std::size_t bytes) : bytes_(bytes) {
 BufferStorage::~BufferStorage() {
   if (data_ == nullptr) return;
   if (mapped_)
-    ::munmap(data_, bytes_);
+    regcache::unmap_unobserved(data_, bytes_);  // registered by the channel itself, never cached
   else
     ::operator delete[](data_, kFallbackAlignment);
 }

@@ -121,14 +121,23 @@ void* current_break() {
 
 }  // namespace
 
+namespace twinfab::mpi::regcache {
+
+int unmap_unobserved(void* addr, std::size_t length) noexcept {
+  if (MunmapFn fn = resolve(real_munmap, "munmap")) return fn(addr, length);
+  return static_cast<int>(syscall(SYS_munmap, addr, length));
+}
+
+}  // namespace twinfab::mpi::regcache
+
 using twinfab::mpi::regcache::notify_unmapped;
+using twinfab::mpi::regcache::unmap_unobserved;
 
 extern "C" {
 
 int munmap(void* addr, size_t length) noexcept {
   notify_unmapped(addr, length);
-  if (MunmapFn fn = resolve(real_munmap, "munmap")) return fn(addr, length);
-  return static_cast<int>(syscall(SYS_munmap, addr, length));
+  return unmap_unobserved(addr, length);
 }
 
 void* mremap(void* old_address, size_t old_size, size_t new_size, int flags, ...) noexcept {

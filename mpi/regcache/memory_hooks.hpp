@@ -54,4 +54,9 @@ void notify_unmapped(const void* addr, std::size_t length) noexcept;
 /// Number of notify_unmapped calls that reached at least one target (tests).
 std::uint64_t notifications() noexcept;
 
+/// munmap without notifying the targets, for memory no cache can hold a registration
+/// of (the MPI channel's own packet buffers, registered directly): with thousands of
+/// simulated ranks in one process, every notification visits every rank's cache.
+int unmap_unobserved(void* addr, std::size_t length) noexcept;
+
 }  // namespace twinfab::mpi::regcache
