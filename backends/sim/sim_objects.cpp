@@ -1,6 +1,7 @@
 #include "backends/sim/sim_objects.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_runtime.hpp"
@@ -34,18 +35,23 @@ void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
   entries_.push_back(wc);
 }
 
+// memcpy rather than assignment into the union's array: it starts the lifetime of the
+// Sge objects there (they are implicit-lifetime types) whichever member was active.
 SgeList::SgeList(std::span<const fabric::Sge> sges) : size_(static_cast<uint32_t>(sges.size())), spill_(nullptr) {
-  fabric::Sge* to = in_place_;
-  if (size_ > kInline) to = spill_ = new fabric::Sge[size_];
-  std::copy(sges.begin(), sges.end(), to);
+  if (size_ > kInline) {
+    spill_ = new fabric::Sge[size_];
+    std::copy(sges.begin(), sges.end(), spill_);
+  } else if (size_ > 0) {
+    std::memcpy(static_cast<void*>(in_place_), sges.data(), size_ * sizeof(fabric::Sge));
+  }
 }
 
 void SgeList::take(SgeList& other) noexcept {
   size_ = other.size_;
   if (size_ > kInline) {
     spill_ = other.spill_;
-  } else {
-    std::copy(other.in_place_, other.in_place_ + size_, in_place_);
+  } else if (size_ > 0) {
+    std::memcpy(static_cast<void*>(in_place_), other.in_place_, size_ * sizeof(fabric::Sge));
   }
   other.size_ = 0;
 }
