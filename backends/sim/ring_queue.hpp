@@ -23,8 +23,21 @@ class RingQueue {
   /// `limit`: the most entries the owner will ever push (it rejects more itself);
   /// the capacity never exceeds it.
   explicit RingQueue(std::size_t limit = 0) noexcept : limit_(limit) {}
-  RingQueue(RingQueue&&) noexcept = default;
-  RingQueue& operator=(RingQueue&&) noexcept = default;
+  /// A moved-from ring is empty (and keeps no storage).
+  RingQueue(RingQueue&& other) noexcept
+      : slots_(std::move(other.slots_)),
+        limit_(other.limit_),
+        capacity_(std::exchange(other.capacity_, 0)),
+        head_(std::exchange(other.head_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  RingQueue& operator=(RingQueue&& other) noexcept {
+    slots_ = std::move(other.slots_);
+    limit_ = other.limit_;
+    capacity_ = std::exchange(other.capacity_, 0);
+    head_ = std::exchange(other.head_, 0);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
 
   bool empty() const noexcept { return size_ == 0; }
   std::size_t size() const noexcept { return size_; }

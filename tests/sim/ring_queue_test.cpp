@@ -40,6 +40,13 @@ TEST(RingQueue, HoldsExactlyItsLimitWithoutLosingEntries) {
   EXPECT_TRUE(q.empty());
   q.push_back(8);  // usable again after clear()
   EXPECT_EQ(q.pop_front(), 8);
+
+  q.push_back(9);
+  RingQueue<int> moved = std::move(q);
+  EXPECT_TRUE(q.empty());  // NOLINT(bugprone-use-after-move): a moved-from ring is empty and usable
+  q.push_back(10);
+  EXPECT_EQ(q.pop_front(), 10);
+  EXPECT_EQ(moved.pop_front(), 9);
 }
 
 TEST(SgeList, KeepsShortListsInPlaceAndLongOnesWhole) {
