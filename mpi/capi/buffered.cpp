@@ -105,10 +105,8 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
     const DatatypePtr& t = s.type(datatype, where);
-    s.ctx().check_send(where, count, t, dest, tag, c);
+    s.ctx().check_send(where, buf, count, t, dest, tag, c);
     const std::uint64_t packed = static_cast<std::uint64_t>(count * t->size());
-    if (buf == nullptr && packed > 0)
-      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
     if (dest == kProcNull) return MPI_SUCCESS;
     if (!s.bsend.attached)
       throw Error(ErrorClass::MPI_ERR_BUFFER, where, "no buffer attached (MPI_Buffer_attach)");

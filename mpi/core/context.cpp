@@ -33,8 +33,8 @@ void Context::check_comm(const Communicator& comm, const char* where) const {
                 "not a live communicator of this context (freed, or from another rank?)");
 }
 
-void Context::check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                         const Communicator& comm) {
+void Context::check_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+                         int dest, int tag, const Communicator& comm) {
   check_comm(comm, where);
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
@@ -43,26 +43,27 @@ void Context::check_send(const char* where, std::int64_t count, const DatatypePt
   if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
+  if (buffer == nullptr && count * type->size() > 0)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
 }
 
 RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                          const Communicator& comm, SendMode mode, const char* where) {
   if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Issend" : "MPI_Isend";
-  check_send(where, count, type, dest, tag, comm);
-  return start_send(where, buffer, count, type, dest, tag, comm, comm.context_id(), mode);
+  check_send(where, buffer, count, type, dest, tag, comm);
+  return start_send(buffer, count, type, dest, tag, comm, comm.context_id(), mode);
 }
 
 RequestId Context::coll_isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,
                               const Communicator& comm, const char* where) {
-  check_buffer_type(count, type.get(), where);  // the caller checked the communicator, rank and tag
-  return start_send(where, buffer, count, type, dest, tag, comm, comm.collective_context_id(), SendMode::Standard);
+  // The caller checked the communicator, rank, tag and buffer (coll::check_buffer).
+  check_buffer_type(count, type.get(), where);
+  return start_send(buffer, count, type, dest, tag, comm, comm.collective_context_id(), SendMode::Standard);
 }
 
-RequestId Context::start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+RequestId Context::start_send(const void* buffer, std::int64_t count, const DatatypePtr& type,
                               int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
-  if (buffer == nullptr && bytes > 0)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
   Request& request = requests_.create(Request::Kind::Send);
   if (dest == kProcNull) {
     request.done = true;
@@ -176,11 +177,9 @@ void Context::send(const void* buffer, std::int64_t count, const DatatypePtr& ty
                    const Communicator& comm, SendMode mode, const char* where) {
   if (where == nullptr) where = mode == SendMode::Synchronous ? "MPI_Ssend" : "MPI_Send";
   if (mode == SendMode::Standard && dest != kProcNull) {
-    check_send(where, count, type, dest, tag, comm);
+    check_send(where, buffer, count, type, dest, tag, comm);
     const auto bytes = static_cast<std::uint64_t>(count * type->size());
     const int peer = comm.world_rank(dest);
-    if (buffer == nullptr && bytes > 0)
-      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
     if (type->is_contiguous() && engine_.send_tiny(buffer, bytes, *type, peer, comm.context_id(), comm.rank(), tag))
       return;
   }

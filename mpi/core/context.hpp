@@ -90,9 +90,10 @@ class Context {
                        const Communicator& comm, const char* where);
 
   /// Checks the arguments of a send as isend does (communicator, tag, count and
-  /// datatype, destination), throwing mpi::Error that names `where`.
-  void check_send(const char* where, std::int64_t count, const DatatypePtr& type, int dest, int tag,
-                  const Communicator& comm);
+  /// datatype, destination, a null buffer for a non-empty message), throwing
+  /// mpi::Error that names `where`.
+  void check_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type, int dest,
+                  int tag, const Communicator& comm);
 
   // ---- completion. Each sets `request` to kRequestNull once it reports it done.
   MessageStatus wait(RequestId& request);
@@ -142,7 +143,7 @@ class Context {
   Request& lookup(RequestId id, const char* where);
   void wait_for_progress();
   /// A send whose arguments the caller checked (check_send, or coll_isend's contract).
-  RequestId start_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+  RequestId start_send(const void* buffer, std::int64_t count, const DatatypePtr& type,
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
   RequestId start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type, int source,
                        int tag, const Communicator& comm, ContextId context_id);
