@@ -18,6 +18,21 @@ void check_count(int count, const char* where, const char* arg = "count") {
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}({}={})", where, arg, count), "must not be negative");
 }
 
+
+/// MPI_Type_get_extent and MPI_Type_get_true_extent: a pair of a type's bounds.
+int get_bounds(const char* where, MPI_Datatype datatype, MPI_Aint* lb, const char* lb_name, MPI_Aint* extent,
+               const char* extent_name, std::int64_t (Datatype::*get_lb)() const noexcept,
+               std::int64_t (Datatype::*get_extent)() const noexcept) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(lb, where, lb_name);
+    require_pointer(extent, where, extent_name);
+    *lb = static_cast<MPI_Aint>(((*t).*get_lb)());
+    *extent = static_cast<MPI_Aint>(((*t).*get_extent)());
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -139,14 +154,8 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent) {
-  return entry("MPI_Type_get_true_extent", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& t = s.type(datatype, "MPI_Type_get_true_extent");
-    require_pointer(true_lb, "MPI_Type_get_true_extent", "true_lb");
-    require_pointer(true_extent, "MPI_Type_get_true_extent", "true_extent");
-    *true_lb = static_cast<MPI_Aint>(t->true_lb());
-    *true_extent = static_cast<MPI_Aint>(t->true_extent());
-    return MPI_SUCCESS;
-  });
+  return get_bounds("MPI_Type_get_true_extent", datatype, true_lb, "true_lb", true_extent, "true_extent",
+                    &Datatype::true_lb, &Datatype::true_extent);
 }
 
 int MPI_Get_address(const void* location, MPI_Aint* address) {
@@ -183,14 +192,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size) {
 }
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
-  return entry("MPI_Type_get_extent", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& t = s.type(datatype, "MPI_Type_get_extent");
-    require_pointer(lb, "MPI_Type_get_extent", "lb");
-    require_pointer(extent, "MPI_Type_get_extent", "extent");
-    *lb = static_cast<MPI_Aint>(t->lb());
-    *extent = static_cast<MPI_Aint>(t->extent());
-    return MPI_SUCCESS;
-  });
+  return get_bounds("MPI_Type_get_extent", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
