@@ -33,6 +33,24 @@ int get_bounds(const char* where, MPI_Datatype datatype, MPI_Aint* lb, const cha
   });
 }
 
+
+/// The block lengths and displacements of an indexed or struct constructor: the count
+/// checked, the arrays required when it is positive, both widened to 64 bits.
+struct BlockArrays {
+  std::vector<std::int64_t> lengths;
+  std::vector<std::int64_t> displacements;
+};
+template <class Displacement>
+BlockArrays block_arrays(const char* where, int count, const int lengths[], const Displacement displacements[]) {
+  check_count(count, where);
+  if (count > 0) {
+    require_pointer(lengths, where, "array_of_blocklengths");
+    require_pointer(displacements, where, "array_of_displacements");
+  }
+  const auto n = static_cast<std::size_t>(count);
+  return {{lengths, lengths + n}, {displacements, displacements + n}};
+}
+
 }  // namespace
 
 extern "C" {
@@ -64,16 +82,10 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry("MPI_Type_indexed", MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, "MPI_Type_indexed", "oldtype");
-    check_count(count, "MPI_Type_indexed");
-    if (count > 0) {
-      require_pointer(array_of_blocklengths, "MPI_Type_indexed", "array_of_blocklengths");
-      require_pointer(array_of_displacements, "MPI_Type_indexed", "array_of_displacements");
-    }
+    const BlockArrays blocks =
+        block_arrays("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements);
     require_pointer(newtype, "MPI_Type_indexed", "newtype");
-    const auto n = static_cast<std::size_t>(count);
-    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
-    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
-    *newtype = s.add_type(Datatype::indexed(lengths, displacements, old));
+    *newtype = s.add_type(Datatype::indexed(blocks.lengths, blocks.displacements, old));
     return MPI_SUCCESS;
   });
 }
@@ -98,16 +110,9 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
   const char* where = "MPI_Type_create_hindexed";
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
-    check_count(count, where);
-    if (count > 0) {
-      require_pointer(array_of_blocklengths, where, "array_of_blocklengths");
-      require_pointer(array_of_displacements, where, "array_of_displacements");
-    }
+    const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
     require_pointer(newtype, where, "newtype");
-    const auto n = static_cast<std::size_t>(count);
-    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
-    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
-    *newtype = s.add_type(Datatype::hindexed(lengths, displacements, old));
+    *newtype = s.add_type(Datatype::hindexed(blocks.lengths, blocks.displacements, old));
     return MPI_SUCCESS;
   });
 }
@@ -116,20 +121,14 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   const char* where = "MPI_Type_create_struct";
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
-    check_count(count, where);
-    if (count > 0) {
-      require_pointer(array_of_blocklengths, where, "array_of_blocklengths");
-      require_pointer(array_of_displacements, where, "array_of_displacements");
-      require_pointer(array_of_types, where, "array_of_types");
-    }
+    const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
+    if (count > 0) require_pointer(array_of_types, where, "array_of_types");
     require_pointer(newtype, where, "newtype");
     const auto n = static_cast<std::size_t>(count);
-    std::vector<std::int64_t> lengths(array_of_blocklengths, array_of_blocklengths + n);
-    std::vector<std::int64_t> displacements(array_of_displacements, array_of_displacements + n);
     std::vector<DatatypePtr> types;
     types.reserve(n);
     for (std::size_t i = 0; i < n; ++i) types.push_back(s.type(array_of_types[i], where, "array_of_types"));
-    *newtype = s.add_type(Datatype::create_struct(lengths, displacements, types));
+    *newtype = s.add_type(Datatype::create_struct(blocks.lengths, blocks.displacements, types));
     return MPI_SUCCESS;
   });
 }
