@@ -94,9 +94,8 @@ void copy_payload_to(const WireMessage& m, std::byte* dst) {
 }  // namespace
 
 SimDevice::SimDevice(SimFabric& fabric, uint32_t host)
-    : fabric_(fabric), hca_(fabric.hca(host)), runtime_(fabric.runtime_of_self()) {
+    : fabric_(fabric), hca_(fabric.hca(host)), runtime_(fabric.runtime_of_self()), id_(fabric.add_device()) {
   runtime_.add_device(this);
-  fabric_.add_device(this);
 }
 
 SimDevice::~SimDevice() {
@@ -104,7 +103,7 @@ SimDevice::~SimDevice() {
   // left the host); packets to it that arrive from now on are dropped (the fabric
   // forgets it), and those queued but not yet processed go with it.
   runtime_.remove_device(this);
-  fabric_.remove_device(this);
+  fabric_.remove_device(id_);
 }
 
 fabric::Runtime& SimDevice::runtime() noexcept { return runtime_; }
@@ -205,7 +204,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     extra += p.hca.icm_miss_penalty;
   }
   SimQueuePair* peer = fabric_.hca(m->dst_host).find_qp(m->dst_qpn);
-  SimDevice* dst = peer != nullptr && fabric_.device_alive(&peer->device()) ? &peer->device() : nullptr;
+  SimDevice* dst = peer != nullptr && fabric_.device_alive(peer->device_id()) ? &peer->device() : nullptr;
 
   const bool request_only = m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest;
   const uint64_t payload = request_only ? 0 : m->length;
@@ -301,7 +300,7 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t 
 }
 
 void SimDevice::ack(WireMessage* m, uint32_t byte_len) {
-  if (fabric_.device_alive(m->from)) {
+  if (fabric_.device_alive(m->from_id)) {
     // An ACK is a header-only packet back along the route.
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
@@ -311,7 +310,7 @@ void SimDevice::ack(WireMessage* m, uint32_t byte_len) {
 }
 
 void SimDevice::nak(WireMessage* m, WcStatus status) {
-  if (m->transport == Transport::RC && fabric_.device_alive(m->from)) {
+  if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
     deliver_completion(*m->from, m->src_qpn, m->sq_seq, status, 0, when);
@@ -359,7 +358,7 @@ void SimDevice::process_arrival(WireMessage* m) {
   SimQueuePair* qp = hca_.find_qp(m->dst_qpn);
   if (qp == nullptr || &qp->device() != this || qp->transport() != m->transport) {
     // Nobody there: RC requesters time out and give up, datagrams vanish.
-    if (m->transport == Transport::RC && fabric_.device_alive(m->from)) {
+    if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
       SimQueuePair* rq = m->from->hca().find_qp(m->src_qpn);
       double timeout = rq ? ack_timeout_seconds(rq->config().ack_timeout) * (rq->config().retry_count + 1) : 0;
       if (std::isfinite(timeout))
@@ -458,7 +457,7 @@ bool SimDevice::wait_for_receive(SimQueuePair& qp, WireMessage* m) {
   }
   ++fabric_.counters().rnr_naks;
   ++m->rnr_attempts;
-  SimQueuePair* requester = fabric_.device_alive(m->from) ? m->from->hca().find_qp(m->src_qpn) : nullptr;
+  SimQueuePair* requester = fabric_.device_alive(m->from_id) ? m->from->hca().find_qp(m->src_qpn) : nullptr;
   if (requester == nullptr) {
     fabric_.free_message(m);
     return false;
@@ -488,7 +487,7 @@ bool SimDevice::source_ok(const WireMessage& m) const {
   // RC payloads are read from the sender's memory when they arrive (as the HCA's DMA
   // would); if the sender deregistered or closed it meanwhile, nothing may be read.
   if (m.source.empty()) return true;
-  if (!fabric_.device_alive(m.from)) return false;
+  if (!fabric_.device_alive(m.from_id)) return false;
   for (const auto& s : m.source) {
     if (s.length == 0) continue;
     SimMemoryRegion* mr = m.from->hca().find_mr(s.lkey);
@@ -580,7 +579,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
     nak(m, WcStatus::RemoteAccessError);
     return;
   }
-  if (!fabric_.device_alive(m->from)) {
+  if (!fabric_.device_alive(m->from_id)) {
     fabric_.free_message(m);
     return;
   }
@@ -593,6 +592,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   r->sq_seq = m->sq_seq;
   r->length = m->length;
   r->from = this;
+  r->from_id = id_;
   r->local.swap(m->local);
   r->data.resize(m->length);  // the data as it is when the responder reads it
   if (m->length) std::memcpy(r->data.data(), reinterpret_cast<const void*>(m->remote_addr), m->length);
@@ -614,7 +614,7 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
     nak(m, WcStatus::RemoteAccessError);
     return;
   }
-  if (!fabric_.device_alive(m->from)) {
+  if (!fabric_.device_alive(m->from_id)) {
     fabric_.free_message(m);
     return;
   }
@@ -639,6 +639,7 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   r->sq_seq = m->sq_seq;
   r->length = 8;
   r->from = this;
+  r->from_id = id_;
   r->local.swap(m->local);
   r->data.resize(8);
   std::memcpy(r->data.data(), &old, 8);

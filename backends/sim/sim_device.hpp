@@ -39,6 +39,8 @@ class SimDevice final : public fabric::Device {
   SimFabric& fabric() noexcept { return fabric_; }
   SimHca& hca() noexcept { return hca_; }
   SimRuntime& sim_runtime() noexcept { return runtime_; }
+  /// Never reused within the fabric (SimFabric::device_alive).
+  uint32_t id() const noexcept { return id_; }
 
   /// Times a work request of `qp` (CPU and HCA queueing, ICM, loss and retransmission)
   /// and puts it on the wire.
@@ -79,6 +81,7 @@ class SimDevice final : public fabric::Device {
   SimFabric& fabric_;
   SimHca& hca_;
   SimRuntime& runtime_;
+  uint32_t id_;
   double cpu_free_at_ = 0;
   bool rnr_pending_ = false;
 };

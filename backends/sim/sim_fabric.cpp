@@ -28,32 +28,26 @@ SimHca::SimHca(SimFabric& fabric, uint32_t index, s4u::Host* host)
 
 uint32_t SimHca::add_qp(SimQueuePair* qp) {
   uint32_t qpn = next_qpn_++;  // never reused, so a late packet cannot reach a new QP
-  qps_.emplace(qpn, qp);
+  qps_.add(qpn, qp);
   return qpn;
 }
 
 void SimHca::remove_qp(uint32_t qpn) {
-  qps_.erase(qpn);
+  qps_.remove(qpn);
   icm_.erase(qpn);
 }
 
-SimQueuePair* SimHca::find_qp(uint32_t qpn) const {
-  auto it = qps_.find(qpn);
-  return it == qps_.end() ? nullptr : it->second;
-}
+SimQueuePair* SimHca::find_qp(uint32_t qpn) const { return qps_.find(qpn); }
 
 uint32_t SimHca::add_mr(SimMemoryRegion* mr) {
   uint32_t key = next_key_++;
-  mrs_.emplace(key, mr);
+  mrs_.add(key, mr);
   return key;
 }
 
-void SimHca::remove_mr(uint32_t key) { mrs_.erase(key); }
+void SimHca::remove_mr(uint32_t key) { mrs_.remove(key); }
 
-SimMemoryRegion* SimHca::find_mr(uint32_t key) const {
-  auto it = mrs_.find(key);
-  return it == mrs_.end() ? nullptr : it->second;
-}
+SimMemoryRegion* SimHca::find_mr(uint32_t key) const { return mrs_.find(key); }
 
 double SimHca::book_wqe(double now, double wqe_time) {
   double start = std::max(now, wqe_free_at_);
@@ -240,11 +234,12 @@ SimFabric::~SimFabric() = default;
 
 void SimFabric::send(SimDevice& from, SimDevice* to, WireMessage* m, uint64_t wire_bytes) {
   const Route& r = route(from.hca().index(), to->hca().index());
+  m->to_id = to->id();
   wire_->carry(to, m, from.hca().host(), to->hca().host(), r, wire_bytes);
 }
 
 void SimFabric::arrive(SimDevice* to, WireMessage* m) {
-  if (!device_alive(to)) {
+  if (!device_alive(m->to_id)) {
     free_message(m);  // the context closed: a packet into the void, as on hardware
     return;
   }

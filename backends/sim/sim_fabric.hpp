@@ -16,6 +16,7 @@
 
 #include "backends/sim/counters.hpp"
 #include "backends/sim/icm_cache.hpp"
+#include "backends/sim/id_table.hpp"
 #include "backends/sim/loss_model.hpp"
 #include "backends/sim/platform.hpp"
 #include "backends/sim/wire_message.hpp"
@@ -60,8 +61,8 @@ class SimHca {
   uint32_t next_qpn_ = 0x100;
   uint32_t next_key_ = 0x1000;
   double wqe_free_at_ = 0;
-  std::unordered_map<uint32_t, SimQueuePair*> qps_;
-  std::unordered_map<uint32_t, SimMemoryRegion*> mrs_;
+  IdTable<SimQueuePair> qps_;      // by QP number
+  IdTable<SimMemoryRegion> mrs_;   // by key (lkey == rkey)
 };
 
 /// The network path between two hosts, as the model needs it.
@@ -107,10 +108,16 @@ class SimFabric {
   void forget_runtime(aid_t actor);
 
   /// Registered device contexts, so that a message to a context that was closed is
-  /// dropped instead of delivered to freed memory.
-  void add_device(SimDevice* d) { live_devices_.emplace(d, true); }
-  void remove_device(SimDevice* d) { live_devices_.erase(d); }
-  bool device_alive(SimDevice* d) const { return live_devices_.count(d) != 0; }
+  /// dropped instead of delivered to freed memory. A context gets an id that is never
+  /// reused; messages and timers keep the id next to the pointer, and the pointer is
+  /// used only while the id is alive. The check reads one bit of a table that every
+  /// message shares (hot in cache), not the context's own memory (cold at scale).
+  uint32_t add_device() {
+    live_devices_.push_back(true);
+    return static_cast<uint32_t>(live_devices_.size() - 1);
+  }
+  void remove_device(uint32_t id) { live_devices_[id] = false; }
+  bool device_alive(uint32_t id) const { return id < live_devices_.size() && live_devices_[id]; }
 
  private:
   Platform platform_;
@@ -123,7 +130,7 @@ class SimFabric {
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;
   std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
-  std::unordered_map<SimDevice*, bool> live_devices_;
+  std::vector<bool> live_devices_;  // by device id
   std::set<aid_t> killed_;
   /// Declared last: destroyed first, so that no delivery reaches the members above.
   std::unique_ptr<Wire> wire_;

@@ -77,6 +77,7 @@ bool parse_sim_address(const fabric::Address& a, Transport t, uint32_t hosts, ui
 
 SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
     : device_(device),
+      device_id_(device.id()),
       config_(config),
       qpn_(device.hca().add_qp(this)),
       sq_(config.max_send_wr),
@@ -283,6 +284,7 @@ WireMessage* SimQueuePair::build_message(const fabric::SendWr& wr, uint64_t leng
   m->compare_add = wr.compare_add;
   m->swap = wr.swap;
   m->from = &device_;
+  m->from_id = device_.id();
   if (m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest) {
     m->local.assign(wr.sg_list.begin(), wr.sg_list.end());
   } else if (fabric::has(wr.flags, fabric::SendFlags::Inline) || config_.transport != Transport::RC) {

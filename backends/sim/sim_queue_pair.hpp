@@ -50,6 +50,8 @@ class SimQueuePair final : public fabric::QueuePair {
 
   // --- used by the device (responder side and completion delivery) ---
   SimDevice& device() noexcept { return device_; }
+  /// The owning context's id, readable after the context closed (SimFabric::device_alive).
+  uint32_t device_id() const noexcept { return device_id_; }
   const fabric::QpConfig& config() const noexcept { return config_; }
   uint32_t remote_host() const noexcept { return remote_host_; }
   uint32_t remote_qpn() const noexcept { return remote_qpn_; }
@@ -78,6 +80,7 @@ class SimQueuePair final : public fabric::QueuePair {
   void flush_posted(uint64_t seq_from);
 
   SimDevice& device_;
+  uint32_t device_id_;
   fabric::QpConfig config_;
   uint32_t qpn_;
   fabric::QpState state_ = fabric::QpState::Reset;

@@ -66,12 +66,12 @@ void SimRuntime::schedule_completion(double when, SimDevice* device, uint32_t qp
                                      fabric::WcStatus status, uint32_t byte_len) {
   const fabric::CompletionQueue* cq = nullptr;
   if (SimQueuePair* qp = device->hca().find_qp(qpn)) cq = &qp->config().send_cq->underlying();
-  timers_.push_back(Timer{when, timer_order_++, device, nullptr, cq, qpn, seq, status, byte_len});
+  timers_.push_back(Timer{when, timer_order_++, device, device->id(), nullptr, cq, qpn, seq, status, byte_len});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 
 void SimRuntime::schedule_arrival(double when, SimDevice* device, WireMessage* m) {
-  timers_.push_back(Timer{when, timer_order_++, device, m, nullptr, 0, 0, fabric::WcStatus::Success, 0});
+  timers_.push_back(Timer{when, timer_order_++, device, device->id(), m, nullptr, 0, 0, fabric::WcStatus::Success, 0});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 
@@ -92,7 +92,7 @@ void SimRuntime::run_due_timers() {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
     Timer t = timers_.back();
     timers_.pop_back();
-    if (!fabric_.device_alive(t.device)) {
+    if (!fabric_.device_alive(t.device_id)) {
       if (t.message) fabric_.free_message(t.message);
       continue;
     }

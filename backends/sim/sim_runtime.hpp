@@ -60,7 +60,8 @@ class SimRuntime final : public fabric::Runtime {
   struct Timer {
     double when;
     uint64_t order;
-    SimDevice* device;
+    SimDevice* device;      // valid while device_id is alive
+    uint32_t device_id;
     WireMessage* message;  // arrival, or nullptr for a completion
     const fabric::CompletionQueue* cq;  // completion: the send CQ it lands in
     uint32_t qpn;

@@ -45,7 +45,9 @@ struct WireMessage {
   fabric::WcStatus status = fabric::WcStatus::Success;  ///< Ack / responses
   double extra_delay = 0;  ///< processing at the target waits this long after arrival
   double posted_at = 0;
-  SimDevice* from = nullptr;            ///< requester's device context
+  SimDevice* from = nullptr;            ///< requester's device context, valid while from_id is alive
+  uint32_t from_id = UINT32_MAX;        ///< SimFabric::device_alive (UINT32_MAX: none)
+  uint32_t to_id = UINT32_MAX;          ///< the destination context's id (set by SimFabric::send)
   std::vector<fabric::Sge> source;      ///< payload in the sender's memory (shared address space)
   std::vector<fabric::Sge> local;       ///< requester's SGEs for read/atomic results
   std::vector<std::byte> data;          ///< inline payload or read response snapshot
