@@ -164,10 +164,12 @@ void UdConnector::reply(int peer, const fabric::Address& rc_address) {
 
 std::size_t UdConnector::progress(std::vector<ConnectMessage>& out) {
   std::size_t events = 0;
-  std::array<fabric::WorkCompletion, 16> wcs;
-  const std::size_t n = cq_->poll(wcs);
-  for (std::size_t i = 0; i < n; ++i) {
-    const fabric::WorkCompletion& wc = wcs[i];
+  // One completion per poll: connection messages are rare, and this runs on every
+  // progress pass, where an array of completions would be initialised each time (a
+  // dozen cache lines of stack, cold at scale).
+  fabric::WorkCompletion wc;
+  while (cq_->poll({&wc, 1}) == 1) {
+    ++events;
     const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
     if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes + sizeof(MessageHeader)) {
       const std::byte* at = storage_.get() + recv_base_ + static_cast<std::size_t>(slot) * kRecvSlotBytes + fabric::kUdGrhBytes;
@@ -189,7 +191,6 @@ std::size_t UdConnector::progress(std::vector<ConnectMessage>& out) {
     }
     post_receive(slot);
   }
-  events += n;
   if (!pending_.empty()) {
     const double now = device_.runtime().now();
     for (auto& [peer, p] : pending_) {
