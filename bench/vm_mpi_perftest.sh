@@ -5,12 +5,14 @@
 #   bench/vm_mpi_perftest.sh [BUILD_DIR] [--device rxe|siw]... [--reps N]
 #
 # Inside the VM, against the device's own address:
-#   perftest  ib_send_lat -s 8 (typical latency, us; its average is printed too, the
-#             statistic pingpong reports) and ib_write_bw -s 1048576
+#   perftest  ib_send_lat -s 8 (typical = median latency, and average, us) and
+#             ib_write_bw -s 1048576
 #             (average bandwidth, MB/s); -x <GID index> on rxe, -R (rdma_cm) on siw;
 #   twinfab   examples/pingpong.c built with twinfab-mpicc, run as two processes by
-#             Open MPI's mpirun (PMIx start-up): its 8 B latency (osu_latency style,
-#             half a round trip) and its 1 MiB bandwidth (osu_bw style, a window of 64).
+#             Open MPI's mpirun (PMIx start-up): its 8 B latency (half a round trip:
+#             the median over the rounds against perftest's typical, the average,
+#             osu_latency's statistic, against perftest's t_avg) and its 1 MiB
+#             bandwidth (osu_bw style, a window of 64).
 # Each measured --reps times (default 3); the median and the best rep (lowest
 # latency, highest bandwidth) of each tool are reported, and the targets are judged on
 # the best reps, as bench/vm_perftest.sh does (noise in the TCG VM only adds time).
@@ -52,9 +54,9 @@ if [[ ${1:-} == --in-vm ]]; then
     out=$(perftest_pair ib_write_bw -s 1048576 -n 200 -t 128); printf '%s\n' "$out"
     v=$(row 1048576 4 <<<"$out"); echo "RESULT bw perftest ${v:-FAILED}"; [[ -n $v ]] || status=1
     out=$(timeout -k 5 300 mpirun --allow-run-as-root -n 2 "$build/examples/pingpong" 1048576 2 2>&1); printf '%s\n' "$out"
-    v=$(row 8 2 <<<"$out"); echo "RESULT lat twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
-    echo "RESULT latavg twinfab ${v:-FAILED}"
-    v=$(row 1048576 3 <<<"$out"); echo "RESULT bw twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
+    v=$(row 8 3 <<<"$out"); echo "RESULT lat twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
+    v=$(row 8 2 <<<"$out"); echo "RESULT latavg twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
+    v=$(row 1048576 4 <<<"$out"); echo "RESULT bw twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
   done
   exit "$status"
 fi
@@ -64,7 +66,7 @@ while (($#)); do
   case "$1" in
     --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
     --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "vm_mpi_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) build=$1; shift ;;
   esac
@@ -96,8 +98,8 @@ for d in "${devices[@]}"; do
       ok=$(awk -v r="$rb" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
       name="8 B latency [us]"
     elif [[ $fig == latavg ]]; then
-      ok="(same twinfab figure against perftest's t_avg)"
-      name="  vs t_avg [us]"
+      ok=$(awk -v r="$rb" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
+      name="8 B latency avg [us]"
     else
       ok=$(awk -v r="$rb" 'BEGIN { print (r >= 0.85) ? "target met (>= 0.85)" : "target NOT met (>= 0.85)" }')
       name="1 MiB bandwidth [MB/s]"

@@ -9,7 +9,8 @@
  * number of windows per size (default up to 20; slow software devices want fewer).
  *
  * latency: half the round-trip time of a blocking ping-pong, averaged over the
- * timed rounds (osu_latency).
+ * timed rounds (osu_latency), and its median over the rounds ("typical", the figure
+ * perftest's ib_send_lat reports first): rank 0 reads the clock once per round.
  * bandwidth: rank 0 posts a window of WINDOW nonblocking sends, rank 1 as many
  * receives, then a zero-byte ack (osu_bw).
  * As in the OSU benchmarks, each size starts with untimed warm-up rounds: the first
@@ -29,10 +30,12 @@
 static int iterations(size_t size) { return size <= 8192 ? 1000 : size <= 262144 ? 40 : 10; }
 static int warm_up(size_t size) { return size <= 8192 ? 100 : 2; }
 
-/* `rounds` blocking round trips of `n` bytes between ranks 0 and 1. */
-static void ping_pong(char* buf, size_t n, int rank, int rounds) {
+/* `rounds` blocking round trips of `n` bytes between ranks 0 and 1. On rank 0, with
+ * `stamps` (rounds + 1 entries), the clock before each round and after the last. */
+static void ping_pong(char* buf, size_t n, int rank, int rounds, double* stamps) {
   const int peer = 1 - rank;
   for (int i = 0; i < rounds; ++i) {
+    if (stamps) stamps[i] = MPI_Wtime();
     if (rank == 0) {
       MPI_Send(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
       MPI_Recv(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -41,6 +44,20 @@ static void ping_pong(char* buf, size_t n, int rank, int rounds) {
       MPI_Send(buf, (int)n, MPI_CHAR, peer, 1, MPI_COMM_WORLD);
     }
   }
+  if (stamps) stamps[rounds] = MPI_Wtime();
+}
+
+static int compare_doubles(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of the `rounds` round times between consecutive stamps (rounds + 1 entries;
+ * overwritten). */
+static double median_round(double* stamps, int rounds) {
+  for (int i = 0; i < rounds; ++i) stamps[i] = stamps[i + 1] - stamps[i];
+  qsort(stamps, (size_t)rounds, sizeof *stamps, compare_doubles);
+  return rounds % 2 ? stamps[rounds / 2] : (stamps[rounds / 2 - 1] + stamps[rounds / 2]) / 2;
 }
 
 /* `count` windows of WINDOW nonblocking messages of `n` bytes from rank 0 to rank 1,
@@ -79,26 +96,35 @@ int main(int argc, char** argv) {
     return 1;
   }
   char* buf = malloc(max_size);
+  double* stamps = malloc((iterations(8) + 1) * sizeof *stamps); /* the most rounds of any size */
+  if (!buf || !stamps) {
+    fprintf(stderr, "pingpong: out of memory for %zu bytes\n", max_size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   memset(buf, rank + 1, max_size);
-  if (rank == 0) printf("# twinfab pingpong (osu_latency + osu_bw style)\n%10s %14s %16s\n", "bytes", "latency[us]", "bandwidth[MB/s]");
+  if (rank == 0)
+    printf("# twinfab pingpong (osu_latency + osu_bw style)\n%10s %14s %14s %16s\n", "bytes", "latency[us]",
+           "typical[us]", "bandwidth[MB/s]");
   for (size_t n = 8; n <= max_size; n *= 2) {
     const int iters = iterations(n);
     /* latency */
     MPI_Barrier(MPI_COMM_WORLD);
-    ping_pong(buf, n, rank, warm_up(n));
-    double t0 = MPI_Wtime();
-    ping_pong(buf, n, rank, iters);
-    const double latency = (MPI_Wtime() - t0) / (2.0 * iters);
+    ping_pong(buf, n, rank, warm_up(n), NULL);
+    ping_pong(buf, n, rank, iters, rank == 0 ? stamps : NULL);
+    const double latency = rank == 0 ? (stamps[iters] - stamps[0]) / (2.0 * iters) : 0;
+    const double typical = rank == 0 ? median_round(stamps, iters) / 2 : 0;
     /* bandwidth */
     const int windows = iters > max_windows ? max_windows : iters;
     MPI_Barrier(MPI_COMM_WORLD);
     windows_of(buf, n, rank, n <= 8192 ? 10 : 1);
-    t0 = MPI_Wtime();
+    const double t0 = MPI_Wtime();
     windows_of(buf, n, rank, windows);
     const double elapsed = MPI_Wtime() - t0;
     if (rank == 0)
-      printf("%10zu %14.2f %16.2f\n", n, latency * 1e6, (double)n * WINDOW * windows / elapsed / 1e6);
+      printf("%10zu %14.2f %14.2f %16.2f\n", n, latency * 1e6, typical * 1e6,
+             (double)n * WINDOW * windows / elapsed / 1e6);
   }
+  free(stamps);
   free(buf);
   MPI_Finalize();
   return 0;
