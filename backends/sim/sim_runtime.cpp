@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/Timer.hpp>
-#include <simgrid/simix.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -166,10 +165,10 @@ void SimRuntime::block(double until) {
     blocked_until_ = until;  // what deliver_completion asks (blocked_on)
     const std::uint64_t generation = ++w.generation;
     if (std::isfinite(until)) {
-      simgrid::kernel::actor::simcall_answered([wake = wake_, until, generation] {
-        simgrid::kernel::timer::Timer::set(until, [wake, generation] {
-          if (wake->generation == generation) wake->wake();
-        });
+      // Set by this actor directly, as the wire's arrival timers are (wire.cpp): actors
+      // run one at a time, so no simcall (and no context switch) is needed.
+      simgrid::kernel::timer::Timer::set(until, [wake = wake_, generation] {
+        if (wake->generation == generation) wake->wake();
       });
     }
     try {

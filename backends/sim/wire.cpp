@@ -60,10 +60,9 @@ void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host*
     // Set from the sending actor itself, not through a simcall: a simcall would
     // suspend the actor until maestro ran it (a context switch per message, and at
     // scale the cache misses of the actor's stack and SimGrid state on the way out
-    // and back). Safe because twinfab's actors run one at a time (SimGrid's default
-    // contexts/nthreads:1, never changed by twinfab; sim_fabric.cpp): the timer heap
-    // is only ever touched by one context at a time, in the order the contexts run,
-    // which is deterministic.
+    // and back). Safe because twinfab's actors run one at a time (contexts/nthreads:1,
+    // set by ensure_engine in sim_fabric.cpp): the timer heap is only ever touched by
+    // one context at a time, in the order the contexts run, which is deterministic.
     simgrid::kernel::timer::Timer::set(due, [state = state_, to, m] {
       if (state->alive) state->arrive(to, m);
     });
