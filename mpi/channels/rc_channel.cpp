@@ -168,9 +168,11 @@ void RcChannel::shutdown() {
 }
 
 RcChannel::Connection& RcChannel::find_connection(int peer) {
-  cached_ = &connections_.find(peer)->second;
-  cached_peer_ = peer;
-  return *cached_;
+  cached_peer_[1] = cached_peer_[0];
+  cached_[1] = cached_[0];
+  cached_[0] = &connections_.find(peer)->second;
+  cached_peer_[0] = peer;
+  return *cached_[0];
 }
 
 RcChannel::Connection& RcChannel::create_connection(int peer) {
@@ -184,7 +186,7 @@ RcChannel::Connection& RcChannel::create_connection(int peer) {
 }
 
 RcChannel::Connection& RcChannel::connection_for_send(int peer) {
-  if (peer == cached_peer_) return *cached_;
+  if (Connection* c = cached_connection(peer)) return *c;
   if (auto it = connections_.find(peer); it != connections_.end()) return it->second;
   // Only on demand can a connection be missing.
   Connection& c = create_connection(peer);

@@ -221,9 +221,17 @@ class RcChannel {
     std::list<Outgoing> pending;  ///< a list: nothing allocated while empty (the usual case)
   };
 
-  /// The connection to `peer`, which must exist. Most calls in a row are for one
-  /// peer (a message's packets, their completions): that one is remembered.
-  Connection& connection(int peer) { return peer == cached_peer_ ? *cached_ : find_connection(peer); }
+  /// The connection to `peer`, which must exist. Most calls in a row are for one or
+  /// two peers (a message's packets and completions; a ring's or a ping-pong's
+  /// neighbours): the last two are remembered, which spares the hash table's cache
+  /// misses when thousands of ranks take turns.
+  Connection& connection(int peer) {
+    Connection* c = cached_connection(peer);
+    return c != nullptr ? *c : find_connection(peer);
+  }
+  Connection* cached_connection(int peer) const noexcept {
+    return peer == cached_peer_[0] ? cached_[0] : peer == cached_peer_[1] ? cached_[1] : nullptr;
+  }
   Connection& find_connection(int peer);
   /// Adds `peer` to update_candidates_ once.
   void queue_for_update(int peer, Connection& c) {
@@ -306,8 +314,8 @@ class RcChannel {
   /// By peer rank; only peers with a connection (all of them at start-up, the ones
   /// this rank talked to on demand). Node-based: references stay valid.
   std::unordered_map<int, Connection> connections_;
-  int cached_peer_ = -1;            ///< connection() remembers its last answer
-  Connection* cached_ = nullptr;
+  int cached_peer_[2] = {-1, -1};   ///< connection() remembers its last two answers, newest first
+  Connection* cached_[2] = {nullptr, nullptr};
   /// Connected peers, in the order they connected (stable iteration for progress).
   std::vector<int> active_peers_;
   std::size_t max_connections_ = 0;
