@@ -5,7 +5,8 @@
 // Prints, next to the targets and SMPI's figures measured on this machine
 // kind (SMPI: about 38 KB of simulator memory per rank):
 //  - simulator memory per rank: peak resident set growth over the run / ranks;
-//  - wall-clock cost per message at N ranks against the same ring at 2 ranks.
+//  - wall-clock cost per message at N ranks against the same ring at 2 ranks, in
+//    steady state (after the first iteration, which makes on-demand connections).
 // Connections are made on demand (the default above 64 ranks), so each rank holds
 // two RC connections and its UD connector.
 //
@@ -83,10 +84,13 @@ RingResult ring(const std::string& platform_name, unsigned ranks, unsigned itera
   return result;
 }
 
-/// Wall clock per message: the run with `iterations` minus the same run without any
-/// (start-up and shutdown of N contexts), over the messages sent.
-double per_message(const RingResult& with, const RingResult& without, unsigned ranks, unsigned iterations) {
-  return (with.wall - without.wall) / (static_cast<double>(ranks) * iterations);
+/// Wall clock per message in steady state: the run with `iterations` minus the same
+/// run with one (start-up and shutdown of N contexts, and the first iteration, which
+/// makes the connections of on-demand runs), over the messages of the other iterations.
+/// Both ring sizes are measured so, whether their connections are made at start-up
+/// (below 64 ranks) or on demand.
+double per_message(const RingResult& with, const RingResult& first, unsigned ranks, unsigned iterations) {
+  return (with.wall - first.wall) / (static_cast<double>(ranks) * (iterations - 1));
 }
 
 /// Runs `ring` in a child process (one SimGrid platform per process, and a clean
@@ -127,6 +131,10 @@ int main(int argc, char** argv) {
   }
   const unsigned ranks = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 4096;
   const unsigned iterations = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 100;
+  if (ranks < 2 || iterations < 2) {
+    fmt::print(stderr, "bench_mpi_ring: needs at least 2 ranks and 2 iterations\n");
+    return 2;
+  }
   const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
   fmt::print("MPI ring exchange in the simulator: {} ranks x {} iterations of 8-byte send/recv on {}\n", ranks,
              iterations, platform);
@@ -134,17 +142,19 @@ int main(int argc, char** argv) {
   std::fflush(stdout);  // children must not print the parent's buffered text again
   const unsigned two_iterations = iterations * ranks / 2;
   const RingResult two = ring_in_child(platform, 2, two_iterations);
-  const RingResult two_setup = ring_in_child(platform, 2, 0);
+  const RingResult two_first = ring_in_child(platform, 2, 1);
   const RingResult big = ring_in_child(platform, ranks, iterations);
-  const RingResult big_setup = ring_in_child(platform, ranks, 0);
-  const double two_per_message = per_message(two, two_setup, 2, two_iterations);
-  const double big_per_message = per_message(big, big_setup, ranks, iterations);
+  const RingResult big_first = ring_in_child(platform, ranks, 1);
+  const double two_per_message = per_message(two, two_first, 2, two_iterations);
+  const double big_per_message = per_message(big, big_first, ranks, iterations);
   fmt::print("  simulated time of the ring phase: {:.1f} us ({:.2f} us per iteration)\n", big.simulated * 1e6,
              big.simulated * 1e6 / iterations);
   fmt::print("  simulator memory per rank: {:.1f} KB (target <= 40 KB; SMPI measured here: ~38 KB)\n",
              big.bytes_per_rank / 1024);
-  fmt::print("  start-up + shutdown of {} ranks: {:.2f} s of wall clock\n", ranks, big_setup.wall);
-  fmt::print("  wall clock per message: {:.2f} us at {} ranks vs {:.2f} us at 2 ranks = {:.2f}x (target <= 2x)\n",
+  fmt::print("  start-up, first iteration (on-demand connections) and shutdown of {} ranks: {:.2f} s of wall clock\n",
+             ranks, big_first.wall);
+  fmt::print("  wall clock per message after the first iteration: {:.2f} us at {} ranks vs {:.2f} us at 2 ranks = {:.2f}x "
+             "(target <= 2x)\n",
              big_per_message * 1e6, ranks, two_per_message * 1e6, big_per_message / two_per_message);
   return 0;
 }
