@@ -2,8 +2,12 @@
 // receives it.
 //
 // Small packets (at most kTimerBytes on the wire: headers, acks, small eager messages)
-// arrive at now + route latency + bytes / bottleneck bandwidth through a SimGrid
-// timer. That is what the max-min solver gives such a flow when nothing else shares
+// arrive at now + route latency + bytes / bottleneck bandwidth, kept in the wire's own
+// arrival queue (a binary heap in one array, ordered by date then send order) behind a
+// single SimGrid timer set for the earliest date. One SimGrid timer per packet cost three
+// allocations and a node of SimGrid's Fibonacci heap each; at thousands of ranks those
+// scattered nodes were cache misses on every message, where the array of pending
+// arrivals stays a few cache-resident kilobytes. That is what the max-min solver gives such a flow when nothing else shares
 // its links; with contention it would give it a share of the bandwidth, a difference
 // of nanoseconds for a packet of this size, and in exchange these packets never enter
 // the solver. In SimGrid 3.32 every comm is a solver variable, and thousands of
@@ -17,8 +21,9 @@
 //
 // Either way the packet is handed to `arrive` in maestro context at its arrival date,
 // which queues it on the receiving actor's runtime and wakes that actor
-// (SimRuntime::deliver). Same-date arrivals come in an order that is fixed from run to
-// run but not necessarily send order; RC and UC restore order by PSN
+// (SimRuntime::deliver). Same-date small packets arrive in send order; against large
+// packets the order is fixed from run to run but not necessarily send order; RC and UC
+// restore order by PSN
 // (SimDevice::handle_in_order), as they do when a small packet overtakes a large one.
 #pragma once
 
@@ -27,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace twinfab::sim {
 
@@ -53,10 +59,28 @@ class Wire {
              const Route& route, std::uint64_t wire_bytes);
 
  private:
+  /// A small packet waiting for its arrival date.
+  struct Pending {
+    double due;
+    std::uint64_t seq;  // send order among packets of the same date
+    SimDevice* to;
+    WireMessage* message;
+    bool later_than(const Pending& other) const;
+  };
   struct State {
     Arrive arrive;
     bool alive = true;
+    std::vector<Pending> pending;  // min-heap by (due, seq)
+    std::uint64_t next_seq = 0;
+    /// The one SimGrid timer set for pending.front() (or earlier); null when none is set.
+    simgrid::kernel::timer::Timer* timer = nullptr;
+    double timer_due = 0;
   };
+  /// Queues a small packet and makes sure a timer is set for the earliest arrival.
+  static void enqueue(const std::shared_ptr<State>& state, Pending p);
+  /// The timer's callback: hands over every packet due by now, then sets the next timer.
+  static void deliver_due(const std::shared_ptr<State>& state);
+  static void set_timer(const std::shared_ptr<State>& state, double due);
   std::shared_ptr<State> state_;
 };
 
