@@ -133,7 +133,7 @@ void SimRuntime::deliver(SimDevice* device, WireMessage* m) {
 void SimRuntime::Wake::wake() {
   if (blocked && !signalled) {
     signalled = true;
-    semaphore->release();  // in maestro: runs directly, the actor runs at this date
+    actor->resume();  // in maestro: runs directly, the actor runs at this date
   }
 }
 
@@ -157,7 +157,7 @@ void SimRuntime::block(double until) {
       throw fabric::Error(Status::InvalidState,
                           "Runtime::wait with no deadline and no device: nothing could ever wake this rank");
     // A deadline is a kernel timer that wakes the actor like a delivery (stale, doing
-    // nothing, if something else woke it first), so the acquire itself never times
+    // nothing, if something else woke it first), so the suspension itself never times
     // out and SimGrid still sees a rank that nothing can wake (deadlock detection).
     Wake& w = *wake_;
     w.blocked = true;
@@ -171,8 +171,9 @@ void SimRuntime::block(double until) {
         if (wake->generation == generation) wake->wake();
       });
     }
+    w.actor = s4u::Actor::self();
     try {
-      w.semaphore->acquire();
+      s4u::this_actor::suspend();
     } catch (const simgrid::ForcefulKillException&) {
       // SimGrid kills the ranks it found blocked for good (a deadlock). The unwinding
       // may be swallowed on its way (a destructor that must not throw): remember it.

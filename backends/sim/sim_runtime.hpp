@@ -98,12 +98,14 @@ class SimRuntime final : public fabric::Runtime {
 
   /// Packets delivered and not yet processed, in arrival order.
   std::deque<std::pair<SimDevice*, WireMessage*>> arrivals_;
-  /// What a blocked actor sleeps on. Released (by a delivery or the deadline's timer)
-  /// only while the actor is blocked and at most once per block, so the semaphore's
-  /// count stays 0 or 1. Shared with the deadline timers, which may outlive the
-  /// runtime (they then find a stale generation).
+  /// How a blocked actor sleeps: it suspends itself (one SimGrid simcall) and is
+  /// resumed by a delivery or by its deadline's timer, only while it is blocked and at
+  /// most once per block. (A semaphore cost more on every wait: SimGrid 3.32 allocates an
+  /// acquisition activity per acquire and goes through its activity machinery; at 4096
+  /// ranks those were cache misses on every message.) Shared with the deadline timers,
+  /// which may outlive the runtime (they then find a stale generation).
   struct Wake {
-    simgrid::s4u::SemaphorePtr semaphore = simgrid::s4u::Semaphore::create(0);
+    simgrid::s4u::Actor* actor = nullptr;  ///< the blocked actor, set while blocked
     bool blocked = false;
     bool signalled = false;
     std::uint64_t generation = 0;  ///< of the current block; a timer of an older one is stale
