@@ -46,7 +46,8 @@ void on_completion(const s4u::Activity& activity) {
 
 }  // namespace
 
-Wire::Wire(Arrive arrive) : state_(std::make_shared<State>(State{std::move(arrive), true})) {
+Wire::Wire(Arrive arrive) : state_(std::make_shared<State>()) {
+  state_->arrive = std::move(arrive);
   static const bool registered = (s4u::Activity::on_completion_cb(&on_completion), true);
   (void)registered;
 }
