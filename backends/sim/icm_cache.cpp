@@ -2,32 +2,46 @@
 
 namespace twinfab::sim {
 
-bool IcmCache::touch(uint32_t qpn) {
+void IcmCache::unlink(Entry& e) {
+  e.prev_->next_ = e.next_;
+  e.next_->prev_ = e.prev_;
+  e.prev_ = e.next_ = nullptr;
+}
+
+void IcmCache::link_front(Entry& e) {
+  e.prev_ = &head_;
+  e.next_ = head_.next_;
+  head_.next_->prev_ = &e;
+  head_.next_ = &e;
+}
+
+bool IcmCache::touch(Entry& e) {
   if (capacity_ == 0) {
     ++hits_;
     return true;
   }
-  auto it = index_.find(qpn);
-  if (it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);
+  if (e.cached()) {
+    if (head_.next_ != &e) {  // already the most recent: nothing to move
+      unlink(e);
+      link_front(e);
+    }
     ++hits_;
     return true;
   }
   ++misses_;
-  if (index_.size() >= capacity_) {
-    index_.erase(lru_.back());
-    lru_.pop_back();
+  if (size_ >= capacity_) {
+    unlink(*head_.prev_);
+    --size_;
   }
-  lru_.push_front(qpn);
-  index_.emplace(qpn, lru_.begin());
+  link_front(e);
+  ++size_;
   return false;
 }
 
-void IcmCache::erase(uint32_t qpn) {
-  auto it = index_.find(qpn);
-  if (it == index_.end()) return;
-  lru_.erase(it->second);
-  index_.erase(it);
+void IcmCache::erase(Entry& e) {
+  if (!e.cached()) return;
+  unlink(e);
+  --size_;
 }
 
 }  // namespace twinfab::sim

@@ -1,40 +1,62 @@
 // The HCA's on-chip cache of QP contexts (InfiniBand Context Memory), seed 004 3.2.1.
 //
-// An LRU over QP numbers with a fixed number of entries. Every work request and every
+// An LRU over QPs with a fixed number of entries. Every work request and every
 // incoming packet touches its QP's context; a miss costs a PCIe fetch from host memory
 // (the platform's icm_miss_penalty). Ranks on one host share their HCA's cache, which
 // is why many-connection runs with RC see latency grow once the working set of QPs
 // exceeds the cache.
+//
+// The LRU list runs through the QPs themselves (an Entry embedded in each): a touch
+// reads the QP being worked on and its two list neighbours, where a hash map and a
+// separately allocated list cost several cache misses per packet at thousands of ranks.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
-#include <list>
-#include <unordered_map>
 
 namespace twinfab::sim {
 
 class IcmCache {
  public:
-  /// capacity 0 disables the model: every lookup is a hit.
-  explicit IcmCache(uint32_t capacity) : capacity_(capacity) {}
+  /// A QP's place in its HCA's cache. Lives in the QP; the QP must be erase()d from
+  /// the cache before it goes away (SimHca::remove_qp does).
+  class Entry {
+   public:
+    Entry() = default;
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    /// True while this context is in the cache.
+    bool cached() const noexcept { return prev_ != nullptr; }
 
-  /// Touches `qpn`'s context; returns true on a hit. On a miss the context is loaded,
+   private:
+    friend class IcmCache;
+    Entry* prev_ = nullptr;  // towards the most recently used end; null when not cached
+    Entry* next_ = nullptr;  // towards the least recently used end
+  };
+
+  /// capacity 0 disables the model: every lookup is a hit.
+  explicit IcmCache(uint32_t capacity) : capacity_(capacity) { head_.prev_ = head_.next_ = &head_; }
+  IcmCache(const IcmCache&) = delete;  // the list's ends point at head_
+  IcmCache& operator=(const IcmCache&) = delete;
+
+  /// Touches `e`'s context; returns true on a hit. On a miss the context is loaded,
   /// evicting the least recently used one when full.
-  bool touch(uint32_t qpn);
-  /// Drops a destroyed QP's context.
-  void erase(uint32_t qpn);
+  bool touch(Entry& e);
+  /// Drops a context (a destroyed QP); nothing happens if it is not cached.
+  void erase(Entry& e);
 
   uint64_t hits() const noexcept { return hits_; }
   uint64_t misses() const noexcept { return misses_; }
   uint32_t capacity() const noexcept { return capacity_; }
   void reset_counters() noexcept { hits_ = misses_ = 0; }
-  size_t size() const noexcept { return index_.size(); }
+  uint32_t size() const noexcept { return size_; }
 
  private:
+  void unlink(Entry& e);
+  void link_front(Entry& e);
+
   uint32_t capacity_;
-  std::list<uint32_t> lru_;  // front = most recently used
-  std::unordered_map<uint32_t, std::list<uint32_t>::iterator> index_;
+  uint32_t size_ = 0;
+  Entry head_;  // sentinel: head_.next_ is the most recently used, head_.prev_ the least
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };

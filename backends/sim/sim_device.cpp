@@ -197,7 +197,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   // waits for neither, its own post and WQE time being part of the route latency.
   double extra = book_cpu(now, p.hca.post_overhead);
   extra = hca_.book_wqe(now + extra, p.hca.wqe_processing) - now;
-  if (hca_.icm().touch(qp.qp_num())) {
+  if (hca_.icm().touch(qp.icm_entry())) {
     ++c.icm_hits;
   } else {
     ++c.icm_misses;
@@ -373,7 +373,7 @@ void SimDevice::process_arrival(WireMessage* m) {
   if (!m->icm_charged) {
     m->icm_charged = true;
     Counters& c = fabric_.counters();
-    if (hca_.icm().touch(qp->qp_num())) {
+    if (hca_.icm().touch(qp->icm_entry())) {
       ++c.icm_hits;
     } else {
       ++c.icm_misses;

@@ -1,4 +1,5 @@
 #include "backends/sim/sim_fabric.hpp"
+#include "backends/sim/sim_queue_pair.hpp"
 
 #include <fmt/format.h>
 #include <simgrid/kernel/resource/NetworkModelIntf.hpp>
@@ -32,9 +33,9 @@ uint32_t SimHca::add_qp(SimQueuePair* qp) {
   return qpn;
 }
 
-void SimHca::remove_qp(uint32_t qpn) {
-  qps_.remove(qpn);
-  icm_.erase(qpn);
+void SimHca::remove_qp(SimQueuePair& qp) {
+  qps_.remove(qp.qp_num());
+  icm_.erase(qp.icm_entry());
 }
 
 SimQueuePair* SimHca::find_qp(uint32_t qpn) const { return qps_.find(qpn); }

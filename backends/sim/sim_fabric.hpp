@@ -41,7 +41,8 @@ class SimHca {
   IcmCache& icm() noexcept { return icm_; }
 
   uint32_t add_qp(SimQueuePair* qp);
-  void remove_qp(uint32_t qpn);
+  /// Forgets `qp` (its number and its cached context); called as it is destroyed.
+  void remove_qp(SimQueuePair& qp);
   SimQueuePair* find_qp(uint32_t qpn) const;
 
   /// Keys are unique per HCA; lkey == rkey as on many real HCAs.

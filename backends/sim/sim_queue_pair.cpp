@@ -90,7 +90,7 @@ SimQueuePair::~SimQueuePair() {
     device_.fabric().free_message(m);
     m = next;
   }
-  device_.hca().remove_qp(qpn_);
+  device_.hca().remove_qp(*this);
 }
 
 fabric::Address SimQueuePair::local_address() const {

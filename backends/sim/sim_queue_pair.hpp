@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim/icm_cache.hpp"
 #include "backends/sim/ring_queue.hpp"
 #include "backends/sim/sim_objects.hpp"
 #include "backends/sim/wire_message.hpp"
@@ -34,6 +35,8 @@ class SimQueuePair final : public fabric::QueuePair {
   ~SimQueuePair() override;
 
   uint32_t qp_num() const noexcept override { return qpn_; }
+  /// This QP's place in its HCA's context cache.
+  IcmCache::Entry& icm_entry() noexcept { return icm_entry_; }
   fabric::Transport transport() const noexcept override { return config_.transport; }
   fabric::QpState state() const noexcept override { return state_; }
   fabric::Address local_address() const override;
@@ -83,6 +86,7 @@ class SimQueuePair final : public fabric::QueuePair {
   uint32_t device_id_;
   fabric::QpConfig config_;
   uint32_t qpn_;
+  IcmCache::Entry icm_entry_;
   fabric::QpState state_ = fabric::QpState::Reset;
   uint32_t remote_host_ = 0;
   uint32_t remote_qpn_ = 0;
