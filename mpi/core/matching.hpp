@@ -33,6 +33,10 @@
 // nodes kept for reuse: a receive posted and matched per message (a ping-pong, a
 // ring) then costs no allocation.
 //
+// PostedQueue remembers the context and the source bucket it used last: a rank that
+// receives from one peer over and over (a ring, a ping-pong) then skips both hash
+// lookups, which at thousands of simulated ranks are cache misses on every message.
+//
 // Pure data structures: no I/O, threads, clocks or globals. Each rank owns its own
 // queues; they are not thread-safe (the rank's progress engine serializes access).
 // T is what an entry carries (a request pointer, a packet descriptor); it must be
@@ -88,11 +92,16 @@ class PostedQueue {
     std::uint64_t sequence;
   };
 
+  PostedQueue() = default;
+  // The lookup caches point into contexts_.
+  PostedQueue(const PostedQueue&) = delete;
+  PostedQueue& operator=(const PostedQueue&) = delete;
+
   /// Queues a receive asking for `wanted` (wildcards allowed) behind all earlier ones.
   Handle post(const Envelope& wanted, T value) {
-    Context& context = contexts_[wanted.context_id];
+    Context& context = context_for(wanted.context_id);
     const std::uint64_t sequence = next_sequence_++;
-    List& list = wanted.source == kAnySource ? context.any_source : context.by_source[wanted.source];
+    List& list = wanted.source == kAnySource ? context.any_source : bucket_for(context, wanted.source);
     if (wanted.source != kAnySource && context.empty_source == wanted.source) context.empty_source = kNoSource;
     if (spare_.empty()) {
       list.push_back(Entry{sequence, wanted.tag, std::move(value)});
@@ -107,11 +116,10 @@ class PostedQueue {
   /// For an arriving message (concrete source and tag): removes and returns the
   /// earliest-posted receive that accepts it, or nothing (the message is unexpected).
   std::optional<T> match(const Envelope& message) {
-    auto context_it = contexts_.find(message.context_id);
-    if (context_it == contexts_.end()) return std::nullopt;
-    Context& context = context_it->second;
-    auto bucket_it = context.by_source.find(message.source);
-    List* specific = bucket_it == context.by_source.end() ? nullptr : &bucket_it->second;
+    Context* found = find_context(message.context_id);
+    if (found == nullptr) return std::nullopt;
+    Context& context = *found;
+    List* specific = find_bucket(context, message.source);
     auto a = specific ? first_with_tag(*specific, message.tag) : typename List::iterator{};
     auto b = first_with_tag(context.any_source, message.tag);
     const bool have_a = specific && a != specific->end();
@@ -120,7 +128,7 @@ class PostedQueue {
     if (have_a && (!have_b || a->sequence < b->sequence)) {
       T value = std::move(a->value);
       recycle(*specific, a);
-      if (specific->empty()) emptied(context, bucket_it);
+      if (specific->empty()) emptied(context, message.source);
       --size_;
       return value;
     }
@@ -133,22 +141,20 @@ class PostedQueue {
   /// Removes a still-posted receive (MPI_Cancel) and returns its value; nothing when
   /// it already matched or was cancelled.
   std::optional<T> cancel(const Handle& handle) {
-    auto context_it = contexts_.find(handle.context_id);
-    if (context_it == contexts_.end()) return std::nullopt;
-    Context& context = context_it->second;
+    Context* found = find_context(handle.context_id);
+    if (found == nullptr) return std::nullopt;
+    Context& context = *found;
     List* list = &context.any_source;
-    auto bucket_it = context.by_source.end();
     if (handle.source != kAnySource) {
-      bucket_it = context.by_source.find(handle.source);
-      if (bucket_it == context.by_source.end()) return std::nullopt;
-      list = &bucket_it->second;
+      list = find_bucket(context, handle.source);
+      if (list == nullptr) return std::nullopt;
     }
     auto it = std::find_if(list->begin(), list->end(),
                            [&](const Entry& e) { return e.sequence == handle.sequence; });
     if (it == list->end()) return std::nullopt;
     T value = std::move(it->value);
     recycle(*list, it);
-    if (bucket_it != context.by_source.end() && list->empty()) emptied(context, bucket_it);
+    if (handle.source != kAnySource && list->empty()) emptied(context, handle.source);
     --size_;
     return value;
   }
@@ -170,7 +176,44 @@ class PostedQueue {
     std::unordered_map<int, List> by_source;
     List any_source;
     int empty_source = kNoSource;  ///< the one empty bucket kept, if any
+    int cached_source = kNoSource;  ///< the bucket used last (nodes of by_source do not move)
+    List* cached_bucket = nullptr;
   };
+
+  /// The context `id`, created if needed.
+  Context& context_for(ContextId id) {
+    if (cached_context_ != nullptr && cached_context_id_ == id) return *cached_context_;
+    Context& context = contexts_[id];  // never erased: the pointer stays valid
+    cached_context_id_ = id;
+    cached_context_ = &context;
+    return context;
+  }
+  /// The context `id`, or null if nothing was ever posted on it.
+  Context* find_context(ContextId id) {
+    if (cached_context_ != nullptr && cached_context_id_ == id) return cached_context_;
+    auto it = contexts_.find(id);
+    if (it == contexts_.end()) return nullptr;
+    cached_context_id_ = id;
+    cached_context_ = &it->second;
+    return cached_context_;
+  }
+  /// `source`'s bucket in `context`, created if needed.
+  static List& bucket_for(Context& context, int source) {
+    if (context.cached_bucket != nullptr && context.cached_source == source) return *context.cached_bucket;
+    List& bucket = context.by_source[source];
+    context.cached_source = source;
+    context.cached_bucket = &bucket;
+    return bucket;
+  }
+  /// `source`'s bucket in `context`, or null.
+  static List* find_bucket(Context& context, int source) {
+    if (context.cached_bucket != nullptr && context.cached_source == source) return context.cached_bucket;
+    auto it = context.by_source.find(source);
+    if (it == context.by_source.end()) return nullptr;
+    context.cached_source = source;
+    context.cached_bucket = &it->second;
+    return context.cached_bucket;
+  }
 
   /// Takes `it` out of `list`, keeping its node for a later post().
   void recycle(List& list, typename List::iterator it) {
@@ -180,13 +223,15 @@ class PostedQueue {
       list.erase(it);
     }
   }
-  /// `bucket` has just become empty: it is kept (the next receive from that source
-  /// reuses it) and the bucket kept before, if still empty, goes.
-  void emptied(Context& context, typename std::unordered_map<int, List>::iterator bucket) {
-    const int source = bucket->first;
+  /// `source`'s bucket has just become empty: it is kept (the next receive from that
+  /// source reuses it) and the bucket kept before, if still empty, goes.
+  static void emptied(Context& context, int source) {
     if (context.empty_source != kNoSource && context.empty_source != source) {
       auto old = context.by_source.find(context.empty_source);
-      if (old != context.by_source.end() && old->second.empty()) context.by_source.erase(old);
+      if (old != context.by_source.end() && old->second.empty()) {
+        if (context.cached_source == context.empty_source) context.cached_bucket = nullptr;
+        context.by_source.erase(old);
+      }
     }
     context.empty_source = source;
   }
@@ -197,6 +242,8 @@ class PostedQueue {
   }
 
   std::unordered_map<ContextId, Context> contexts_;
+  ContextId cached_context_id_ = 0;
+  Context* cached_context_ = nullptr;  ///< the context used last, or null
   List spare_;
   std::uint64_t next_sequence_ = 0;
   std::size_t size_ = 0;

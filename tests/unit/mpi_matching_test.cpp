@@ -250,5 +250,33 @@ TEST(MpiMatchingTest, ManySourcesKeepNoEmptyBuckets) {
   EXPECT_TRUE(rx.unexpected.empty());
 }
 
+TEST(MpiMatchingTest, PostedLookupCacheSurvivesBucketsComingAndGoing) {
+  // The posted queue remembers the context and source bucket it used last; buckets of
+  // sources that went quiet are erased. Alternate sources and contexts so that the
+  // remembered bucket is erased under it, cancel through it, and check every match.
+  PostedQueue<int> q;
+  int value = 0;
+  for (int round = 0; round < 50; ++round) {
+    const int source = round % 3;
+    const ContextId context = round % 4 == 0 ? kOther : kWorld;
+    q.post(env(source, 7, context), ++value);
+    auto cancelled = q.post(env(source, 8, context), -1);
+    EXPECT_EQ(q.match(env(source, 7, context)), value) << "round " << round;
+    EXPECT_EQ(q.cancel(cancelled), -1) << "round " << round;
+    EXPECT_FALSE(q.cancel(cancelled).has_value());
+    EXPECT_FALSE(q.match(env(source, 7, context)).has_value());
+    EXPECT_FALSE(q.match(env((source + 1) % 3, 7, context)).has_value());
+    EXPECT_TRUE(q.empty());
+  }
+  // A receive still posted from a source whose neighbours' buckets came and went.
+  q.post(env(5, 1), 100);
+  for (int s = 0; s < 4; ++s) {
+    q.post(env(s, 1), s);
+    EXPECT_EQ(q.match(env(s, 1)), s);
+  }
+  EXPECT_EQ(q.match(env(5, 1)), 100);
+  EXPECT_TRUE(q.empty());
+}
+
 }  // namespace
 }  // namespace twinfab::mpi
