@@ -140,17 +140,19 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     const Communicator& c = s.comm(comm, "MPI_Sendrecv");
     const DatatypePtr& st_type = s.type(sendtype, "MPI_Sendrecv", "sendtype");
     const DatatypePtr& rt_type = s.type(recvtype, "MPI_Sendrecv", "recvtype");
+    // The receive is posted first, then the send is a blocking one: while it waits (a
+    // rendezvous until the peer's receive is there) the progress engine serves the
+    // posted receive too, so two ranks sending to each other cannot deadlock, and a
+    // tiny send needs no request at all (it is complete once copied out).
     RequestId recv = s.ctx().irecv(recvbuf, recvcount, rt_type, source, recvtag, c, "MPI_Sendrecv");
-    RequestId send;
     try {
-      send = s.ctx().isend(sendbuf, sendcount, st_type, dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv");
+      s.ctx().send(sendbuf, sendcount, st_type, dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv");
     } catch (...) {
       s.ctx().cancel(recv);
       s.ctx().wait(recv);
       throw;
     }
     const MessageStatus st = s.ctx().wait(recv);
-    s.ctx().wait(send);
     store_status(st, status);
     // Formatted only for a failed receive: this is on every message.
     if (st.error != ErrorClass::MPI_SUCCESS)
