@@ -2,18 +2,19 @@
 // receives it.
 //
 // Small packets (at most kTimerBytes on the wire: headers, acks, small eager messages)
-// arrive at now + route latency + bytes / bottleneck bandwidth, kept in the wire's own
-// arrival queue (a binary heap in one array, ordered by date then send order) behind a
-// single SimGrid timer set for the earliest date. One SimGrid timer per packet cost three
-// allocations and a node of SimGrid's Fibonacci heap each; at thousands of ranks those
-// scattered nodes were cache misses on every message, where the array of pending
-// arrivals stays a few cache-resident kilobytes. That is what the max-min solver gives such a flow when nothing else shares
-// its links; with contention it would give it a share of the bandwidth, a difference
-// of nanoseconds for a packet of this size, and in exchange these packets never enter
-// the solver. In SimGrid 3.32 every comm is a solver variable, and thousands of
+// arrive at now + route latency + bytes / bottleneck bandwidth. That is what the
+// max-min solver gives such a flow when nothing else shares its links; with contention
+// it would give it a share of the bandwidth, a difference of nanoseconds for a packet
+// of this size, and in exchange these packets never enter the solver. In SimGrid 3.32 every comm is a solver variable, and thousands of
 // concurrent small flows across a fat tree's core links form one connected component
 // that each flow's start and end re-solves: a 1024-rank barrier took ~25 s of wall
 // clock that way.
+//
+// Small packets wait in the wire's own arrival queue (a binary heap in one array,
+// ordered by date then send order) behind a single SimGrid timer set for the earliest
+// date. One SimGrid timer per packet cost three allocations and a node of SimGrid's
+// Fibonacci heap each; at thousands of ranks those scattered nodes were cache misses on
+// every message, where the array of pending arrivals stays a few kilobytes.
 //
 // Larger packets are SimGrid host-to-host comms (bandwidth sharing, the latency and
 // PCIe models of the platform), started from maestro so that SimGrid reports their
@@ -23,8 +24,8 @@
 // which queues it on the receiving actor's runtime and wakes that actor
 // (SimRuntime::deliver). Same-date small packets arrive in send order; against large
 // packets the order is fixed from run to run but not necessarily send order; RC and UC
-// restore order by PSN
-// (SimDevice::handle_in_order), as they do when a small packet overtakes a large one.
+// restore order by PSN (SimDevice::handle_in_order), as they do when a small packet
+// overtakes a large one.
 #pragma once
 
 #include <simgrid/s4u.hpp>

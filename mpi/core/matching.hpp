@@ -180,39 +180,39 @@ class PostedQueue {
     List* cached_bucket = nullptr;
   };
 
-  /// The context `id`, created if needed.
-  Context& context_for(ContextId id) {
-    if (cached_context_ != nullptr && cached_context_id_ == id) return *cached_context_;
-    Context& context = contexts_[id];  // never erased: the pointer stays valid
-    cached_context_id_ = id;
-    cached_context_ = &context;
-    return context;
-  }
   /// The context `id`, or null if nothing was ever posted on it.
   Context* find_context(ContextId id) {
-    if (cached_context_ != nullptr && cached_context_id_ == id) return cached_context_;
-    auto it = contexts_.find(id);
-    if (it == contexts_.end()) return nullptr;
-    cached_context_id_ = id;
-    cached_context_ = &it->second;
+    if (cached_context_ == nullptr || cached_context_id_ != id) {
+      auto it = contexts_.find(id);
+      if (it == contexts_.end()) return nullptr;
+      cached_context_id_ = id;
+      cached_context_ = &it->second;  // contexts are never erased: the pointer stays valid
+    }
     return cached_context_;
   }
-  /// `source`'s bucket in `context`, created if needed.
-  static List& bucket_for(Context& context, int source) {
-    if (context.cached_bucket != nullptr && context.cached_source == source) return *context.cached_bucket;
-    List& bucket = context.by_source[source];
-    context.cached_source = source;
-    context.cached_bucket = &bucket;
-    return bucket;
+  /// The context `id`, created if needed.
+  Context& context_for(ContextId id) {
+    if (Context* context = find_context(id)) return *context;
+    cached_context_id_ = id;
+    cached_context_ = &contexts_[id];
+    return *cached_context_;
   }
   /// `source`'s bucket in `context`, or null.
   static List* find_bucket(Context& context, int source) {
-    if (context.cached_bucket != nullptr && context.cached_source == source) return context.cached_bucket;
-    auto it = context.by_source.find(source);
-    if (it == context.by_source.end()) return nullptr;
-    context.cached_source = source;
-    context.cached_bucket = &it->second;
+    if (context.cached_bucket == nullptr || context.cached_source != source) {
+      auto it = context.by_source.find(source);
+      if (it == context.by_source.end()) return nullptr;
+      context.cached_source = source;
+      context.cached_bucket = &it->second;  // forgotten by emptied() when it erases it
+    }
     return context.cached_bucket;
+  }
+  /// `source`'s bucket in `context`, created if needed.
+  static List& bucket_for(Context& context, int source) {
+    if (List* bucket = find_bucket(context, source)) return *bucket;
+    context.cached_source = source;
+    context.cached_bucket = &context.by_source[source];
+    return *context.cached_bucket;
   }
 
   /// Takes `it` out of `list`, keeping its node for a later post().
