@@ -177,6 +177,8 @@ void SimRuntime::block(double until) {
     } catch (const simgrid::ForcefulKillException&) {
       // SimGrid kills the ranks it found blocked for good (a deadlock). The unwinding
       // may be swallowed on its way (a destructor that must not throw): remember it.
+      // No longer blocked: nothing may resume this actor once it is gone.
+      w.blocked = false;
       fabric_.note_killed(s4u::this_actor::get_pid());
       throw;
     }
