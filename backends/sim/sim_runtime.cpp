@@ -50,13 +50,14 @@ class SimAgent final : public fabric::Agent {
 
 void SimRuntime::remove_device(SimDevice* d) {
   devices_.erase(std::remove(devices_.begin(), devices_.end(), d), devices_.end());
-  // Packets that reached it and were not processed go with it.
-  for (auto it = arrivals_.begin(); it != arrivals_.end();) {
-    if (it->first == d) {
-      fabric_.free_message(it->second);
-      it = arrivals_.erase(it);
+  // Packets that reached it and were not processed go with it; the others keep their
+  // order (one pass around the ring, at a device's close only).
+  for (std::size_t n = arrivals_.size(); n > 0; --n) {
+    const auto arrival = arrivals_.pop_front();
+    if (arrival.first == d) {
+      fabric_.free_message(arrival.second);
     } else {
-      ++it;
+      arrivals_.push_back(arrival);
     }
   }
 }
@@ -126,7 +127,7 @@ void SimRuntime::note_empty_poll() {
 }
 
 void SimRuntime::deliver(SimDevice* device, WireMessage* m) {
-  arrivals_.emplace_back(device, m);
+  arrivals_.push_back({device, m});
   wake_->wake();
 }
 
@@ -143,8 +144,7 @@ void SimRuntime::process_arrival() {
   // not on a later one that came at the same date). Processing may send packets and
   // schedule timers, never deliver (that is maestro).
   if (!arrivals_.empty()) {
-    auto [device, m] = arrivals_.front();
-    arrivals_.pop_front();
+    auto [device, m] = arrivals_.pop_front();
     device->process_arrival(m);
   }
 }

@@ -6,12 +6,12 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "backends/sim/ring_queue.hpp"
 #include "fabric/runtime.hpp"
 #include "fabric/types.hpp"
 
@@ -96,8 +96,9 @@ class SimRuntime final : public fabric::Runtime {
   /// ends the wait.
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
 
-  /// Packets delivered and not yet processed, in arrival order.
-  std::deque<std::pair<SimDevice*, WireMessage*>> arrivals_;
+  /// Packets delivered and not yet processed, in arrival order. A ring, not a deque:
+  /// a deque allocates a map and a 512-byte node per rank and touches both per packet.
+  RingQueue<std::pair<SimDevice*, WireMessage*>> arrivals_;
   /// How a blocked actor sleeps: it suspends itself (one SimGrid simcall) and is
   /// resumed by a delivery or by its deadline's timer, only while it is blocked and at
   /// most once per block. (A semaphore cost more on every wait: SimGrid 3.32 allocates an
