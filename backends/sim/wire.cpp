@@ -4,6 +4,7 @@
 #include <simgrid/simix.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <utility>
 
@@ -75,15 +76,11 @@ void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host*
   });
 }
 
-bool Wire::Pending::later_than(const Pending& other) const {
-  return due != other.due ? due > other.due : seq > other.seq;
-}
-
 void Wire::enqueue(const std::shared_ptr<State>& state, Pending p) {
   const double due = p.due;
   auto& heap = state->pending;
   heap.push_back(p);
-  std::push_heap(heap.begin(), heap.end(), [](const Pending& a, const Pending& b) { return a.later_than(b); });
+  std::push_heap(heap.begin(), heap.end(), std::greater<>{});
   if (state->timer != nullptr && state->timer_due <= due) return;
   if (state->timer != nullptr) state->timer->remove();
   set_timer(state, due);
@@ -105,10 +102,9 @@ void Wire::deliver_due(const std::shared_ptr<State>& state) {
   state->timer = nullptr;  // SimGrid deletes the timer that is running this callback
   const double now = s4u::Engine::get_clock();
   auto& heap = state->pending;
-  const auto later = [](const Pending& a, const Pending& b) { return a.later_than(b); };
   // A delivery may queue further packets (due now or later): the loop sees them.
   while (!heap.empty() && heap.front().due <= now) {
-    std::pop_heap(heap.begin(), heap.end(), later);
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
     const Pending p = heap.back();
     heap.pop_back();
     if (state->alive) state->arrive(p.to, p.message);

@@ -66,7 +66,8 @@ class Wire {
     std::uint64_t seq;  // send order among packets of the same date
     SimDevice* to;
     WireMessage* message;
-    bool later_than(const Pending& other) const;
+    /// Due later (then sent later): the heap orders by std::greater, as SimRuntime's timers do.
+    bool operator>(const Pending& other) const { return due != other.due ? due > other.due : seq > other.seq; }
   };
   struct State {
     Arrive arrive;
