@@ -10,12 +10,13 @@
 //
 // How a wait uses the CPU depends on how long the thread has been waiting: it spins
 // first, then yields, then naps (host_runtime.cpp). A call continues the thread's
-// previous wait when that one returned only for the recheck and the thread has done
-// nothing on the device since (note_device_activity()): a poller looping on
+// previous wait when that one returned only for the recheck and nothing was done on
+// the device since (note_device_activity()): a poller looping on
 // wait({}) therefore moves from spinning to napping, while a ping-pong that posts
 // between its waits always spins.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,12 +44,19 @@ class HostRuntime final : public fabric::Runtime {
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
 };
 
-/// Per thread: device activity (posts, completions polled) so far.
-inline thread_local uint64_t device_activity = 0;
+/// Device activity (posts, completions polled) so far, in this process. Process-wide,
+/// not per thread: a thread_local in a shared library is reached through
+/// __tls_get_addr, a call on every post and poll, and all this count decides is
+/// whether a wait spins or naps; another thread's activity making a wait spin again
+/// is harmless.
+inline std::atomic<uint64_t> device_activity{0};
 
-/// Called by the calling thread's posts and completion polls that did something: its
-/// next wait() starts a new wait (spinning) instead of continuing the previous one.
-/// Inline: it is on every post and poll.
-inline void note_device_activity() noexcept { ++device_activity; }
+/// Called by posts and completion polls that did something: the next wait() starts
+/// a new wait (spinning) instead of continuing the previous one. A relaxed load and
+/// store, not an atomic increment (a locked instruction): two threads that count at
+/// once may lose one count, which changes nothing (each still counts).
+inline void note_device_activity() noexcept {
+  device_activity.store(device_activity.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 }  // namespace twinfab::verbs

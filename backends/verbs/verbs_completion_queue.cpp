@@ -16,11 +16,6 @@
 
 namespace twinfab::verbs {
 
-namespace {
-constexpr size_t kBatch = 16;
-
-}  // namespace
-
 void VerbsCompletionQueue::SpinLock::lock() noexcept {
   while (locked_.exchange(true, std::memory_order_acquire)) {
     while (locked_.load(std::memory_order_relaxed)) cpu_relax();
@@ -45,13 +40,8 @@ VerbsCompletionQueue::~VerbsCompletionQueue() {
 
 uint32_t VerbsCompletionQueue::capacity() const noexcept { return static_cast<uint32_t>(cq_->cqe); }
 
-int VerbsCompletionQueue::poll_device(std::span<ibv_wc> out) {
-  // Providers fill only the fields they know (siw leaves src_qp, slid and wc_flags
-  // alone), so stale bytes must not pass for data.
-  // Value-initialised in place rather than through memset: the common poll is of one
-  // entry, and a call into libc costs more than the stores under TCG.
-  for (ibv_wc& wc : out) wc = ibv_wc{};
-  int n = ibv_poll_cq(cq_, static_cast<int>(out.size()), out.data());
+int VerbsCompletionQueue::poll_device(size_t max) {
+  int n = ibv_poll_cq(cq_, static_cast<int>(std::min(max, wcs_.size())), wcs_.data());
   if (n < 0) {
     if (!failure_logged_) {
       spdlog::error("verbs: ibv_poll_cq failed ({}); the CQ reads as empty", n);
@@ -60,6 +50,16 @@ int VerbsCompletionQueue::poll_device(std::span<ibv_wc> out) {
     return 0;
   }
   return n;
+}
+
+fabric::WorkCompletion VerbsCompletionQueue::take(size_t i) noexcept {
+  const fabric::WorkCompletion out = to_fabric_completion(wcs_[i]);
+  // Back to zero for the next poll: providers fill only the fields they know (siw
+  // leaves src_qp, slid and wc_flags alone), so stale bytes must not pass for data.
+  // Only the entries a poll returned were written, so only those are cleared (a
+  // memset of the whole batch on every poll cost more than the poll under TCG).
+  wcs_[i] = ibv_wc{};
+  return out;
 }
 
 size_t VerbsCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
@@ -75,12 +75,11 @@ size_t VerbsCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
     note_device_activity();
     return 1;
   }
-  std::array<ibv_wc, kBatch> wcs;
   while (done < out.size()) {
-    const size_t want = std::min(out.size() - done, wcs.size());
-    const int n = poll_device(std::span(wcs.data(), want));
-    for (int i = 0; i < n; ++i) out[done++] = to_fabric_completion(wcs[static_cast<size_t>(i)]);
-    if (static_cast<size_t>(n) < want) break;
+    const size_t want = out.size() - done;
+    const int n = poll_device(want);
+    for (int i = 0; i < n; ++i) out[done++] = take(static_cast<size_t>(i));
+    if (static_cast<size_t>(n) < std::min(want, wcs_.size())) break;
   }
   if (done > 0) note_device_activity();
   return done;
@@ -91,9 +90,8 @@ bool VerbsCompletionQueue::has_completion() {
   if (stashed_) return true;
   // One entry is enough to answer, and keeps this (spun) check cheap; poll() takes
   // the rest from the device.
-  ibv_wc wc;
-  if (poll_device(std::span(&wc, 1)) == 0) return false;
-  stash_ = to_fabric_completion(wc);
+  if (poll_device(1) == 0) return false;
+  stash_ = take(0);
   stashed_ = true;
   return true;
 }

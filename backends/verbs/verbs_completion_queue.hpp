@@ -13,6 +13,7 @@
 
 #include <infiniband/verbs.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <span>
@@ -38,8 +39,11 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
   ibv_cq* handle() const noexcept { return cq_; }
 
  private:
-  /// ibv_poll_cq into `out`; a provider failure is logged once and reads as empty.
-  int poll_device(std::span<ibv_wc> out);
+  /// ibv_poll_cq of at most `max` entries into wcs_; a provider failure is logged
+  /// once and reads as empty.
+  int poll_device(size_t max);
+  /// wcs_[i] as a contract completion; clears the entry for the next poll.
+  fabric::WorkCompletion take(size_t i) noexcept;
 
   /// Guards stash_ and orders device polls against it. Uncontended in the common
   /// case (one polling thread); waiters spin briefly otherwise.
@@ -54,6 +58,8 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
 
   ibv_cq* cq_ = nullptr;
   SpinLock lock_;
+  // What the device writes a poll into; all zero between polls (see take()).
+  std::array<ibv_wc, 16> wcs_{};
   bool stashed_ = false;  // stash_ holds a completion taken from the device by has_completion()
   fabric::WorkCompletion stash_{};
   bool failure_logged_ = false;
