@@ -258,7 +258,7 @@ void RankState::detach_request(MPI_Request& handle) {
   free_request(handle);
 }
 
-void RankState::reap_detached(bool wait_all) {
+void RankState::reap_detached_requests(bool wait_all) {
   std::size_t kept = 0;
   for (RequestId id : detached_) {
     if (wait_all)

@@ -130,7 +130,10 @@ class RankState {
   /// MPI_Request_free: the request completes on its own; reaped by later calls.
   void detach_request(MPI_Request& handle);
   /// Completes detached requests that are done (all of them when `wait_all`).
-  void reap_detached(bool wait_all);
+  /// Inline for the usual case of none: MPI_Send and MPI_Recv call it every time.
+  void reap_detached(bool wait_all) {
+    if (!detached_.empty()) reap_detached_requests(wait_all);
+  }
 
   // ---- buffered sends (mpi/capi/buffered.cpp)
   BsendBuffer bsend;
@@ -144,6 +147,8 @@ class RankState {
   std::vector<RequestEntry> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::vector<RequestId> detached_;
+
+  void reap_detached_requests(bool wait_all);
 };
 
 /// The calling rank's state, or null before MPI_Init.

@@ -115,6 +115,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
     const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * (kHeadSlotBytes + packet_size_);
     send_storage_ = BufferStorage(send_bytes);
     send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
+    send_sge_base_ = send_region_->sge(0, 0);
   }
   if (on_demand) {
     connector_ = std::make_unique<UdConnector>(device_, oob_);  // put + fence
@@ -425,7 +426,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   h.credits = c.owed;
   std::memcpy(buffer, &h, sizeof h);
   fill({buffer + kPacketHeaderBytes, payload_bytes});
-  const fabric::Sge sge = send_region_->sge(offset, length);
+  const fabric::Sge sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;

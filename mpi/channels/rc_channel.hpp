@@ -325,6 +325,9 @@ class RcChannel {
   std::unique_ptr<fabric::MemoryRegion> recv_region_;
   BufferStorage send_storage_;
   std::unique_ptr<fabric::MemoryRegion> send_region_;
+  /// send_region_'s address and lkey, read once: every packet needs them, and each is
+  /// a virtual call.
+  fabric::Sge send_sge_base_{};
   /// Send slots returned by completions (reused last-in first-out, so a stream of
   /// packets keeps using the same few buffers), and the first slot never used yet.
   std::vector<std::uint32_t> free_send_slots_;

@@ -21,8 +21,7 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
 
 Context::~Context() = default;
 
-void Context::check_comm(const Communicator& comm, const char* where) const {
-  if (&comm == &world_ || &comm == &self_) return;
+void Context::check_derived_comm(const Communicator& comm, const char* where) const {
   // A derived communicator is live when the table still holds this very object. Freed
   // ones are kept (flagged) until the Context ends, so reading a stale reference is
   // safe, and their ids are never reused.

@@ -70,8 +70,10 @@ class Context {
   /// MPI_Comm_group.
   GroupPtr comm_group(const Communicator& comm) const;
   /// Throws MPI_ERR_COMM ("<where>(comm)") unless `comm` is a live communicator of
-  /// this context.
-  void check_comm(const Communicator& comm, const char* where) const;
+  /// this context. Inline for COMM_WORLD and COMM_SELF: it is on every message.
+  void check_comm(const Communicator& comm, const char* where) const {
+    if (&comm != &world_ && &comm != &self_) check_derived_comm(comm, where);
+  }
 
   // ---- nonblocking point-to-point (MPI_Isend, MPI_Issend, MPI_Irecv). `where` names
   // the MPI function in error messages (default: the nonblocking one); the C API
@@ -150,6 +152,8 @@ class Context {
   /// Registers a communicator whose context id the members agreed on, and moves this
   /// rank's next free id past it.
   const Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);
+  /// check_comm() for a communicator other than COMM_WORLD and COMM_SELF.
+  void check_derived_comm(const Communicator& comm, const char* where) const;
 
   fabric::Device& device_;
   Config config_;
