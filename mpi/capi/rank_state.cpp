@@ -97,21 +97,11 @@ void RankState::set_up(std::unique_ptr<Context> c) {
   initialized = true;
 }
 
-CommEntry& RankState::comm_entry(MPI_Comm handle, const char* where) {
+void RankState::throw_bad_comm(MPI_Comm handle, const char* where) {
   if (handle == MPI_COMM_NULL)
     throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "comm is MPI_COMM_NULL");
-  const std::uint32_t b = bits(handle);
-  const std::size_t index = b & kHandleIndexMask;
-  if ((b & ~kHandleIndexMask) != kCommBase || index >= comms_.size() || comms_[index].comm == nullptr)
-    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, b),
-                "not a communicator handle (never created, or freed)");
-  return comms_[index];
-}
-
-const Communicator& RankState::comm(MPI_Comm handle, const char* where) {
-  const Communicator& c = *comm_entry(handle, where).comm;
-  context->check_comm(c, where);
-  return c;
+  throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, bits(handle)),
+              "not a communicator handle (never created, or freed)");
 }
 
 MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited) {
@@ -158,15 +148,10 @@ void RankState::free_group(MPI_Group& handle, const char* where) {
 
 // ---- datatypes
 
-const DatatypePtr& RankState::type(MPI_Datatype handle, const char* where, const char* arg) {
+void RankState::throw_bad_type(MPI_Datatype handle, const char* where, const char* arg) {
   if (handle == MPI_DATATYPE_NULL)
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({})", where, arg), "datatype is MPI_DATATYPE_NULL");
-  const std::uint32_t b = bits(handle);
-  const std::size_t index = b & kHandleIndexMask;
-  if ((b & ~kHandleIndexMask) == kBasicTypeBase && index < kBasicKindCount)
-    return context->datatype(static_cast<BasicKind>(index));
-  if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
-  throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, b),
+  throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, bits(handle)),
               "not a datatype handle (never created, or freed)");
 }
 

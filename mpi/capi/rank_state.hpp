@@ -95,9 +95,21 @@ class RankState {
   void set_up(std::unique_ptr<Context> context);
 
   // ---- communicators
-  const Communicator& comm(MPI_Comm handle, const char* where);
+  // comm(), comm_entry() and type() are inline, with their errors thrown out of
+  // line: every MPI call translates a communicator, most a datatype too.
+  const Communicator& comm(MPI_Comm handle, const char* where) {
+    const Communicator& c = *comm_entry(handle, where).comm;
+    context->check_comm(c, where);
+    return c;
+  }
   MPI_Comm add_comm(const Communicator* comm, MPI_Errhandler inherited);
-  CommEntry& comm_entry(MPI_Comm handle, const char* where);
+  CommEntry& comm_entry(MPI_Comm handle, const char* where) {
+    const auto b = static_cast<std::uint32_t>(handle);
+    const std::size_t index = b & kHandleIndexMask;
+    if ((b & ~kHandleIndexMask) != kCommBase || index >= comms_.size() || comms_[index].comm == nullptr) [[unlikely]]
+      throw_bad_comm(handle, where);
+    return comms_[index];
+  }
   /// The error handler that reports errors of a call on `handle` (COMM_WORLD's when
   /// the handle is not a live communicator).
   MPI_Errhandler errhandler_of(MPI_Comm handle) const;
@@ -108,7 +120,14 @@ class RankState {
   void free_group(MPI_Group& handle, const char* where);
 
   // ---- datatypes
-  const DatatypePtr& type(MPI_Datatype handle, const char* where, const char* arg = "datatype");
+  const DatatypePtr& type(MPI_Datatype handle, const char* where, const char* arg = "datatype") {
+    const auto b = static_cast<std::uint32_t>(handle);
+    const std::size_t index = b & kHandleIndexMask;
+    if ((b & ~kHandleIndexMask) == kBasicTypeBase && index < kBasicKindCount)
+      return context->datatype(static_cast<BasicKind>(index));
+    if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
+    throw_bad_type(handle, where, arg);
+  }
   MPI_Datatype add_type(DatatypePtr type);
   void free_type(MPI_Datatype& handle, const char* where);
 
@@ -149,6 +168,9 @@ class RankState {
   std::vector<RequestId> detached_;
 
   void reap_detached_requests(bool wait_all);
+  /// MPI_ERR_COMM / MPI_ERR_TYPE for a handle comm_entry() / type() refused.
+  [[noreturn]] static void throw_bad_comm(MPI_Comm handle, const char* where);
+  [[noreturn]] static void throw_bad_type(MPI_Datatype handle, const char* where, const char* arg);
 };
 
 /// The calling rank's state, or null before MPI_Init.
