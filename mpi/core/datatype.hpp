@@ -246,19 +246,26 @@ class PredefinedDatatypes {
 /// MPI_ERR_TYPE for a null or uncommitted type, MPI_ERR_COUNT for a negative count,
 /// MPI_ERR_COUNT when count * size overflows. `where` names the call, e.g. "MPI_Send".
 /// Inline, with the error messages built out of line: every message is checked.
+/// `where` (a C string or a string_view) is read only for an error message, so a C
+/// string's length is not computed on every message.
 [[noreturn]] void throw_buffer_type_error(std::int64_t count, const Datatype* type, std::string_view where);
-inline void check_buffer_type(std::int64_t count, const Datatype* type, std::string_view where) {
+template <class Where>
+inline void check_buffer_type(std::int64_t count, const Datatype* type, const Where& where) {
   std::int64_t bytes;
   if (type == nullptr || !type->committed() || count < 0 || __builtin_mul_overflow(count, type->size(), &bytes))
       [[unlikely]]
-    throw_buffer_type_error(count, type, where);
+    throw_buffer_type_error(count, type, std::string_view(where));
 }
 
 /// Bytes that `count` elements occupy packed (MPI_Pack_size without headroom).
 /// Checks as check_buffer_type does.
-inline std::int64_t packed_size(std::int64_t count, const Datatype& type, std::string_view where = "MPI_Pack_size") {
+template <class Where>
+inline std::int64_t packed_size(std::int64_t count, const Datatype& type, const Where& where) {
   check_buffer_type(count, &type, where);
   return count * type.size();
+}
+inline std::int64_t packed_size(std::int64_t count, const Datatype& type) {
+  return packed_size(count, type, "MPI_Pack_size");
 }
 
 /// Packs the bytes [position, position + out.size()) of the packed form of `count`
