@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <optional>
 
 #include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_address_handle.hpp"
@@ -450,28 +449,13 @@ Status VerbsQueuePair::post_send(const fabric::SendWr& wr) {
                 fmt::format("post_send: {} is in {}; sends need RTS", name(), fabric::to_string(state_)));
   }
   if (state_ == QpState::Error && cm_) return fail(Status::InvalidState, closed_connection_message("post_send"));
-  // One SGE is what almost every post carries: it is translated in place, without
-  // building an SGE list.
-  ibv_sge one;
-  std::optional<IbvSgeList> list;
-  ibv_sge* sg_list = &one;
-  int num_sge = 1;
-  uint64_t total_bytes;
-  if (wr.sg_list.size() == 1) {
-    one = ibv_sge{wr.sg_list[0].addr, wr.sg_list[0].length, wr.sg_list[0].lkey};
-    total_bytes = one.length;
-  } else {
-    list.emplace(wr.sg_list);
-    sg_list = list->data();
-    num_sge = list->size();
-    total_bytes = list->total_bytes();
-  }
-  if (Status s = check_send(wr, total_bytes); s != Status::Ok) return s;
+  IbvSgeList sges(wr.sg_list);
+  if (Status s = check_send(wr, sges.total_bytes()); s != Status::Ok) return s;
 
   ibv_send_wr ibv_wr{};
   ibv_wr.wr_id = wr.wr_id;
-  ibv_wr.sg_list = sg_list;
-  ibv_wr.num_sge = num_sge;
+  ibv_wr.sg_list = sges.data();
+  ibv_wr.num_sge = sges.size();
   ibv_wr.opcode = to_ibv_opcode(wr.opcode);
   ibv_wr.send_flags = to_ibv_send_flags(wr.flags);
   switch (wr.opcode) {

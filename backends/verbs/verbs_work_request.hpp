@@ -9,8 +9,8 @@
 #include <array>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <span>
-#include <vector>
 
 #include "fabric/types.hpp"
 
@@ -20,20 +20,22 @@ namespace twinfab::verbs {
 class IbvSgeList final {
  public:
   explicit IbvSgeList(std::span<const fabric::Sge> sges);
-  ibv_sge* data() noexcept { return heap_.empty() ? inline_.data() : heap_.data(); }
+  ibv_sge* data() noexcept { return heap_ ? heap_.get() : inline_.data(); }
   int size() const noexcept { return size_; }
   /// Sum of the lengths, in 64 bits so that many large SGEs cannot wrap.
   uint64_t total_bytes() const noexcept { return total_; }
 
  private:
   std::array<ibv_sge, 16> inline_;  // only the first size_ entries are set and read
-  std::vector<ibv_sge> heap_;
+  // Beyond 16 SGEs only. Not a std::vector: this list is built on every post, and an
+  // empty vector still costs three stores and a check per post.
+  std::unique_ptr<ibv_sge[]> heap_;
   int size_ = 0;
   uint64_t total_ = 0;
 };
 
 inline IbvSgeList::IbvSgeList(std::span<const fabric::Sge> sges) : size_(static_cast<int>(sges.size())) {
-  if (sges.size() > inline_.size()) heap_.resize(sges.size());
+  if (sges.size() > inline_.size()) heap_ = std::make_unique<ibv_sge[]>(sges.size());
   ibv_sge* out = data();
   for (size_t i = 0; i < sges.size(); ++i) {
     out[i].addr = sges[i].addr;
