@@ -13,9 +13,16 @@
 #             the median over the rounds against perftest's typical, the average,
 #             osu_latency's statistic, against perftest's t_avg) and its 1 MiB
 #             bandwidth (osu_bw style, a window of 64).
-# Each measured --reps times (default 3); the median and the best rep (lowest
-# latency, highest bandwidth) of each tool are reported, and the targets are judged on
-# the best reps, as bench/vm_perftest.sh does (noise in the TCG VM only adds time).
+# Each measured --reps times (default 5); the median and the best rep (lowest
+# latency, highest bandwidth) of each tool are reported, and the ratio of every rep's
+# twinfab figure to the perftest figure measured just before it. The targets are
+# judged on the best reps (noise in the TCG VM only adds time): the VM falls into a
+# slow state for whole runs at random (QEMU's vCPU threads then get 65-90 % of a
+# host core instead of all of it; both tools run up to ~2x slower), and it can flip
+# between the two runs of one rep, so the per-rep ratios scatter (e.g. 1.91 0.74
+# 1.59 in one run) and are printed for information only. When every rep of one tool
+# was slow, the best reps compare a fast run with a slow one: a latency ratio below
+# 0.95 (MPI faster than the verbs it runs on) is reported as implausible, not as met.
 # Targets (issue 4): MPI 8 B latency <= 1.2 x ib_send_lat, MPI 1 MiB bandwidth >=
 # 0.85 x ib_write_bw. QEMU TCG: the figures are for ratios only, and a busy host skews
 # them.
@@ -61,12 +68,12 @@ if [[ ${1:-} == --in-vm ]]; then
   exit "$status"
 fi
 
-build='' reps=3 devices=()
+build='' reps=5 devices=()
 while (($#)); do
   case "$1" in
     --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
     --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "vm_mpi_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) build=$1; shift ;;
   esac
@@ -79,7 +86,8 @@ build=$(cd "${build:-$REPO/build}" 2>/dev/null && pwd -P) || { echo "vm_mpi_perf
 source "$HERE/lib/stats.sh"  # median, best
 failed=0
 cd "$build" || exit 2
-printf '%-6s %-22s %23s %8s %23s %8s  %s\n' device figure "perftest/twinfab median" ratio "perftest/twinfab best" ratio target
+printf '%-6s %-22s %23s %8s %23s %8s  %-26s  %s\n' device figure "perftest/twinfab median" ratio \
+  "perftest/twinfab best" ratio "per-rep ratios" target
 for d in "${devices[@]}"; do
   log=$build/vm_mpi_perftest-$d.log
   "$REPO/ci/vm/run" --device "$d" --rw "$build" -- bash "$HERE/vm_mpi_perftest.sh" --in-vm "$build" "$reps" >"$log" 2>&1 || failed=1
@@ -88,23 +96,26 @@ for d in "${devices[@]}"; do
     ts=$(awk -v f=$fig '$1 == "RESULT" && $2 == f && $3 == "twinfab" { printf "%s ", $4 }' "$log")
     kind=$fig; [[ $fig == latavg ]] && kind=lat
     p=$(median <<<"$ps") t=$(median <<<"$ts") pb=$(best $kind <<<"$ps") tb=$(best $kind <<<"$ts")
+    # twinfab / perftest of each rep whose two figures both exist (the lists keep
+    # a FAILED in a failed rep's place, so they stay aligned).
+    reps_ratios=$(paste -d' ' <(tr -s ' ' '\n' <<<"$ps") <(tr -s ' ' '\n' <<<"$ts") |
+      awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $1 > 0 { printf "%.2f ", $2 / $1 }')
     if [[ -z $p || -z $t ]]; then
       printf '%-6s %-22s %12s %12s %8s  %s\n' "$d" "$fig" "${p:-?}" "${t:-?}" "-" "no figure (see $log)"
       failed=1; continue
     fi
     r=$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
     rb=$(awk -v a="$tb" -v b="$pb" 'BEGIN { printf "%.2f", a / b }')
-    if [[ $fig == lat ]]; then
-      ok=$(awk -v r="$rb" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
+    if [[ $fig == lat || $fig == latavg ]]; then
+      ok=$(awk -v r="$rb" 'BEGIN { print (r < 0.95) ? "implausible (every perftest rep slow?): rerun" : (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
       name="8 B latency [us]"
-    elif [[ $fig == latavg ]]; then
-      ok=$(awk -v r="$rb" 'BEGIN { print (r <= 1.2) ? "target met (<= 1.20)" : "target NOT met (<= 1.20)" }')
-      name="8 B latency avg [us]"
+      [[ $fig == latavg ]] && name="8 B latency avg [us]"
     else
       ok=$(awk -v r="$rb" 'BEGIN { print (r >= 0.85) ? "target met (>= 0.85)" : "target NOT met (>= 0.85)" }')
       name="1 MiB bandwidth [MB/s]"
     fi
-    printf '%-6s %-22s %11s/%-11s %8s %11s/%-11s %8s  %s\n' "$d" "$name" "$p" "$t" "$r" "$pb" "$tb" "$rb" "$ok"
+    printf '%-6s %-22s %11s/%-11s %8s %11s/%-11s %8s  %-26s  %s\n' "$d" "$name" "$p" "$t" "$r" "$pb" "$tb" "$rb" \
+      "${reps_ratios% }" "$ok"
   done
 done
 exit "$failed"
