@@ -43,9 +43,9 @@ constexpr double kResumeGap = 100e-6;
 // this many polling rounds: a clock read costs as much as a CQ poll, more in a VM.
 constexpr unsigned kRoundsPerClock = 8;
 
-// Per thread: the activity count (device_activity) and the clock when the last wait()
-// returned for a recheck (-1: it returned for something else); when the current wait
-// began.
+// Per thread: the device activity count (device_activity, process-wide) and the clock
+// when the thread's last wait() returned for a recheck (-1: it returned for something
+// else); when its current wait began.
 thread_local uint64_t recheck_activity = 0;
 thread_local double recheck_return = -1;
 thread_local double wait_began = 0;
