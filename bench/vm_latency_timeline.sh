@@ -30,21 +30,12 @@ if [[ ${1:-} == --in-vm ]]; then
   if [[ $dev == siw* ]]; then conn=(-R); else conn=(-x "$gid"); fi
   preload=$build/bench/timeline_preload.so
   export TWINFAB_TIMELINE_DIR=$out
+  # shellcheck source=bench/lib/perftest.sh
+  source "$HERE/lib/perftest.sh"  # perftest_pair
   status=0 port=18700
   for rep in 1 2; do
-    port=$((port + 1))
-    TWINFAB_TIMELINE_TAG=perftest$rep LD_PRELOAD=$preload \
-      timeout -k 5 300 ib_send_lat -d "$dev" "${conn[@]}" -s 8 -n "$rounds" -p "$port" >/dev/null 2>&1 &
-    server=$!
-    ok=1
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-      sleep 0.5
-      TWINFAB_TIMELINE_TAG=perftest$rep LD_PRELOAD=$preload \
-        timeout -k 5 300 ib_send_lat -d "$dev" "${conn[@]}" -s 8 -n "$rounds" -p "$port" "$addr" && { ok=0; break; }
-      kill -0 "$server" 2>/dev/null || break
-    done
-    wait "$server" 2>/dev/null
-    ((ok == 0)) || status=1
+    perftest_env=(TWINFAB_TIMELINE_TAG=perftest$rep LD_PRELOAD="$preload")
+    perftest_pair ib_send_lat -s 8 -n "$rounds" || status=1
     TWINFAB_TIMELINE_TAG=twinfab$rep timeout -k 5 300 mpirun --allow-run-as-root -x TWINFAB_TIMELINE_DIR \
       -x TWINFAB_TIMELINE_TAG -x LD_PRELOAD="$preload" -n 2 "$build/bench/pingpong_wall" "$rounds" || status=1
   done

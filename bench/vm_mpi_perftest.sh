@@ -37,21 +37,8 @@ if [[ ${1:-} == --in-vm ]]; then
   dev=${TWINFAB_DEVICE:?not in the VM} addr=${TWINFAB_VM_ADDR:?} gid=${TWINFAB_GID_INDEX:-0}
   if [[ $dev == siw* ]]; then conn=(-R); else conn=(-x "$gid"); fi
   port=18600
-  perftest_pair() { # <binary> <args...>: server in the background, client retried until it connects
-    local bin=$1 out rc=1 try server
-    shift
-    port=$((port + 1))
-    timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" >/dev/null 2>&1 &
-    server=$!
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-      sleep 0.5
-      out=$(timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" "$addr" 2>&1) && { rc=0; break; }
-      kill -0 "$server" 2>/dev/null || break
-    done
-    wait "$server" 2>/dev/null
-    printf '%s\n' "$out"
-    return "$rc"
-  }
+  # shellcheck source=bench/lib/perftest.sh
+  source "$HERE/lib/perftest.sh"  # perftest_pair
   row() { awk -v b="$1" -v c="$2" '$1 == b && NF >= c && $2 ~ /^[0-9.]+$/ { v = $c } END { if (v != "") print v }'; }
   status=0
   for ((rep = 1; rep <= reps; rep++)); do

@@ -46,29 +46,9 @@ if [[ ${1:-} == --in-vm ]]; then
   twinfab=$build/tools/twinfab/twinfab
   if [[ $dev == siw* ]]; then conn=(-R); else conn=(-x "$gid"); fi
   port=18515
-  work=$(mktemp -d)
 
-  # perftest: server in the background, client (retried while the server is not yet
-  # listening) against the device's own address. Prints the client's output.
-  perftest_pair() { # <binary> <args...>
-    local bin=$1 out rc try
-    shift
-    port=$((port + 1))
-    timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" >"$work/server.out" 2>&1 &
-    local server=$!
-    for try in 1 2 3 4 5 6 7 8 9 10; do
-      sleep 0.5
-      out=$(timeout -k 5 180 "$bin" -d "$dev" "${conn[@]}" -p "$port" "$@" "$addr" 2>&1)
-      rc=$?
-      ((rc == 0)) && break
-      kill -0 "$server" 2>/dev/null || break
-    done
-    wait "$server" 2>/dev/null
-    printf '%s\n' "$out"
-    echo "# $bin client exit $rc; server output:"
-    sed 's/^/#   /' "$work/server.out"
-    return "$rc"
-  }
+  # shellcheck source=bench/lib/perftest.sh
+  source "$REPO/bench/lib/perftest.sh"  # perftest_pair
   # Data rows of perftest and twinfab tables start with the message size.
   column_of_row() { # <bytes> <column>: from stdin, the column of the row of that size
     awk -v b="$1" -v c="$2" '$1 == b && NF >= c && $2 ~ /^[0-9]+$/ { v = $c } END { if (v != "") print v }'
@@ -98,7 +78,6 @@ if [[ ${1:-} == --in-vm ]]; then
       if ((rc == 0)) && [[ -n $v ]]; then echo "RESULT $name twinfab $v"; else echo "RESULT $name twinfab FAILED"; status=1; fi
     done <<<"$TESTS"
   done
-  rm -rf "$work"
   exit "$status"
 fi
 
