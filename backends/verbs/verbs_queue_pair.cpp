@@ -356,15 +356,8 @@ Status VerbsQueuePair::connect_through_cm(const fabric::Address* remote) {
   return Status::Ok;
 }
 
-Status VerbsQueuePair::check_send(const fabric::SendWr& wr, uint64_t total_bytes) {
+Status VerbsQueuePair::check_send_fully(const fabric::SendWr& wr, uint64_t total_bytes) {
   const Opcode op = wr.opcode;
-  // What almost every post is (an MPI packet or rendezvous transfer): a send, RDMA
-  // write or read on RC within the QP's SGE and inline limits. Accepted by this one
-  // test; the checks below find what is wrong with anything else.
-  if (transport_ == Transport::RC && (op == Opcode::Send || op == Opcode::RdmaWrite || op == Opcode::RdmaRead) &&
-      wr.sg_list.size() <= config_.max_send_sge &&
-      (!fabric::has(wr.flags, fabric::SendFlags::Inline) || (op != Opcode::RdmaRead && total_bytes <= config_.max_inline)))
-    return Status::Ok;
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   // Named only in refusals: not looked up on every post.
   const auto op_name = [op] { return fabric::to_string(op); };

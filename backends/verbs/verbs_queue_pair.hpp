@@ -59,7 +59,20 @@ class VerbsQueuePair final : public fabric::QueuePair {
   fabric::Status modify(ibv_qp_attr& attr, int mask, fabric::QpState target, const char* step);
   fabric::Status connect_through_cm(const fabric::Address* remote);
   /// Checks a send WR against device capabilities, the transport and this QP's sizes.
-  fabric::Status check_send(const fabric::SendWr& wr, uint64_t total_bytes);
+  fabric::Status check_send(const fabric::SendWr& wr, uint64_t total_bytes) {
+    // What almost every post is (an MPI packet or rendezvous transfer): a send, RDMA
+    // write or read on RC within the QP's SGE and inline limits, accepted by this one
+    // inline test; check_send_fully() finds what is wrong with anything else.
+    const fabric::Opcode op = wr.opcode;
+    if (transport_ == fabric::Transport::RC &&
+        (op == fabric::Opcode::Send || op == fabric::Opcode::RdmaWrite || op == fabric::Opcode::RdmaRead) &&
+        wr.sg_list.size() <= config_.max_send_sge &&
+        (!fabric::has(wr.flags, fabric::SendFlags::Inline) ||
+         (op != fabric::Opcode::RdmaRead && total_bytes <= config_.max_inline)))
+      return fabric::Status::Ok;
+    return check_send_fully(wr, total_bytes);
+  }
+  fabric::Status check_send_fully(const fabric::SendWr& wr, uint64_t total_bytes);
   IwarpEndpoint cm_endpoint() const;
   std::string name() const;
   /// Why a WR cannot be posted to an iWARP QP in ERR (`call`: "post_send", ...).
