@@ -272,6 +272,13 @@ void Pt2ptEngine::place(Request& request, std::uint64_t offset, std::span<const 
   if (offset >= request.bytes || chunk.empty()) return;  // truncated part: dropped
   const std::uint64_t room = request.bytes - offset;
   const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(room, chunk.size()));
+  // A contiguous type is its packed form: copied straight to where unpack() would put
+  // it (the receive's arguments were checked when it was posted, and [offset, +n)
+  // lies within its packed size), without unpack()'s stream checks on every packet.
+  if (request.type->is_contiguous()) {
+    std::memcpy(contiguous_start(request.buffer, *request.type) + offset, chunk.data(), n);
+    return;
+  }
   unpack(chunk.first(n), request.buffer, request.count, *request.type, offset, "MPI_Recv");
 }
 
