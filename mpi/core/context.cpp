@@ -143,7 +143,7 @@ MessageStatus Context::wait(RequestId& id) {
   Request& request = lookup(id, "MPI_Wait");
   while (!request.done) wait_for_progress();
   MessageStatus status = request.status;
-  requests_.erase(id);
+  requests_.erase(request);
   id = kRequestNull;
   return status;
 }
@@ -157,7 +157,7 @@ bool Context::test(RequestId& id, MessageStatus* status) {
   if (!request.done) progress();
   if (!request.done) return false;
   if (status != nullptr) *status = request.status;
-  requests_.erase(id);
+  requests_.erase(request);
   id = kRequestNull;
   return true;
 }

@@ -138,15 +138,10 @@ class RequestTable {
   /// Ends request `id` (nothing if it is not live): its buffers and registration are
   /// released now, its slot is reused by a later create().
   void erase(RequestId id) {
-    if (find(id) == nullptr) return;
-    const std::uint32_t index = static_cast<std::uint32_t>(id) - 1;
-    Slot& slot = slots_[index];
-    slot.live = false;
-    ++slot.generation;
-    --live_;
-    slot.request->reset();
-    free_.push_back(index);
+    if (find(id) != nullptr) release(static_cast<std::uint32_t>(id) - 1);
   }
+  /// The same for a live request in hand (what create() or find() gave): no lookup.
+  void erase(Request& request) { release(static_cast<std::uint32_t>(request.id) - 1); }
   std::size_t size() const noexcept { return live_; }
 
  private:
@@ -155,6 +150,15 @@ class RequestTable {
     std::uint32_t generation = 0;
     bool live = false;
   };
+  void release(std::uint32_t index) {
+    Slot& slot = slots_[index];
+    slot.live = false;
+    ++slot.generation;
+    --live_;
+    slot.request->reset();
+    free_.push_back(index);
+  }
+
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   std::size_t live_ = 0;
