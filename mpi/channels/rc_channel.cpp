@@ -186,8 +186,7 @@ RcChannel::Connection& RcChannel::create_connection(int peer) {
   return c;
 }
 
-RcChannel::Connection& RcChannel::connection_for_send(int peer) {
-  if (Connection* c = cached_connection(peer)) return *c;
+RcChannel::Connection& RcChannel::find_or_request_connection(int peer) {
   if (auto it = connections_.find(peer); it != connections_.end()) return it->second;
   // Only on demand can a connection be missing.
   Connection& c = create_connection(peer);

@@ -240,7 +240,12 @@ class RcChannel {
     update_candidates_.push_back(peer);
   }
   /// The connection to send on: on demand, created (and requested) at first use.
-  Connection& connection_for_send(int peer);
+  /// Inline for a recent peer (every packet asks).
+  Connection& connection_for_send(int peer) {
+    Connection* c = cached_connection(peer);
+    return c != nullptr ? *c : find_or_request_connection(peer);
+  }
+  Connection& find_or_request_connection(int peer);
   Connection& create_connection(int peer);
   /// Receive buffers, credits, hello rule: the QP is connected, start using it.
   void activate(int peer, Connection& c, bool may_send);

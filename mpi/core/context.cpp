@@ -32,9 +32,8 @@ void Context::check_derived_comm(const Communicator& comm, const char* where) co
                 "not a live communicator of this context (freed, or from another rank?)");
 }
 
-void Context::check_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
-                         int dest, int tag, const Communicator& comm) {
-  check_comm(comm, where);
+void Context::throw_bad_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
+                             int dest, int tag, const Communicator& comm) {
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                 fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
@@ -44,6 +43,7 @@ void Context::check_send(const char* where, const void* buffer, std::int64_t cou
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
   if (buffer == nullptr && count * type->size() > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
+  throw Error(ErrorClass::MPI_ERR_INTERN, where, "check_send refused arguments it then found valid");
 }
 
 RequestId Context::isend(const void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int tag,

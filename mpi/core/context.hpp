@@ -94,8 +94,17 @@ class Context {
   /// Checks the arguments of a send as isend does (communicator, tag, count and
   /// datatype, destination, a null buffer for a non-empty message), throwing
   /// mpi::Error that names `where`.
+  /// Inline (it is on every send), with the error reported out of line.
   void check_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type, int dest,
-                  int tag, const Communicator& comm);
+                  int tag, const Communicator& comm) {
+    check_comm(comm, where);
+    if (tag < 0 || tag > kTagUpperBound) [[unlikely]]
+      throw_bad_send(where, buffer, count, type, dest, tag, comm);
+    check_buffer_type(count, type.get(), where);
+    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0))
+        [[unlikely]]
+      throw_bad_send(where, buffer, count, type, dest, tag, comm);
+  }
 
   // ---- completion. Each sets `request` to kRequestNull once it reports it done.
   MessageStatus wait(RequestId& request);
@@ -154,6 +163,9 @@ class Context {
   const Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);
   /// check_comm() for a communicator other than COMM_WORLD and COMM_SELF.
   void check_derived_comm(const Communicator& comm, const char* where) const;
+  /// Throws the error of the first argument check_send() refuses, in its order.
+  [[noreturn]] static void throw_bad_send(const char* where, const void* buffer, std::int64_t count,
+                                          const DatatypePtr& type, int dest, int tag, const Communicator& comm);
 
   fabric::Device& device_;
   Config config_;
