@@ -148,6 +148,13 @@ void RankState::free_group(MPI_Group& handle, const char* where) {
 
 // ---- datatypes
 
+const DatatypePtr& RankState::derived_type(MPI_Datatype handle, const char* where, const char* arg) {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
+  throw_bad_type(handle, where, arg);
+}
+
 void RankState::throw_bad_type(MPI_Datatype handle, const char* where, const char* arg) {
   if (handle == MPI_DATATYPE_NULL)
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({})", where, arg), "datatype is MPI_DATATYPE_NULL");

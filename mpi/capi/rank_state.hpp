@@ -125,9 +125,10 @@ class RankState {
     const std::size_t index = b & kHandleIndexMask;
     if ((b & ~kHandleIndexMask) == kBasicTypeBase && index < kBasicKindCount)
       return context->datatype(static_cast<BasicKind>(index));
-    if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
-    throw_bad_type(handle, where, arg);
+    return derived_type(handle, where, arg);
   }
+  /// type() for anything but a predefined datatype (small enough inline without it).
+  const DatatypePtr& derived_type(MPI_Datatype handle, const char* where, const char* arg);
   MPI_Datatype add_type(DatatypePtr type);
   void free_type(MPI_Datatype& handle, const char* where);
 
