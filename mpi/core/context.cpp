@@ -11,9 +11,8 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       config_(apply_environment(config)),
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
-      registration_(device, regcache::make_cache(config_.regcache, device,
-                                                 regcache::Limits{config_.regcache_max_entries,
-                                                                  config_.regcache_max_bytes, 4096})),
+      registration_(device, config_.regcache,
+                    regcache::Limits{config_.regcache_max_entries, config_.regcache_max_bytes, 4096}),
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {
   channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
   engine_.attach_channel(channel_.get());

@@ -147,8 +147,8 @@ class Context {
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
   std::size_t live_requests() const noexcept { return requests_.size(); }
   /// The registration cache's hits, misses, evictions, invalidations, fallbacks.
-  const regcache::Counters& registration_counters() const noexcept { return registration_.cache().counters(); }
-  const regcache::RegistrationCache& registration_cache() const noexcept { return registration_.cache(); }
+  /// (All zero until the first transfer that registers a user buffer makes the cache.)
+  const regcache::Counters& registration_counters() const noexcept { return registration_.counters(); }
 
  private:
   Request& lookup(RequestId id, const char* where);

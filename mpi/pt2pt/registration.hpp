@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "fabric/device.hpp"
+#include "mpi/regcache/memory_hooks.hpp"
 #include "mpi/regcache/registration_cache.hpp"
 
 namespace twinfab::mpi {
@@ -42,20 +43,32 @@ class DirectRegistration final : public MemoryRegistration {
 /// limit, or every record in flight) is registered for this transfer only, counted
 /// in the cache's `fallbacks`: a transfer never fails because of the cache.
 /// Handles must not outlive this object.
+///
+/// The cache itself is made at the first acquire: a rank whose messages all go
+/// eagerly never needs one, and an empty cache still holds ~1.5 KB (its record deque,
+/// tree node pool and counters), which thousands of simulated ranks would all pay.
+/// The allocator settings caching depends on are applied at construction, before the
+/// program allocates the buffers it may send (memory_hooks.hpp).
 class CachedRegistration final : public MemoryRegistration {
  public:
-  CachedRegistration(fabric::Device& device, std::unique_ptr<regcache::RegistrationCache> cache)
-      : direct_(device), cache_(std::move(cache)) {}
+  CachedRegistration(fabric::Device& device, regcache::CacheKind kind, const regcache::Limits& limits)
+      : device_(device), kind_(kind), limits_(limits), direct_(device) {
+    regcache::keep_freed_memory_mapped();
+  }
   std::shared_ptr<const fabric::MemoryRegion> acquire(void* addr, std::size_t length) override {
-    regcache::Region* region = cache_->acquire(addr, length, kTransferAccess);
+    regcache::RegistrationCache& cache = this->cache();
+    regcache::Region* region = cache.acquire(addr, length, kTransferAccess);
     if (region == nullptr) {
-      ++cache_->counters().fallbacks;
+      ++cache.counters().fallbacks;
       return direct_.acquire(addr, length);
     }
-    return std::make_shared<const View>(*cache_, *region, addr, length);
+    return std::make_shared<const View>(cache, *region, addr, length);
   }
-  regcache::RegistrationCache& cache() noexcept { return *cache_; }
-  const regcache::RegistrationCache& cache() const noexcept { return *cache_; }
+  /// The cache's counters (all zero before the first acquire).
+  const regcache::Counters& counters() const noexcept {
+    static const regcache::Counters kNone{};
+    return cache_ ? cache_->counters() : kNone;
+  }
 
  private:
   /// The caller's [addr, addr + length) within a cached region, which may start
@@ -80,8 +93,16 @@ class CachedRegistration final : public MemoryRegistration {
     std::size_t length_;
   };
 
+  regcache::RegistrationCache& cache() {
+    if (!cache_) cache_ = regcache::make_cache(kind_, device_, limits_);
+    return *cache_;
+  }
+
+  fabric::Device& device_;
+  const regcache::CacheKind kind_;
+  const regcache::Limits limits_;
   DirectRegistration direct_;
-  std::unique_ptr<regcache::RegistrationCache> cache_;
+  std::unique_ptr<regcache::RegistrationCache> cache_;  ///< made by the first acquire
 };
 
 }  // namespace twinfab::mpi

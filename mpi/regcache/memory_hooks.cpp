@@ -38,16 +38,27 @@ thread_local bool in_notify = false;       // re-entrance guard
 
 }  // namespace
 
+namespace {
+void keep_freed_memory_mapped_locked(Registry& r) {
+  if (r.mallopt_done) return;
+  // MVAPICH2's choice: keep freed memory mapped, so cached registrations of heap
+  // buffers stay valid (glibc's internal munmap/brk bypass the hooks).
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
+  r.mallopt_done = true;
+}
+}  // namespace
+
+void keep_freed_memory_mapped() {
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  keep_freed_memory_mapped_locked(r);
+}
+
 void add_invalidation_target(InvalidationTarget* target) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  if (!r.mallopt_done) {
-    // MVAPICH2's choice: keep freed memory mapped, so cached registrations of heap
-    // buffers stay valid (glibc's internal munmap/brk bypass the hooks).
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, -1);
-    r.mallopt_done = true;
-  }
+  keep_freed_memory_mapped_locked(r);
   r.targets.push_back(target);
   target_count.store(r.targets.size(), std::memory_order_release);
 }

@@ -42,6 +42,11 @@ class InvalidationTarget {
   virtual void invalidate(std::uintptr_t start, std::uintptr_t end) noexcept = 0;
 };
 
+/// Applies the mallopt settings above (once per process; later calls do nothing).
+/// Whoever will create caches calls it before the buffers they may cache are
+/// allocated: a cache made later cannot see chunks malloc mmapped before.
+void keep_freed_memory_mapped();
+
 /// Adds / removes a target (a cache does this in its constructor and destructor).
 /// The first add also applies the mallopt settings above.
 void add_invalidation_target(InvalidationTarget* target);
