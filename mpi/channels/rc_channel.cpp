@@ -102,7 +102,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   qp_config_.max_recv_wr = credits_ + 1;
   qp_config_.max_send_sge = 1;
   qp_config_.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
-  qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, 64);
+  qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, kMaxInlinePacket);
 
   // Untouched pages of these buffers cost no memory (buffer_storage.hpp), which
   // keeps many simulated ranks in one process affordable.
@@ -419,20 +419,32 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
   const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
-  const std::size_t offset = send_offset(slot, length);
-  std::byte* buffer = send_storage_.get() + offset;
+  // Small packets go inline (copied into the WQE at post, as perftest and MPI
+  // libraries do): the HCA skips a DMA read of the send buffer. An inline packet is
+  // built on the stack, so its send slot only counts the send until it completes and
+  // its memory is never touched (memory per rank with thousands of simulated ranks:
+  // a stream of small packets then touches no send buffer page at all).
+  const bool inline_send = length <= qp_config_.max_inline;
+  alignas(PacketHeader) std::byte packet_on_stack[kMaxInlinePacket];
+  std::byte* buffer;
+  fabric::Sge sge;
+  if (inline_send) {
+    buffer = packet_on_stack;
+    sge = fabric::Sge{reinterpret_cast<std::uint64_t>(buffer), length, 0};
+  } else {
+    const std::size_t offset = send_offset(slot, length);
+    buffer = send_storage_.get() + offset;
+    sge = fabric::Sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
+  }
   PacketHeader h = header;
   h.credits = c.owed;
   std::memcpy(buffer, &h, sizeof h);
   fill({buffer + kPacketHeaderBytes, payload_bytes});
-  const fabric::Sge sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = std::span(&sge, 1);
-  // Small packets go inline (copied into the WQE at post, as perftest and MPI
-  // libraries do): the HCA skips a DMA read of the send buffer.
-  if (length <= qp_config_.max_inline) wr.flags = fabric::SendFlags::Signaled | fabric::SendFlags::Inline;
+  if (inline_send) wr.flags = fabric::SendFlags::Signaled | fabric::SendFlags::Inline;
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
