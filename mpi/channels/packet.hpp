@@ -1,8 +1,10 @@
 // twinfab MPI channels: the header every packet on an RC connection starts with.
 //
 // A packet is one pre-registered buffer (Config::packet_size bytes): this fixed
-// 48-byte header, then payload. Everything travels in the payload, nothing in the
-// immediate of a send, because some devices (iWARP) have no send-with-immediate.
+// 56-byte header, then payload. Everything a packet says travels in its payload,
+// nothing in the immediate of a send, because some devices (iWARP) have no
+// send-with-immediate; only the header-only control messages use an immediate, and
+// only where the device has one (see "Control messages in an immediate" below).
 // Both ends run the same build on the same kind of machine (simulated ranks share a
 // process; hardware jobs are homogeneous), so the header is sent in host byte order.
 //
@@ -49,5 +51,24 @@ struct PacketHeader {
 static_assert(sizeof(PacketHeader) == 56, "the header is part of the wire format");
 
 inline constexpr std::uint32_t kPacketHeaderBytes = sizeof(PacketHeader);
+
+// Control messages in an immediate. Where the device has RDMA write with immediate,
+// a CreditUpdate or Bye (a header and nothing else) goes as a zero-byte write with
+// immediate instead of a packet: it consumes a receive and a credit like the packet
+// would (so flow control is unchanged), but the device writes no receive buffer and
+// reads no send buffer (memory per rank with thousands of simulated ranks: a
+// connection that only receives credit updates never touches its receive memory).
+// Immediates with the top bit set are these; the protocols' own immediates
+// (rendezvous tokens) stay below it. Layout: 1 | type (7 bits) | credits (24 bits).
+inline constexpr std::uint32_t kImmControl = 1u << 31;
+inline constexpr std::uint32_t kImmMaxCredits = (1u << 24) - 1;
+inline constexpr std::uint32_t encode_control_immediate(PacketType type, std::uint32_t credits) noexcept {
+  return kImmControl | (static_cast<std::uint32_t>(type) << 24) | credits;
+}
+inline constexpr bool is_control_immediate(std::uint32_t imm) noexcept { return (imm & kImmControl) != 0; }
+inline constexpr PacketType control_type(std::uint32_t imm) noexcept {
+  return static_cast<PacketType>((imm >> 24) & 0x7fu);
+}
+inline constexpr std::uint32_t control_credits(std::uint32_t imm) noexcept { return imm & kImmMaxCredits; }
 
 }  // namespace twinfab::mpi

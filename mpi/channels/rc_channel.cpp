@@ -18,7 +18,8 @@ using fabric::WcOpcode;
 using fabric::WcStatus;
 
 // wr_id layout: what the completion is for, the peer, and a buffer index or cookie.
-enum class WrKind : std::uint64_t { Receive = 1, Packet = 2, Rdma = 3 };
+// Control: a credit update or Bye sent as a zero-byte write with immediate (packet.hpp).
+enum class WrKind : std::uint64_t { Control = 0, Receive = 1, Packet = 2, Rdma = 3 };
 constexpr std::uint64_t make_wr_id(WrKind kind, int peer, std::uint32_t index) {
   return (static_cast<std::uint64_t>(kind) << 62) | (static_cast<std::uint64_t>(peer) << 32) | index;
 }
@@ -52,6 +53,7 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // Packets larger than a head slot are rare per connection next to small ones; see
   // head_bytes_. One SGE (the whole packet in its buffer) when the device has no two.
   head_bytes_ = caps.max_sge >= 2 && packet_size_ > 2 * kHeadSlotBytes ? kHeadSlotBytes : 0;
+  control_by_immediate_ = caps.write_with_imm;
   const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
   const std::uint32_t send_buffers = send_buffers_;
 
@@ -412,6 +414,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
                                    const Fill& fill) {
   const bool update = header.type == PacketType::CreditUpdate;
   const bool bye = header.type == PacketType::Bye;
+  if ((update || bye) && control_by_immediate_ && payload_bytes == 0) return try_send_control(peer, c, header.type);
   // One credit stays reserved for updates; a Bye uses the spare buffer instead.
   const std::uint32_t need = bye ? 0 : update ? 1 : 2;
   if (c.state != State::Connected || !c.may_send || c.credits < need || !send_slot_available() || c.outstanding >= send_wr_limit_ ||
@@ -454,6 +457,34 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
     ++unused_send_slots_from_;
   else
     free_send_slots_.pop_back();
+  packet_posted(c, bye, update);
+  return Try::Sent;
+}
+
+RcChannel::Try RcChannel::try_send_control(int peer, Connection& c, PacketType type) {
+  const bool bye = type == PacketType::Bye;
+  // The same credit rules as the packet it replaces; no send buffer.
+  const std::uint32_t need = bye ? 0 : 1;
+  if (c.state != State::Connected || !c.may_send || c.credits < need || c.outstanding >= send_wr_limit_ ||
+      send_cq_outstanding_ >= send_cq_limit_)
+    return Try::Blocked;
+  fabric::SendWr wr;
+  wr.wr_id = make_wr_id(WrKind::Control, peer, 0);
+  wr.opcode = fabric::Opcode::RdmaWriteWithImm;
+  wr.imm_data = encode_control_immediate(type, c.owed);
+  // No SGE, remote address or rkey: a zero-byte RDMA write needs none (InfiniBand
+  // C9-88); the responder only consumes a receive for the immediate.
+  const Status s = c.qp->post_send(wr);
+  if (s == Status::NoResource) return Try::Blocked;
+  if (s != Status::Ok)
+    fail("send", fmt::format("posting a {} to rank {} failed: {} ({})", to_string(type), peer, fabric::to_string(s),
+                             c.qp->last_error()));
+  packet_posted(c, bye, !bye);
+  ++counters_.controls_as_immediates;
+  return Try::Sent;
+}
+
+void RcChannel::packet_posted(Connection& c, bool bye, bool update) {
   if (!bye) --c.credits;
   c.owed = 0;
   c.owed_by_updates = 0;
@@ -463,7 +494,6 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   ++send_cq_outstanding_;
   ++counters_.packets_sent;
   if (update) ++counters_.credit_updates_sent;
-  return Try::Sent;
 }
 
 RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
@@ -541,7 +571,20 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   ++counters_.packets_received;
   bool update = false;
   if (wc.opcode == WcOpcode::RecvRdmaWithImm) {
-    sink_.on_write_immediate(peer, wc.imm_data);
+    if (!is_control_immediate(wc.imm_data)) {
+      sink_.on_write_immediate(peer, wc.imm_data);
+    } else {
+      c.credits += control_credits(wc.imm_data);
+      const PacketType type = control_type(wc.imm_data);
+      if (type == PacketType::Bye) {
+        c.bye_received = true;
+        ++byes_received_;
+        return;
+      }
+      if (type != PacketType::CreditUpdate)
+        fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
+      update = true;
+    }
   } else {
     if (wc.byte_len < kPacketHeaderBytes)
       fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
@@ -582,8 +625,9 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   Connection& c = connection(peer);
   --c.outstanding;
   --send_cq_outstanding_;
-  if (wr_kind(wc.wr_id) == WrKind::Packet) {
-    free_send_slots_.push_back(wr_index(wc.wr_id));
+  const WrKind kind = wr_kind(wc.wr_id);
+  if (kind == WrKind::Packet || kind == WrKind::Control) {
+    if (kind == WrKind::Packet) free_send_slots_.push_back(wr_index(wc.wr_id));
     if (wc.status != WcStatus::Success)
       fail("progress", fmt::format("a packet to rank {} completed with {}", peer, fabric::to_string(wc.status)));
   } else {

@@ -107,6 +107,7 @@ struct ChannelCounters {
   std::uint64_t packets_sent = 0;
   std::uint64_t packets_received = 0;
   std::uint64_t credit_updates_sent = 0;
+  std::uint64_t controls_as_immediates = 0;  ///< credit updates and Byes sent as writes with immediate
   std::uint64_t packets_deferred = 0;  ///< went through a pending FIFO
   std::uint64_t pending_peak = 0;      ///< most packets waiting at once
   std::uint64_t rdma_posted = 0;
@@ -259,6 +260,10 @@ class RcChannel {
   enum class Try { Sent, Blocked };
   Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
                const Fill& fill);
+  /// A CreditUpdate or Bye as a zero-byte write with immediate (packet.hpp).
+  Try try_send_control(int peer, Connection& c, PacketType type);
+  /// Credits and counts after a packet (or control message) was posted.
+  void packet_posted(Connection& c, bool bye, bool update);
   Try try_rdma(int peer, Connection& c, const RdmaOp& op);
   std::size_t flush(int peer);
   void maybe_send_credit_update(int peer);
@@ -303,6 +308,9 @@ class RcChannel {
   /// the head array only (a page per 32 packets), not a page per 8 KB buffer
   /// (memory per rank with thousands of simulated ranks). 0: one SGE per buffer.
   std::uint32_t head_bytes_ = 0;
+  /// Credit updates and Byes go as zero-byte writes with immediate (the device has
+  /// them; packet.hpp), not as packets.
+  bool control_by_immediate_ = false;
   const std::uint32_t credits_;
   const std::uint32_t send_buffers_;
   const std::uint32_t lazy_reap_;  ///< see progress(): min(kLazyReap, send_buffers_ / 2), at least 1

@@ -29,9 +29,10 @@ Pt2ptEngine::Pt2ptEngine(int world_rank, int /*world_size: no per-peer state*/, 
       registration_(registration) {}
 
 std::uint32_t Pt2ptEngine::new_token() {
-  // 32 bits (an immediate); skip 0 (means "no token") and tokens still in use.
+  // 31 bits (an immediate whose top bit the channel keeps for its control messages,
+  // packet.hpp); skip 0 (means "no token") and tokens still in use.
   do {
-    ++next_token_;
+    next_token_ = (next_token_ + 1) & ~kImmControl;
   } while (next_token_ == 0 || tokens_.count(next_token_) != 0);
   return next_token_;
 }

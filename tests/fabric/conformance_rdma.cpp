@@ -181,6 +181,39 @@ TEST_P(Rdma, WriteWithImmediateConsumesAReceiveAndDeliversTheImmediate) {
   });
 }
 
+// What the MPI channel's control messages rely on (mpi/channels/packet.hpp): a
+// zero-byte write with immediate names no memory (InfiniBand C9-88: no remote
+// address or rkey is checked), consumes a posted receive without writing its buffer
+// and delivers the immediate.
+TEST_P(Rdma, ZeroByteWriteWithImmediateNeedsNoMemoryAndDeliversTheImmediate) {
+  run_on_backend([&](Device& a, Device& b) {
+    const auto& caps = a.capabilities();
+    if (!caps.rc) GTEST_SKIP() << lacks("RC");
+    if (!caps.write_with_imm) GTEST_SKIP() << lacks("RDMA write with immediate");
+    auto pair = make_connected_pair(a, b, Transport::RC);
+    ASSERT_TRUE(pair);
+    RegisteredBuffer recv_buffer(b, 64);
+    recv_buffer.fill(0xee);
+    const Sge r = recv_buffer.sge(0, 64);
+    ASSERT_TRUE(posted(pair->b, RecvWr{78, std::span(&r, 1)}));
+    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 4, .opcode = Opcode::RdmaWriteWithImm, .imm_data = 0x80000123u}));
+
+    auto recv = poll_n(b, *pair->b.recv_cq, 1);
+    ASSERT_EQ(recv.size(), 1u) << "a zero-byte write with immediate did not consume the posted receive";
+    EXPECT_EQ(recv[0].status, WcStatus::Success) << describe(recv[0]);
+    EXPECT_EQ(recv[0].opcode, WcOpcode::RecvRdmaWithImm);
+    EXPECT_EQ(recv[0].wr_id, 78u);
+    EXPECT_TRUE(recv[0].has_imm);
+    EXPECT_EQ(recv[0].imm_data, 0x80000123u);
+    EXPECT_EQ(recv[0].byte_len, 0u);
+    for (uint8_t byte : recv_buffer.bytes()) ASSERT_EQ(byte, 0xee) << "the receive buffer must not be written";
+
+    auto send = poll_n(a, *pair->a.send_cq, 1);
+    ASSERT_EQ(send.size(), 1u);
+    EXPECT_EQ(send[0].status, WcStatus::Success) << describe(send[0]);
+  });
+}
+
 }  // namespace
 
 TWINFAB_INSTANTIATE_CONFORMANCE(Rdma);

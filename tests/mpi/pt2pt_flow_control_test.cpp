@@ -2,6 +2,9 @@
 // updates, back-pressure through the pending queue, and both directions at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "tests/mpi/mpi_test_support.hpp"
@@ -12,10 +15,15 @@ namespace {
 using mpi::MessageStatus;
 using mpi::RequestId;
 
-TEST(FlowControl, OneWayFloodOfTinyMessagesWithFourCredits) {
+// On a device with RDMA write with immediate (connectx-ddr) the credit updates go as
+// zero-byte writes with immediate, on one without (the iWARP preset) as packets.
+class OneWayFlood : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(OneWayFlood, OfTinyMessagesWithFourCredits) {
   mpi::Config config;
   config.credits = 4;
-  run_ranks("connectx-ddr", 2, config, [](Context& c) {
+  const bool immediates = std::string_view(GetParam()) != "chelsio-t3-iwarp";
+  run_ranks(GetParam(), 2, config, [immediates](Context& c) {
     const auto& world = c.world();
     const auto& type = c.datatype(BasicKind::Int);
     constexpr int kCount = 10000;
@@ -38,13 +46,25 @@ TEST(FlowControl, OneWayFloodOfTinyMessagesWithFourCredits) {
         ASSERT_EQ(v, i);
       }
       // One-way traffic: every credit went back by explicit updates.
-      EXPECT_GT(c.channel_counters().credit_updates_sent, kCount / 4);
+      const auto& counters = c.channel_counters();
+      EXPECT_GT(counters.credit_updates_sent, kCount / 4);
+      if (immediates)
+        EXPECT_EQ(counters.controls_as_immediates, counters.credit_updates_sent);
+      else
+        EXPECT_EQ(counters.controls_as_immediates, 0u);
     }
     int done = 0;
     if (world.rank() == 0) c.recv(&done, 1, type, 1, 4, world);
     else c.send(&done, 1, type, 0, 4, world);
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(FlowControl, OneWayFlood, ::testing::Values("connectx-ddr", "chelsio-t3-iwarp"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 TEST(FlowControl, BothDirectionsAtOnceWithMinimalCreditsAndFewSendBuffers) {
   mpi::Config config;
