@@ -12,6 +12,7 @@ std::string_view to_string(PacketType type) noexcept {
     case PacketType::Fin: return "Fin";
     case PacketType::SyncAck: return "SyncAck";
     case PacketType::Bye: return "Bye";
+    case PacketType::EagerWhole: return "EagerWhole";
   }
   return "?";
 }

@@ -421,7 +421,11 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
-  const auto length = static_cast<std::uint32_t>(kPacketHeaderBytes + payload_bytes);
+  // A whole non-synchronous eager message goes behind the compact header (packet.hpp).
+  const bool compact =
+      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
+  const std::uint32_t header_bytes = compact ? kCompactHeaderBytes : kPacketHeaderBytes;
+  const auto length = static_cast<std::uint32_t>(header_bytes + payload_bytes);
   // Small packets go inline (copied into the WQE at post, as perftest and MPI
   // libraries do): the HCA skips a DMA read of the send buffer. An inline packet is
   // built on the stack, so its send slot only counts the send until it completes and
@@ -439,10 +443,19 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
     buffer = send_storage_.get() + offset;
     sge = fabric::Sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
   }
-  PacketHeader h = header;
-  h.credits = c.owed;
-  std::memcpy(buffer, &h, sizeof h);
-  fill({buffer + kPacketHeaderBytes, payload_bytes});
+  if (compact) {
+    CompactHeader h;
+    h.credits = static_cast<std::uint16_t>(c.owed);  // at most credits + 1 <= 4097 (config.cpp)
+    h.context_id = header.context_id;
+    h.source = header.source;
+    h.tag = header.tag;
+    std::memcpy(buffer, &h, sizeof h);
+  } else {
+    PacketHeader h = header;
+    h.credits = c.owed;
+    std::memcpy(buffer, &h, sizeof h);
+  }
+  fill({buffer + header_bytes, payload_bytes});
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;
@@ -586,7 +599,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       update = true;
     }
   } else {
-    if (wc.byte_len < kPacketHeaderBytes)
+    if (wc.byte_len < kMinPacketBytes)
       fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
     // A packet that fits its head slot is read there (its body buffer is never
     // touched: memory per rank); a longer one gets its head copied into the body's
@@ -602,7 +615,22 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       }
     }
     PacketHeader header;
-    std::memcpy(&header, buffer, sizeof header);
+    std::uint32_t header_bytes = kPacketHeaderBytes;
+    if (static_cast<PacketType>(buffer[0]) == PacketType::EagerWhole) {
+      CompactHeader compact;
+      std::memcpy(&compact, buffer, sizeof compact);
+      header_bytes = kCompactHeaderBytes;
+      header.type = PacketType::Eager;
+      header.credits = compact.credits;
+      header.context_id = compact.context_id;
+      header.source = compact.source;
+      header.tag = compact.tag;
+      header.total_bytes = wc.byte_len - kCompactHeaderBytes;
+    } else {
+      if (wc.byte_len < kPacketHeaderBytes)
+        fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
+      std::memcpy(&header, buffer, sizeof header);
+    }
     c.credits += header.credits;
     if (header.type == PacketType::Bye) {
       // The spare buffer: nothing follows on this connection, nothing to return.
@@ -611,7 +639,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       return;
     }
     update = header.type == PacketType::CreditUpdate;
-    if (!update) sink_.on_packet(peer, header, {buffer + kPacketHeaderBytes, wc.byte_len - kPacketHeaderBytes});
+    if (!update) sink_.on_packet(peer, header, {buffer + header_bytes, wc.byte_len - header_bytes});
   }
   reposts_.push_back(Consumed{peer, slot, update});
   if (!c.pending.empty() && !c.queued_for_flush) {

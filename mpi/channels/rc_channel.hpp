@@ -286,8 +286,8 @@ class RcChannel {
   /// it. 120 rather than 128: the 33 head slots of a connection with the default 32
   /// credits, after the allocator's 16-byte header, then fit one 4 KiB page.
   static constexpr std::uint32_t kHeadSlotBytes = 120;
-  /// The largest packet sent inline (header and 8 bytes of payload): built on the
-  /// stack in try_send, its send buffer untouched.
+  /// The largest packet sent inline (a full header and 8 bytes of payload, or a
+  /// compact one and 48): built on the stack in try_send, its send buffer untouched.
   static constexpr std::uint32_t kMaxInlinePacket = 64;
   /// Send buffers come in two sizes at one slot index: a packet of at most
   /// kHeadSlotBytes is written to the slot's small buffer (packed together at the

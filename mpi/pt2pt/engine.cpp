@@ -264,7 +264,8 @@ void Pt2ptEngine::on_packet(int peer, const PacketHeader& header, std::span<cons
     case PacketType::Fin: on_fin(header); break;
     case PacketType::SyncAck: on_sync_ack(header); break;
     case PacketType::CreditUpdate:
-    case PacketType::Bye: break;  // the channel consumed it
+    case PacketType::Bye:
+    case PacketType::EagerWhole: break;  // the channel consumed it (or expanded it to Eager)
   }
 }
 
