@@ -203,12 +203,11 @@ void RcChannel::activate(int peer, Connection& c, bool may_send) {
     c.own_recv_storage = BufferStorage(bytes);
     c.own_recv_region = device_.register_memory(c.own_recv_storage.get(), bytes, fabric::Access::LocalWrite);
     c.recv_base = c.own_recv_storage.get();
-    c.recv_region = c.own_recv_region.get();
-    c.recv_offset = 0;
+    c.recv_sge_base = c.own_recv_region->sge(0, 0);
   } else {
-    c.recv_offset = static_cast<std::size_t>(peer) * connection_receive_bytes();
-    c.recv_base = recv_storage_.get() + c.recv_offset;
-    c.recv_region = recv_region_.get();
+    const std::size_t offset = static_cast<std::size_t>(peer) * connection_receive_bytes();
+    c.recv_base = recv_storage_.get() + offset;
+    c.recv_sge_base = recv_region_->sge(offset, 0);
   }
   c.state = State::Connected;
   c.credits = credits_;
@@ -363,11 +362,13 @@ void RcChannel::post_receive(int peer, std::uint32_t slot) {
   Connection& c = connection(peer);
   // [head slot][body after its headroom]: the device scatters the packet's first
   // head_bytes_ into the head slot and the rest into the body (see handle_receive).
-  const std::size_t body = c.recv_offset + body_offset(slot);
+  const std::uint64_t base = c.recv_sge_base.addr;
+  const std::uint32_t lkey = c.recv_sge_base.lkey;
+  const std::uint64_t body = base + body_offset(slot);
   const fabric::Sge sges[2] = {
-      head_bytes_ > 0 ? c.recv_region->sge(c.recv_offset + std::size_t{slot} * head_bytes_, head_bytes_)
-                      : c.recv_region->sge(body, packet_size_),
-      c.recv_region->sge(body + head_bytes_, packet_size_ - head_bytes_)};
+      head_bytes_ > 0 ? fabric::Sge{base + std::uint64_t{slot} * head_bytes_, head_bytes_, lkey}
+                      : fabric::Sge{body, packet_size_, lkey},
+      fabric::Sge{body + head_bytes_, packet_size_ - head_bytes_, lkey}};
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)

@@ -205,8 +205,9 @@ class RcChannel {
     // Where this connection's receive buffers are: a slice of the shared start-up
     // region, or (on demand) storage of its own.
     std::byte* recv_base = nullptr;
-    const fabric::MemoryRegion* recv_region = nullptr;
-    std::size_t recv_offset = 0;
+    /// The device address and lkey of recv_base (read once: a receive is re-posted
+    /// per packet, and each is a virtual call).
+    fabric::Sge recv_sge_base{};
     BufferStorage own_recv_storage;
     std::unique_ptr<fabric::MemoryRegion> own_recv_region;
     std::uint32_t credits = 0;          // packets we may still send to the peer
