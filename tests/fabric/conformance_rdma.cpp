@@ -99,8 +99,10 @@ TEST_P(Rdma, ZeroLengthWriteAndReadComplete) {
 
 /// Write-with-immediate on `transport`: data lands at the offset, a posted receive is
 /// consumed (its buffer untouched) and reports RecvRdmaWithImm with the immediate.
-void check_write_with_immediate(Device& a, Device& b, Transport transport) {
-  SCOPED_TRACE(std::string("transport ") + std::string(fabric::to_string(transport)));
+/// A write with immediate of `length` bytes (0: no SGE, remote address or rkey).
+void check_write_with_immediate(Device& a, Device& b, Transport transport, uint32_t length = kLength) {
+  SCOPED_TRACE(std::string("transport ") + std::string(fabric::to_string(transport)) + ", " +
+               std::to_string(length) + " bytes");
   auto pair = make_connected_pair(a, b, transport);
   ASSERT_TRUE(pair);
   RegisteredBuffer src(a, kBufferBytes);
@@ -111,10 +113,14 @@ void check_write_with_immediate(Device& a, Device& b, Transport transport) {
   recv_buffer.fill(0xee);
   const Sge r = recv_buffer.sge(0, 64);
   ASSERT_TRUE(posted(pair->b, RecvWr{77, std::span(&r, 1)}));
-  const Sge sge = src.sge(kLocalOffset, kLength);
-  ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 3, .opcode = Opcode::RdmaWriteWithImm, .sg_list = std::span(&sge, 1),
-                                         .imm_data = 0x12345678, .remote_addr = dst.remote_addr(kRemoteOffset),
-                                         .rkey = dst.rkey()}));
+  const Sge sge = src.sge(kLocalOffset, length);
+  if (length > 0) {
+    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 3, .opcode = Opcode::RdmaWriteWithImm, .sg_list = std::span(&sge, 1),
+                                           .imm_data = 0x12345678, .remote_addr = dst.remote_addr(kRemoteOffset),
+                                           .rkey = dst.rkey()}));
+  } else {
+    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 3, .opcode = Opcode::RdmaWriteWithImm, .imm_data = 0x12345678}));
+  }
 
   auto recv = poll_n(b, *pair->b.recv_cq, 1);
   ASSERT_EQ(recv.size(), 1u) << "write with immediate did not consume the posted receive";
@@ -123,12 +129,12 @@ void check_write_with_immediate(Device& a, Device& b, Transport transport) {
   EXPECT_EQ(recv[0].wr_id, 77u);
   EXPECT_TRUE(recv[0].has_imm);
   EXPECT_EQ(recv[0].imm_data, 0x12345678u);
-  EXPECT_EQ(recv[0].byte_len, kLength) << "byte_len of RECV_RDMA_WITH_IMM is the length written (as in verbs)";
+  EXPECT_EQ(recv[0].byte_len, length) << "byte_len of RECV_RDMA_WITH_IMM is the length written (as in verbs)";
   EXPECT_EQ(recv[0].qp_num, pair->b.qp_num());
   // The completion of the receive follows the placement of the data.
-  EXPECT_EQ(std::memcmp(dst.data() + kRemoteOffset, src.data() + kLocalOffset, kLength), 0) << "data not in place";
+  EXPECT_EQ(std::memcmp(dst.data() + kRemoteOffset, src.data() + kLocalOffset, length), 0) << "data not in place";
   EXPECT_EQ(dst.data()[kRemoteOffset - 1], 0x5a);
-  EXPECT_EQ(dst.data()[kRemoteOffset + kLength], 0x5a);
+  EXPECT_EQ(dst.data()[kRemoteOffset + length], 0x5a);
   for (uint8_t byte : recv_buffer.bytes()) ASSERT_EQ(byte, 0xee) << "the receive buffer must not be written";
 
   auto send = poll_n(a, *pair->a.send_cq, 1);
@@ -190,27 +196,7 @@ TEST_P(Rdma, ZeroByteWriteWithImmediateNeedsNoMemoryAndDeliversTheImmediate) {
     const auto& caps = a.capabilities();
     if (!caps.rc) GTEST_SKIP() << lacks("RC");
     if (!caps.write_with_imm) GTEST_SKIP() << lacks("RDMA write with immediate");
-    auto pair = make_connected_pair(a, b, Transport::RC);
-    ASSERT_TRUE(pair);
-    RegisteredBuffer recv_buffer(b, 64);
-    recv_buffer.fill(0xee);
-    const Sge r = recv_buffer.sge(0, 64);
-    ASSERT_TRUE(posted(pair->b, RecvWr{78, std::span(&r, 1)}));
-    ASSERT_TRUE(posted(*pair->a.qp, SendWr{.wr_id = 4, .opcode = Opcode::RdmaWriteWithImm, .imm_data = 0x80000123u}));
-
-    auto recv = poll_n(b, *pair->b.recv_cq, 1);
-    ASSERT_EQ(recv.size(), 1u) << "a zero-byte write with immediate did not consume the posted receive";
-    EXPECT_EQ(recv[0].status, WcStatus::Success) << describe(recv[0]);
-    EXPECT_EQ(recv[0].opcode, WcOpcode::RecvRdmaWithImm);
-    EXPECT_EQ(recv[0].wr_id, 78u);
-    EXPECT_TRUE(recv[0].has_imm);
-    EXPECT_EQ(recv[0].imm_data, 0x80000123u);
-    EXPECT_EQ(recv[0].byte_len, 0u);
-    for (uint8_t byte : recv_buffer.bytes()) ASSERT_EQ(byte, 0xee) << "the receive buffer must not be written";
-
-    auto send = poll_n(a, *pair->a.send_cq, 1);
-    ASSERT_EQ(send.size(), 1u);
-    EXPECT_EQ(send[0].status, WcStatus::Success) << describe(send[0]);
+    check_write_with_immediate(a, b, Transport::RC, 0);
   });
 }
 
