@@ -575,6 +575,44 @@ void RcChannel::maybe_send_credit_update(int peer) {
   try_send(peer, c, update, 0, [](std::span<std::byte>) {});
 }
 
+PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
+                                    std::span<const std::byte>& payload) {
+  if (byte_len < kMinPacketBytes)
+    fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
+  // A packet that fits its head slot is read there (its body buffer is never
+  // touched: memory per rank); a longer one gets its head copied into the body's
+  // headroom, which makes it contiguous.
+  const std::byte* head = c.recv_base + std::size_t{slot} * head_bytes_;
+  std::byte* body = c.recv_base + body_offset(slot);
+  const std::byte* buffer = body;
+  if (head_bytes_ > 0) {
+    if (byte_len <= head_bytes_) {
+      buffer = head;
+    } else {
+      std::memcpy(body, head, head_bytes_);
+    }
+  }
+  PacketHeader header;
+  std::uint32_t header_bytes = kPacketHeaderBytes;
+  if (static_cast<PacketType>(buffer[0]) == PacketType::EagerWhole) {
+    CompactHeader compact;
+    std::memcpy(&compact, buffer, sizeof compact);
+    header_bytes = kCompactHeaderBytes;
+    header.type = PacketType::Eager;
+    header.credits = compact.credits;
+    header.context_id = compact.context_id;
+    header.source = compact.source;
+    header.tag = compact.tag;
+    header.total_bytes = byte_len - kCompactHeaderBytes;
+  } else {
+    if (byte_len < kPacketHeaderBytes)
+      fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
+    std::memcpy(&header, buffer, sizeof header);
+  }
+  payload = {buffer + header_bytes, byte_len - header_bytes};
+  return header;
+}
+
 void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   const int peer = wr_peer(wc.wr_id);
   const std::uint32_t slot = wr_index(wc.wr_id);
@@ -584,53 +622,19 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   c.may_send = true;  // the peer has spoken: on iWARP the connection is now fully up
   ++counters_.packets_received;
   bool update = false;
-  if (wc.opcode == WcOpcode::RecvRdmaWithImm) {
-    if (!is_control_immediate(wc.imm_data)) {
-      sink_.on_write_immediate(peer, wc.imm_data);
-    } else {
-      c.credits += control_credits(wc.imm_data);
-      const PacketType type = control_type(wc.imm_data);
-      if (type == PacketType::Bye) {
-        c.bye_received = true;
-        ++byes_received_;
-        return;
-      }
-      if (type != PacketType::CreditUpdate)
-        fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
-      update = true;
-    }
+  if (wc.opcode == WcOpcode::RecvRdmaWithImm && !is_control_immediate(wc.imm_data)) {
+    sink_.on_write_immediate(peer, wc.imm_data);  // a protocol's (rendezvous token)
   } else {
-    if (wc.byte_len < kMinPacketBytes)
-      fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
-    // A packet that fits its head slot is read there (its body buffer is never
-    // touched: memory per rank); a longer one gets its head copied into the body's
-    // headroom, which makes it contiguous.
-    const std::byte* head = c.recv_base + std::size_t{slot} * head_bytes_;
-    std::byte* body = c.recv_base + body_offset(slot);
-    const std::byte* buffer = body;
-    if (head_bytes_ > 0) {
-      if (wc.byte_len <= head_bytes_) {
-        buffer = head;
-      } else {
-        std::memcpy(body, head, head_bytes_);
-      }
-    }
+    // A packet, or a header-only control message carried in an immediate (packet.hpp).
     PacketHeader header;
-    std::uint32_t header_bytes = kPacketHeaderBytes;
-    if (static_cast<PacketType>(buffer[0]) == PacketType::EagerWhole) {
-      CompactHeader compact;
-      std::memcpy(&compact, buffer, sizeof compact);
-      header_bytes = kCompactHeaderBytes;
-      header.type = PacketType::Eager;
-      header.credits = compact.credits;
-      header.context_id = compact.context_id;
-      header.source = compact.source;
-      header.tag = compact.tag;
-      header.total_bytes = wc.byte_len - kCompactHeaderBytes;
+    std::span<const std::byte> payload;
+    if (wc.opcode == WcOpcode::RecvRdmaWithImm) {
+      header.type = control_type(wc.imm_data);
+      header.credits = control_credits(wc.imm_data);
+      if (header.type != PacketType::CreditUpdate && header.type != PacketType::Bye)
+        fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
     } else {
-      if (wc.byte_len < kPacketHeaderBytes)
-        fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", wc.byte_len, peer));
-      std::memcpy(&header, buffer, sizeof header);
+      header = read_packet(peer, c, slot, wc.byte_len, payload);
     }
     c.credits += header.credits;
     if (header.type == PacketType::Bye) {
@@ -640,7 +644,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       return;
     }
     update = header.type == PacketType::CreditUpdate;
-    if (!update) sink_.on_packet(peer, header, {buffer + header_bytes, wc.byte_len - header_bytes});
+    if (!update) sink_.on_packet(peer, header, payload);
   }
   reposts_.push_back(Consumed{peer, slot, update});
   if (!c.pending.empty() && !c.queued_for_flush) {

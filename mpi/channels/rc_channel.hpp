@@ -269,6 +269,10 @@ class RcChannel {
   std::size_t flush(int peer);
   void maybe_send_credit_update(int peer);
   void handle_receive(const fabric::WorkCompletion& wc);
+  /// The header of the packet in receive `slot` of `c` (a compact one expanded) and,
+  /// in `payload`, what follows it; fails on a packet too short for its header.
+  PacketHeader read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
+                           std::span<const std::byte>& payload);
   void handle_send_completion(const fabric::WorkCompletion& wc);
   void defer(int peer, Outgoing item);
   void wait_once();

@@ -36,9 +36,6 @@ std::atomic<std::size_t> target_count{0};  // lock-free fast path: no cache, no 
 std::atomic<std::uint64_t> notification_count{0};
 thread_local bool in_notify = false;       // re-entrance guard
 
-}  // namespace
-
-namespace {
 void keep_freed_memory_mapped_locked(Registry& r) {
   if (r.mallopt_done) return;
   // MVAPICH2's choice: keep freed memory mapped, so cached registrations of heap
@@ -47,6 +44,7 @@ void keep_freed_memory_mapped_locked(Registry& r) {
   mallopt(M_TRIM_THRESHOLD, -1);
   r.mallopt_done = true;
 }
+
 }  // namespace
 
 void keep_freed_memory_mapped() {
