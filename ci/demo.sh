@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the simulated fabric, as `make demo` runs it: what the simulator
-# offers, then perftest-style tables on two platforms of different eras, and a loss
-# experiment with its counters. Everything here is simulated time.
+# offers, then perftest-style tables on two platforms of different eras, a loss
+# experiment with its counters, the MPI ping-pong example on two presets and seed 000's
+# registration-cache experiment. Everything here is simulated time.
 set -euo pipefail
 twinfab=${1:-build/tools/twinfab/twinfab}
 # The MPI ping-pong example, built by the same build with twinfab-mpicc.
