@@ -203,8 +203,17 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     ++c.icm_misses;
     extra += p.hca.icm_miss_penalty;
   }
-  SimQueuePair* peer = fabric_.hca(m->dst_host).find_qp(m->dst_qpn);
-  SimDevice* dst = peer != nullptr && fabric_.device_alive(peer->device_id()) ? &peer->device() : nullptr;
+  // The responder, as the QP last found it (looked up again when the destination
+  // changed or that QP is gone): the peer's HCA, QP and context stay untouched here.
+  SimQueuePair::Peer& peer = qp.peer;
+  if (peer.host != m->dst_host || peer.qpn != m->dst_qpn || !fabric_.qp_alive(peer.qp.id)) {
+    SimQueuePair* found = fabric_.hca(m->dst_host).find_qp(m->dst_qpn);
+    peer = found != nullptr
+               ? SimQueuePair::Peer{m->dst_host, m->dst_qpn, found->ref(), &found->device(), found->device_id()}
+               : SimQueuePair::Peer{};
+  }
+  SimDevice* dst = peer.qp.qp != nullptr && fabric_.device_alive(peer.device_id) ? peer.device : nullptr;
+  m->dst_qp = peer.qp;
 
   const bool request_only = m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest;
   const uint64_t payload = request_only ? 0 : m->length;
@@ -220,8 +229,8 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     c.packets += pkts;
     c.wire_bytes += wire;
     const Route& r = fabric_.route(hca_.index(), m->dst_host);
-    runtime_.schedule_completion(now + extra + static_cast<double>(wire) / r.bottleneck_bw, this, qp.qp_num(),
-                                 m->sq_seq, WcStatus::Success, m->length);
+    runtime_.schedule_completion(now + extra + static_cast<double>(wire) / r.bottleneck_bw, qp, m->sq_seq,
+                                 WcStatus::Success, m->length);
     if (lost || dst == nullptr) {
       if (lost) ++c.packets_dropped;
       ++c.messages_dropped;
@@ -230,7 +239,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     }
     m->extra_delay = extra;
     if (m->transport == Transport::UC) m->psn = qp.take_psn();
-    transmit(m, wire, dst);
+    transmit(m, wire, dst, peer.device_id);
     return;
   }
 
@@ -256,23 +265,23 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     // No responder (or nothing got through): the requester retries until it gives up.
     double give_up = now + extra + (cfg.retry_count + 1) * timeout;
     if (std::isfinite(give_up))
-      runtime_.schedule_completion(give_up, this, qp.qp_num(), m->sq_seq, WcStatus::RetryExceededError, 0);
+      runtime_.schedule_completion(give_up, qp, m->sq_seq, WcStatus::RetryExceededError, 0);
     fabric_.free_message(m);
     return;
   }
   m->extra_delay = extra + losses * timeout;
   m->psn = qp.take_psn();
-  transmit(m, wire, dst);
+  transmit(m, wire, dst, peer.device_id);
 }
 
-void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination) {
+void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination, uint32_t destination_id) {
   m->posted_at = s4u::Engine::get_clock();
-  fabric_.send(*this, destination, m, wire_bytes);
+  fabric_.send(*this, destination, destination_id, m, wire_bytes);
 }
 
-void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t seq, WcStatus status,
-                                   uint32_t byte_len, double when) {
-  SimQueuePair* qp = requester.hca().find_qp(qpn);
+void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, QpRef requester_qp, uint64_t seq,
+                                   WcStatus status, uint32_t byte_len, double when) {
+  SimQueuePair* qp = fabric_.resolve(requester_qp);
   if (qp == nullptr || &qp->device() != &requester) return;
   SimRuntime& rt = requester.sim_runtime();
   if (&rt != &runtime_ && rt.blocked_on(qp->config().send_cq, when)) {
@@ -282,7 +291,8 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t 
     a->kind = WireKind::Ack;
     a->src_host = hca_.index();
     a->dst_host = requester.hca().index();
-    a->dst_qpn = qpn;
+    a->dst_qpn = qp->qp_num();
+    a->dst_qp = requester_qp;
     a->sq_seq = seq;
     a->status = status;
     a->length = byte_len;
@@ -293,10 +303,10 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t qpn, uint64_t 
     // of the subtraction would cost a second wake-up for nothing.
     const double delay = when - now - r.latency - static_cast<double>(ack_bytes) / r.bottleneck_bw;
     a->extra_delay = delay > 1e-12 ? delay : 0.0;
-    transmit(a, ack_bytes, &requester);
+    transmit(a, ack_bytes, &requester, requester_id);
     return;
   }
-  rt.schedule_completion(when, &requester, qpn, seq, status, byte_len);
+  rt.schedule_completion(when, *qp, seq, status, byte_len);
 }
 
 void SimDevice::ack(WireMessage* m, uint32_t byte_len) {
@@ -304,7 +314,7 @@ void SimDevice::ack(WireMessage* m, uint32_t byte_len) {
     // An ACK is a header-only packet back along the route.
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
-    deliver_completion(*m->from, m->src_qpn, m->sq_seq, WcStatus::Success, byte_len, when);
+    deliver_completion(*m->from, m->from_id, m->src_qp, m->sq_seq, WcStatus::Success, byte_len, when);
   }
   fabric_.free_message(m);
 }
@@ -313,7 +323,7 @@ void SimDevice::nak(WireMessage* m, WcStatus status) {
   if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
-    deliver_completion(*m->from, m->src_qpn, m->sq_seq, status, 0, when);
+    deliver_completion(*m->from, m->from_id, m->src_qp, m->sq_seq, status, 0, when);
   } else {
     ++fabric_.counters().messages_dropped;
   }
@@ -321,7 +331,7 @@ void SimDevice::nak(WireMessage* m, WcStatus status) {
 }
 
 void SimDevice::requester_response(WireMessage* m) {
-  SimQueuePair* qp = hca_.find_qp(m->dst_qpn);
+  SimQueuePair* qp = fabric_.resolve(m->dst_qp);
   if (qp != nullptr && &qp->device() == this) {
     std::vector<fabric::Sge> local = std::move(m->local);
     scatter_payload(*m, local, 0);
@@ -346,7 +356,7 @@ void SimDevice::process_arrival(WireMessage* m) {
   }
   switch (m->kind) {
     case WireKind::Ack: {
-      SimQueuePair* qp = hca_.find_qp(m->dst_qpn);
+      SimQueuePair* qp = fabric_.resolve(m->dst_qp);
       if (qp != nullptr && &qp->device() == this) qp->complete_send(m->sq_seq, m->status, m->length);
       fabric_.free_message(m);
       return;
@@ -355,15 +365,16 @@ void SimDevice::process_arrival(WireMessage* m) {
     case WireKind::AtomicResponse: requester_response(m); return;
     default: break;
   }
-  SimQueuePair* qp = hca_.find_qp(m->dst_qpn);
+  SimQueuePair* qp = fabric_.resolve(m->dst_qp);
   if (qp == nullptr || &qp->device() != this || qp->transport() != m->transport) {
     // Nobody there: RC requesters time out and give up, datagrams vanish.
     if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
-      SimQueuePair* rq = m->from->hca().find_qp(m->src_qpn);
-      double timeout = rq ? ack_timeout_seconds(rq->config().ack_timeout) * (rq->config().retry_count + 1) : 0;
-      if (std::isfinite(timeout))
-        m->from->sim_runtime().schedule_completion(now + timeout, m->from, m->src_qpn, m->sq_seq,
-                                                   WcStatus::RetryExceededError, 0);
+      // (A requester QP destroyed meanwhile has nothing left to complete.)
+      if (SimQueuePair* rq = fabric_.resolve(m->src_qp)) {
+        const double timeout = ack_timeout_seconds(rq->config().ack_timeout) * (rq->config().retry_count + 1);
+        if (std::isfinite(timeout))
+          m->from->sim_runtime().schedule_completion(now + timeout, *rq, m->sq_seq, WcStatus::RetryExceededError, 0);
+      }
     } else {
       ++fabric_.counters().messages_dropped;
     }
@@ -457,7 +468,7 @@ bool SimDevice::wait_for_receive(SimQueuePair& qp, WireMessage* m) {
   }
   ++fabric_.counters().rnr_naks;
   ++m->rnr_attempts;
-  SimQueuePair* requester = fabric_.device_alive(m->from_id) ? m->from->hca().find_qp(m->src_qpn) : nullptr;
+  SimQueuePair* requester = fabric_.device_alive(m->from_id) ? fabric_.resolve(m->src_qp) : nullptr;
   if (requester == nullptr) {
     fabric_.free_message(m);
     return false;
@@ -589,6 +600,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   r->src_host = hca_.index();
   r->dst_host = m->src_host;
   r->dst_qpn = m->src_qpn;
+  r->dst_qp = m->src_qp;
   r->sq_seq = m->sq_seq;
   r->length = m->length;
   r->from = this;
@@ -597,12 +609,13 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   r->data.resize(m->length);  // the data as it is when the responder reads it
   if (m->length) std::memcpy(r->data.data(), reinterpret_cast<const void*>(m->remote_addr), m->length);
   SimDevice* requester = m->from;
+  const uint32_t requester_id = m->from_id;
   fabric_.free_message(m);
   Counters& c = fabric_.counters();
   ++c.messages;
   c.packets += fabric_.packets(r->length);
   c.wire_bytes += fabric_.wire_bytes(r->length);
-  transmit(r, fabric_.wire_bytes(r->length), requester);
+  transmit(r, fabric_.wire_bytes(r->length), requester, requester_id);
 }
 
 void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
@@ -636,6 +649,7 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   r->src_host = hca_.index();
   r->dst_host = m->src_host;
   r->dst_qpn = m->src_qpn;
+  r->dst_qp = m->src_qp;
   r->sq_seq = m->sq_seq;
   r->length = 8;
   r->from = this;
@@ -645,12 +659,13 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   std::memcpy(r->data.data(), &old, 8);
   r->extra_delay = fabric_.platform().hca.atomic_latency;  // the HCA's atomic unit
   SimDevice* requester = m->from;
+  const uint32_t requester_id = m->from_id;
   fabric_.free_message(m);
   Counters& c = fabric_.counters();
   ++c.messages;
   ++c.packets;
   c.wire_bytes += fabric_.wire_bytes(8);
-  transmit(r, fabric_.wire_bytes(8), requester);
+  transmit(r, fabric_.wire_bytes(8), requester, requester_id);
 }
 
 }  // namespace twinfab::sim

@@ -209,6 +209,7 @@ SimFabric::SimFabric(const Platform& platform)
         arrive(to, m);
       })) {
   const auto& hosts = ensure_engine(platform_);
+  hosts_ = &hosts;
   hcas_.reserve(hosts.size());
   for (uint32_t i = 0; i < hosts.size(); ++i) hcas_.push_back(std::make_unique<SimHca>(*this, i, hosts[i]));
   loss_by_host_.assign(hosts.size(), platform_.loss.probability);
@@ -236,10 +237,13 @@ SimFabric::SimFabric(const Platform& platform)
 
 SimFabric::~SimFabric() = default;
 
-void SimFabric::send(SimDevice& from, SimDevice* to, WireMessage* m, uint64_t wire_bytes) {
-  const Route& r = route(from.hca().index(), to->hca().index());
-  m->to_id = to->id();
-  wire_->carry(to, m, from.hca().host(), to->hca().host(), r, wire_bytes);
+void SimFabric::send(SimDevice& from, SimDevice* to, uint32_t to_id, WireMessage* m, uint64_t wire_bytes) {
+  // By host index: the destination's context and HCA stay untouched until the packet
+  // arrives (at thousands of ranks, each would be a cache miss here and again then).
+  const uint32_t src_host = from.hca().index();
+  const Route& r = route(src_host, m->dst_host);
+  m->to_id = to_id;
+  wire_->carry(to, m, (*hosts_)[src_host], (*hosts_)[m->dst_host], r, wire_bytes);
 }
 
 void SimFabric::arrive(SimDevice* to, WireMessage* m) {
@@ -255,6 +259,14 @@ double SimFabric::fixed_one_way_cost() const noexcept { return sim::fixed_one_wa
 double SimFabric::loss_probability(uint32_t dst_host) const { return loss_by_host_[dst_host]; }
 
 const Route& SimFabric::route(uint32_t src_host, uint32_t dst_host) {
+  SimHca::RouteSlot& slot = hcas_[src_host]->route_slot(dst_host);
+  if (slot.dst_host == dst_host) return *slot.route;
+  const Route& r = find_route(src_host, dst_host);
+  slot = {dst_host, &r};  // the map's nodes never move
+  return r;
+}
+
+const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
   uint64_t key = (static_cast<uint64_t>(src_host) << 32) | dst_host;
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second;

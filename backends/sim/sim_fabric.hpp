@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -29,6 +30,7 @@ class SimMemoryRegion;
 class SimDevice;
 class SimRuntime;
 class SimFabric;
+struct Route;
 
 /// One simulated HCA: shared by every rank (device context) on its host.
 class SimHca {
@@ -44,6 +46,15 @@ class SimHca {
   /// Forgets `qp` (its number and its cached context); called as it is destroyed.
   void remove_qp(SimQueuePair& qp);
   SimQueuePair* find_qp(uint32_t qpn) const;
+
+  /// The routes this HCA used last, by destination host (SimFabric::route): the
+  /// route table is a hash map whose buckets and nodes are cold at scale, while a
+  /// rank sends to few peers and this HCA is touched by every post anyway.
+  struct RouteSlot {
+    uint32_t dst_host = UINT32_MAX;
+    const Route* route = nullptr;
+  };
+  RouteSlot& route_slot(uint32_t dst_host) noexcept { return route_slots_[dst_host % route_slots_.size()]; }
 
   /// Keys are unique per HCA; lkey == rkey as on many real HCAs.
   uint32_t add_mr(SimMemoryRegion* mr);
@@ -64,6 +75,7 @@ class SimHca {
   double wqe_free_at_ = 0;
   IdTable<SimQueuePair> qps_;      // by QP number
   IdTable<SimMemoryRegion> mrs_;   // by key (lkey == rkey)
+  std::array<RouteSlot, 4> route_slots_{};
 };
 
 /// The network path between two hosts, as the model needs it.
@@ -87,7 +99,7 @@ class SimFabric {
 
   /// Fixed one-way cost of a message outside the wire (post, doorbell, PCIe, WQE).
   double fixed_one_way_cost() const noexcept;
-  /// Cached per host pair.
+  /// Cached per host pair (and the last few of each source HCA in the HCA).
   const Route& route(uint32_t src_host, uint32_t dst_host);
   /// Bytes on the wire for a payload: headers per MTU packet.
   uint64_t wire_bytes(uint64_t payload) const noexcept;
@@ -98,7 +110,7 @@ class SimFabric {
   bool was_killed(aid_t actor) const { return killed_.count(actor) != 0; }
 
   /// Puts `m` (`wire_bytes` on the wire) on the network from `from` to `to` (wire.hpp).
-  void send(SimDevice& from, SimDevice* to, WireMessage* m, uint64_t wire_bytes);
+  void send(SimDevice& from, SimDevice* to, uint32_t to_id, WireMessage* m, uint64_t wire_bytes);
 
   WireMessage* new_message();
   void free_message(WireMessage* m);
@@ -120,7 +132,19 @@ class SimFabric {
   void remove_device(uint32_t id) { live_devices_[id] = false; }
   bool device_alive(uint32_t id) const { return id < live_devices_.size() && live_devices_[id]; }
 
+  /// The same for QPs (qp_ref.hpp): an id per QP, never reused.
+  uint32_t add_qp_id() {
+    live_qps_.push_back(true);
+    return static_cast<uint32_t>(live_qps_.size() - 1);
+  }
+  void remove_qp_id(uint32_t id) { live_qps_[id] = false; }
+  bool qp_alive(uint32_t id) const { return id < live_qps_.size() && live_qps_[id]; }
+  /// The QP `ref` names, or nullptr if there is none or it was destroyed.
+  SimQueuePair* resolve(const QpRef& ref) const { return qp_alive(ref.id) ? ref.qp : nullptr; }
+
  private:
+  const Route& find_route(uint32_t src_host, uint32_t dst_host);
+
   Platform platform_;
   fabric::DeviceCapabilities caps_;
   std::vector<std::unique_ptr<SimHca>> hcas_;
@@ -128,10 +152,12 @@ class SimFabric {
   LossModel loss_;
   std::vector<double> loss_by_host_;
   std::unordered_map<uint64_t, Route> routes_;
+  const std::vector<simgrid::s4u::Host*>* hosts_ = nullptr;  ///< by host index (the engine's)
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;
   std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
   std::vector<bool> live_devices_;  // by device id
+  std::vector<bool> live_qps_;      // by QP id
   std::set<aid_t> killed_;
   /// Declared last: destroyed first, so that no delivery reaches the members above.
   std::unique_ptr<Wire> wire_;

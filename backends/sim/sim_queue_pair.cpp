@@ -80,6 +80,7 @@ SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
       device_id_(device.id()),
       config_(config),
       qpn_(device.hca().add_qp(this)),
+      live_id_(device.fabric().add_qp_id()),
       sq_(config.max_send_wr),
       rq_(config.max_recv_wr) {}
 
@@ -91,6 +92,7 @@ SimQueuePair::~SimQueuePair() {
     m = next;
   }
   device_.hca().remove_qp(*this);
+  device_.fabric().remove_qp_id(live_id_);
 }
 
 fabric::Address SimQueuePair::local_address() const {
@@ -268,6 +270,7 @@ WireMessage* SimQueuePair::build_message(const fabric::SendWr& wr, uint64_t leng
   m->imm = wr.imm_data;
   m->src_host = device_.hca().index();
   m->src_qpn = qpn_;
+  m->src_qp = ref();
   if (config_.transport == Transport::UD) {
     const auto* ah = static_cast<const SimAddressHandle*>(wr.ah);
     m->dst_host = ah->host();

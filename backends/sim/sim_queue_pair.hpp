@@ -35,6 +35,8 @@ class SimQueuePair final : public fabric::QueuePair {
   ~SimQueuePair() override;
 
   uint32_t qp_num() const noexcept override { return qpn_; }
+  /// How packets and timers name this QP (qp_ref.hpp).
+  QpRef ref() noexcept { return {this, live_id_}; }
   /// This QP's place in its HCA's context cache.
   IcmCache::Entry& icm_entry() noexcept { return icm_entry_; }
   fabric::Transport transport() const noexcept override { return config_.transport; }
@@ -75,6 +77,17 @@ class SimQueuePair final : public fabric::QueuePair {
   /// A read/atomic finished: fenced work requests may go.
   void release_fenced();
 
+  /// The responder this QP sent to last (an RC QP's only one), so that sending finds
+  /// it without the peer HCA's QP table; `qp` is checked alive on every use.
+  struct Peer {
+    uint32_t host = UINT32_MAX;
+    uint32_t qpn = 0;
+    QpRef qp;
+    SimDevice* device = nullptr;  ///< qp's context
+    uint32_t device_id = UINT32_MAX;
+  };
+  Peer peer;
+
  private:
   fabric::Status fail(fabric::Status s, std::string why);
   fabric::Status validate_send(const fabric::SendWr& wr, uint64_t& length);
@@ -86,6 +99,7 @@ class SimQueuePair final : public fabric::QueuePair {
   uint32_t device_id_;
   fabric::QpConfig config_;
   uint32_t qpn_;
+  uint32_t live_id_;
   IcmCache::Entry icm_entry_;
   fabric::QpState state_ = fabric::QpState::Reset;
   uint32_t remote_host_ = 0;

@@ -62,16 +62,15 @@ void SimRuntime::remove_device(SimDevice* d) {
   }
 }
 
-void SimRuntime::schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq,
-                                     fabric::WcStatus status, uint32_t byte_len) {
-  const fabric::CompletionQueue* cq = nullptr;
-  if (SimQueuePair* qp = device->hca().find_qp(qpn)) cq = &qp->config().send_cq->underlying();
-  timers_.push_back(Timer{when, timer_order_++, device, device->id(), nullptr, cq, qpn, seq, status, byte_len});
+void SimRuntime::schedule_completion(double when, SimQueuePair& qp, uint64_t seq, fabric::WcStatus status,
+                                     uint32_t byte_len) {
+  timers_.push_back(Timer{when, timer_order_++, &qp.device(), qp.device_id(), nullptr,
+                          &qp.config().send_cq->underlying(), qp.ref(), seq, status, byte_len});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 
 void SimRuntime::schedule_arrival(double when, SimDevice* device, WireMessage* m) {
-  timers_.push_back(Timer{when, timer_order_++, device, device->id(), m, nullptr, 0, 0, fabric::WcStatus::Success, 0});
+  timers_.push_back(Timer{when, timer_order_++, device, device->id(), m, nullptr, {}, 0, fabric::WcStatus::Success, 0});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 
@@ -98,7 +97,7 @@ void SimRuntime::run_due_timers() {
     }
     if (t.message != nullptr) {
       t.device->process_arrival(t.message);
-    } else if (SimQueuePair* qp = t.device->hca().find_qp(t.qpn); qp != nullptr && &qp->device() == t.device) {
+    } else if (SimQueuePair* qp = fabric_.resolve(t.qp); qp != nullptr && &qp->device() == t.device) {
       qp->complete_send(t.seq, t.status, t.byte_len);
     }
   }

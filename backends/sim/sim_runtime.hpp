@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sim/qp_ref.hpp"
 #include "backends/sim/ring_queue.hpp"
 #include "fabric/runtime.hpp"
 #include "fabric/types.hpp"
@@ -36,8 +37,8 @@ class SimRuntime final : public fabric::Runtime {
   void add_device(SimDevice* d) { devices_.push_back(d); }
   void remove_device(SimDevice* d);
 
-  /// A send-queue completion of `device`'s QP `qpn` due at `when`.
-  void schedule_completion(double when, SimDevice* device, uint32_t qpn, uint64_t seq, fabric::WcStatus status,
+  /// A send-queue completion of `qp` due at `when` (dropped if `qp` is destroyed first).
+  void schedule_completion(double when, SimQueuePair& qp, uint64_t seq, fabric::WcStatus status,
                            uint32_t byte_len);
   /// An arrival to process at `when` (ICM miss penalty, queueing delay, RNR retry).
   void schedule_arrival(double when, SimDevice* device, WireMessage* m);
@@ -64,7 +65,7 @@ class SimRuntime final : public fabric::Runtime {
     uint32_t device_id;
     WireMessage* message;  // arrival, or nullptr for a completion
     const fabric::CompletionQueue* cq;  // completion: the send CQ it lands in
-    uint32_t qpn;
+    QpRef qp;                           // completion: the requester's QP
     uint64_t seq;
     fabric::WcStatus status;
     uint32_t byte_len;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/sim/qp_ref.hpp"
 #include "fabric/types.hpp"
 
 namespace twinfab::sim {
@@ -47,6 +48,8 @@ struct WireMessage {
   double posted_at = 0;
   SimDevice* from = nullptr;            ///< requester's device context, valid while from_id is alive
   uint32_t from_id = UINT32_MAX;        ///< SimFabric::device_alive (UINT32_MAX: none)
+  QpRef src_qp;                         ///< the requester's QP (src_qpn)
+  QpRef dst_qp;                         ///< the QP it goes to (dst_qpn), set when it is sent
   uint32_t to_id = UINT32_MAX;          ///< the destination context's id (set by SimFabric::send)
   std::vector<fabric::Sge> source;      ///< payload in the sender's memory (shared address space)
   std::vector<fabric::Sge> local;       ///< requester's SGEs for read/atomic results
