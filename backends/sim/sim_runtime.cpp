@@ -105,9 +105,21 @@ void SimRuntime::run_due_timers() {
 
 bool SimRuntime::blocked_on(const fabric::CompletionQueue* cq, double when) const {
   if (blocked_until_ <= when) return false;
+  for (std::size_t i = 0; i < blocked_cq_count_; ++i)
+    if (blocked_cqs_[i] == cq) return true;
   for (auto* s : blocked_sources_)
     if (&s->underlying() == cq) return true;
   return false;
+}
+
+void SimRuntime::set_blocked_sources(std::span<fabric::CompletionQueue* const> sources) {
+  blocked_sources_ = {};
+  blocked_cq_count_ = 0;
+  if (sources.size() > kMaxBlockedCqs) {
+    blocked_sources_ = sources;
+    return;
+  }
+  for (auto* s : sources) blocked_cqs_[blocked_cq_count_++] = &s->underlying();
 }
 
 bool SimRuntime::any_ready(std::span<fabric::CompletionQueue* const> sources) const {
@@ -208,9 +220,9 @@ Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources,
       return Status::Ok;
     }
     if (now() >= deadline) return Status::Timeout;
-    blocked_sources_ = sources;
+    set_blocked_sources(sources);
     block(next_wake(sources, deadline));
-    blocked_sources_ = {};
+    set_blocked_sources({});
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -89,8 +90,16 @@ class SimRuntime final : public fabric::Runtime {
   std::vector<SimDevice*> devices_;
   std::vector<Timer> timers_;  // a min-heap on (when, order)
   uint64_t timer_order_ = 0;
-  std::span<fabric::CompletionQueue* const> blocked_sources_{};
+  /// What a blocked wait() waits on, for blocked_on(), which other ranks' deliveries
+  /// call: the simulated CQs themselves, copied as the rank blocks, so that a delivery
+  /// reads this runtime only and not the waiter's CQ objects (cold at scale). Waits on
+  /// more than kMaxBlockedCqs CQs keep the span.
+  static constexpr std::size_t kMaxBlockedCqs = 4;
+  std::array<const fabric::CompletionQueue*, kMaxBlockedCqs> blocked_cqs_{};
+  std::size_t blocked_cq_count_ = 0;
+  std::span<fabric::CompletionQueue* const> blocked_sources_{};  ///< when there are more
   double blocked_until_ = -1;
+  void set_blocked_sources(std::span<fabric::CompletionQueue* const> sources);
   bool memory_written_ = false;
   uint64_t empty_polls_ = 0;
   /// wait() and wait_for_completion(): `memory` says whether data placed in memory
