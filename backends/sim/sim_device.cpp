@@ -208,11 +208,11 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   SimQueuePair::Peer& peer = qp.peer;
   if (peer.host != m->dst_host || peer.qpn != m->dst_qpn || !fabric_.qp_alive(peer.qp.id)) {
     SimQueuePair* found = fabric_.hca(m->dst_host).find_qp(m->dst_qpn);
-    peer = found != nullptr
-               ? SimQueuePair::Peer{m->dst_host, m->dst_qpn, found->ref(), &found->device(), found->device_id()}
-               : SimQueuePair::Peer{};
+    peer = found != nullptr ? SimQueuePair::Peer{m->dst_host, m->dst_qpn, found->ref(),
+                                                 Destination{&found->device(), found->device_id(), &found->runtime()}}
+                            : SimQueuePair::Peer{};
   }
-  SimDevice* dst = peer.qp.qp != nullptr && fabric_.device_alive(peer.device_id) ? peer.device : nullptr;
+  const bool dst = peer.qp.qp != nullptr && fabric_.device_alive(peer.destination.id);
   m->dst_qp = peer.qp;
 
   const bool request_only = m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest;
@@ -231,7 +231,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     const Route& r = fabric_.route(hca_.index(), m->dst_host);
     runtime_.schedule_completion(now + extra + static_cast<double>(wire) / r.bottleneck_bw, qp, m->sq_seq,
                                  WcStatus::Success, m->length);
-    if (lost || dst == nullptr) {
+    if (lost || !dst) {
       if (lost) ++c.packets_dropped;
       ++c.messages_dropped;
       fabric_.free_message(m);
@@ -239,7 +239,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     }
     m->extra_delay = extra;
     if (m->transport == Transport::UC) m->psn = qp.take_psn();
-    transmit(m, wire, dst, peer.device_id);
+    transmit(m, wire, peer.destination);
     return;
   }
 
@@ -261,7 +261,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   c.retransmissions += resent;
   wire += resent * (wire / pkts);
   c.wire_bytes += wire;
-  if (losses > cfg.retry_count || dst == nullptr) {
+  if (losses > cfg.retry_count || !dst) {
     // No responder (or nothing got through): the requester retries until it gives up.
     double give_up = now + extra + (cfg.retry_count + 1) * timeout;
     if (std::isfinite(give_up))
@@ -271,19 +271,19 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   }
   m->extra_delay = extra + losses * timeout;
   m->psn = qp.take_psn();
-  transmit(m, wire, dst, peer.device_id);
+  transmit(m, wire, peer.destination);
 }
 
-void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination, uint32_t destination_id) {
+void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, const Destination& destination) {
   m->posted_at = s4u::Engine::get_clock();
-  fabric_.send(*this, destination, destination_id, m, wire_bytes);
+  fabric_.send(*this, destination, m, wire_bytes);
 }
 
 void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, QpRef requester_qp, uint64_t seq,
                                    WcStatus status, uint32_t byte_len, double when) {
   SimQueuePair* qp = fabric_.resolve(requester_qp);
   if (qp == nullptr || &qp->device() != &requester) return;
-  SimRuntime& rt = requester.sim_runtime();
+  SimRuntime& rt = qp->runtime();
   if (&rt != &runtime_ && rt.blocked_on(qp->config().send_cq, when)) {
     // The requester sleeps on this completion: the ACK must travel as a message to
     // wake it at the right time. Otherwise it is a timer it finds when it next looks.
@@ -303,7 +303,7 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, 
     // of the subtraction would cost a second wake-up for nothing.
     const double delay = when - now - r.latency - static_cast<double>(ack_bytes) / r.bottleneck_bw;
     a->extra_delay = delay > 1e-12 ? delay : 0.0;
-    transmit(a, ack_bytes, &requester, requester_id);
+    transmit(a, ack_bytes, Destination{&requester, requester_id, &rt});
     return;
   }
   rt.schedule_completion(when, *qp, seq, status, byte_len);
@@ -615,7 +615,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   ++c.messages;
   c.packets += fabric_.packets(r->length);
   c.wire_bytes += fabric_.wire_bytes(r->length);
-  transmit(r, fabric_.wire_bytes(r->length), requester, requester_id);
+  transmit(r, fabric_.wire_bytes(r->length), Destination{requester, requester_id, &requester->sim_runtime()});
 }
 
 void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
@@ -665,7 +665,7 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   ++c.messages;
   ++c.packets;
   c.wire_bytes += fabric_.wire_bytes(8);
-  transmit(r, fabric_.wire_bytes(8), requester, requester_id);
+  transmit(r, fabric_.wire_bytes(8), Destination{requester, requester_id, &requester->sim_runtime()});
 }
 
 }  // namespace twinfab::sim

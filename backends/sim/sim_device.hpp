@@ -47,7 +47,7 @@ class SimDevice final : public fabric::Device {
   void dispatch(SimQueuePair& qp, WireMessage* m);
   /// Sends `m` (`wire_bytes` on the wire) to the device context that owns its
   /// destination QP.
-  void transmit(WireMessage* m, uint64_t wire_bytes, SimDevice* destination, uint32_t destination_id);
+  void transmit(WireMessage* m, uint64_t wire_bytes, const Destination& destination);
   /// Handles a message that reached this context (or whose delay expired).
   void process_arrival(WireMessage* m);
   /// Finishes `seq` on the requester's QP at simulated time `when` (nothing if that QP

@@ -237,13 +237,14 @@ SimFabric::SimFabric(const Platform& platform)
 
 SimFabric::~SimFabric() = default;
 
-void SimFabric::send(SimDevice& from, SimDevice* to, uint32_t to_id, WireMessage* m, uint64_t wire_bytes) {
+void SimFabric::send(SimDevice& from, const Destination& to, WireMessage* m, uint64_t wire_bytes) {
   // By host index: the destination's context and HCA stay untouched until the packet
   // arrives (at thousands of ranks, each would be a cache miss here and again then).
   const uint32_t src_host = from.hca().index();
   const Route& r = route(src_host, m->dst_host);
-  m->to_id = to_id;
-  wire_->carry(to, m, (*hosts_)[src_host], (*hosts_)[m->dst_host], r, wire_bytes);
+  m->to_id = to.id;
+  m->to_runtime = to.runtime;
+  wire_->carry(to.device, m, (*hosts_)[src_host], (*hosts_)[m->dst_host], r, wire_bytes);
 }
 
 void SimFabric::arrive(SimDevice* to, WireMessage* m) {
@@ -251,7 +252,7 @@ void SimFabric::arrive(SimDevice* to, WireMessage* m) {
     free_message(m);  // the context closed: a packet into the void, as on hardware
     return;
   }
-  to->sim_runtime().deliver(to, m);
+  m->to_runtime->deliver(to, m);
 }
 
 double SimFabric::fixed_one_way_cost() const noexcept { return sim::fixed_one_way_cost(platform_); }

@@ -110,7 +110,7 @@ class SimFabric {
   bool was_killed(aid_t actor) const { return killed_.count(actor) != 0; }
 
   /// Puts `m` (`wire_bytes` on the wire) on the network from `from` to `to` (wire.hpp).
-  void send(SimDevice& from, SimDevice* to, uint32_t to_id, WireMessage* m, uint64_t wire_bytes);
+  void send(SimDevice& from, const Destination& to, WireMessage* m, uint64_t wire_bytes);
 
   WireMessage* new_message();
   void free_message(WireMessage* m);

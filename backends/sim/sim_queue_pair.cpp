@@ -77,6 +77,7 @@ bool parse_sim_address(const fabric::Address& a, Transport t, uint32_t hosts, ui
 
 SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
     : device_(device),
+      runtime_(device.sim_runtime()),
       device_id_(device.id()),
       config_(config),
       qpn_(device.hca().add_qp(this)),

@@ -55,6 +55,8 @@ class SimQueuePair final : public fabric::QueuePair {
 
   // --- used by the device (responder side and completion delivery) ---
   SimDevice& device() noexcept { return device_; }
+  /// The owning context's runtime (without a visit to the context).
+  SimRuntime& runtime() noexcept { return runtime_; }
   /// The owning context's id, readable after the context closed (SimFabric::device_alive).
   uint32_t device_id() const noexcept { return device_id_; }
   const fabric::QpConfig& config() const noexcept { return config_; }
@@ -83,8 +85,7 @@ class SimQueuePair final : public fabric::QueuePair {
     uint32_t host = UINT32_MAX;
     uint32_t qpn = 0;
     QpRef qp;
-    SimDevice* device = nullptr;  ///< qp's context
-    uint32_t device_id = UINT32_MAX;
+    Destination destination;  ///< qp's context
   };
   Peer peer;
 
@@ -96,6 +97,7 @@ class SimQueuePair final : public fabric::QueuePair {
   void flush_posted(uint64_t seq_from);
 
   SimDevice& device_;
+  SimRuntime& runtime_;
   uint32_t device_id_;
   fabric::QpConfig config_;
   uint32_t qpn_;

@@ -11,6 +11,17 @@
 namespace twinfab::sim {
 
 class SimDevice;
+class SimRuntime;
+
+/// Where a packet goes: a device context, its id (the pointers are valid while
+/// SimFabric::device_alive(id)) and its rank's runtime, which takes the arrival. Kept
+/// by the sender, so that the destination's own objects stay untouched until the
+/// packet is processed.
+struct Destination {
+  SimDevice* device = nullptr;
+  uint32_t id = UINT32_MAX;
+  SimRuntime* runtime = nullptr;
+};
 
 enum class WireKind : uint8_t {
   Send,            ///< SEND / SEND_WITH_IMM
@@ -51,6 +62,7 @@ struct WireMessage {
   QpRef src_qp;                         ///< the requester's QP (src_qpn)
   QpRef dst_qp;                         ///< the QP it goes to (dst_qpn), set when it is sent
   uint32_t to_id = UINT32_MAX;          ///< the destination context's id (set by SimFabric::send)
+  SimRuntime* to_runtime = nullptr;     ///< its runtime, valid while to_id is alive
   std::vector<fabric::Sge> source;      ///< payload in the sender's memory (shared address space)
   std::vector<fabric::Sge> local;       ///< requester's SGEs for read/atomic results
   std::vector<std::byte> data;          ///< inline payload or read response snapshot
