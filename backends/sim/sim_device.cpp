@@ -212,7 +212,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
                                                  Destination{&found->device(), found->device_id(), &found->runtime()}}
                             : SimQueuePair::Peer{};
   }
-  const bool dst = peer.qp.qp != nullptr && fabric_.device_alive(peer.destination.id);
+  const bool responder_alive = peer.qp.qp != nullptr && fabric_.device_alive(peer.destination.id);
   m->dst_qp = peer.qp;
 
   const bool request_only = m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest;
@@ -231,7 +231,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     const Route& r = fabric_.route(hca_.index(), m->dst_host);
     runtime_.schedule_completion(now + extra + static_cast<double>(wire) / r.bottleneck_bw, qp, m->sq_seq,
                                  WcStatus::Success, m->length);
-    if (lost || !dst) {
+    if (lost || !responder_alive) {
       if (lost) ++c.packets_dropped;
       ++c.messages_dropped;
       fabric_.free_message(m);
@@ -261,7 +261,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   c.retransmissions += resent;
   wire += resent * (wire / pkts);
   c.wire_bytes += wire;
-  if (losses > cfg.retry_count || !dst) {
+  if (losses > cfg.retry_count || !responder_alive) {
     // No responder (or nothing got through): the requester retries until it gives up.
     double give_up = now + extra + (cfg.retry_count + 1) * timeout;
     if (std::isfinite(give_up))
@@ -279,10 +279,10 @@ void SimDevice::transmit(WireMessage* m, uint64_t wire_bytes, const Destination&
   fabric_.send(*this, destination, m, wire_bytes);
 }
 
-void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, QpRef requester_qp, uint64_t seq,
-                                   WcStatus status, uint32_t byte_len, double when) {
+void SimDevice::deliver_completion(QpRef requester_qp, uint64_t seq, WcStatus status, uint32_t byte_len,
+                                   double when) {
   SimQueuePair* qp = fabric_.resolve(requester_qp);
-  if (qp == nullptr || &qp->device() != &requester) return;
+  if (qp == nullptr) return;
   SimRuntime& rt = qp->runtime();
   if (&rt != &runtime_ && rt.blocked_on(qp->config().send_cq, when)) {
     // The requester sleeps on this completion: the ACK must travel as a message to
@@ -290,6 +290,7 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, 
     WireMessage* a = fabric_.new_message();
     a->kind = WireKind::Ack;
     a->src_host = hca_.index();
+    SimDevice& requester = qp->device();
     a->dst_host = requester.hca().index();
     a->dst_qpn = qp->qp_num();
     a->dst_qp = requester_qp;
@@ -303,7 +304,7 @@ void SimDevice::deliver_completion(SimDevice& requester, uint32_t requester_id, 
     // of the subtraction would cost a second wake-up for nothing.
     const double delay = when - now - r.latency - static_cast<double>(ack_bytes) / r.bottleneck_bw;
     a->extra_delay = delay > 1e-12 ? delay : 0.0;
-    transmit(a, ack_bytes, Destination{&requester, requester_id, &rt});
+    transmit(a, ack_bytes, Destination{&requester, qp->device_id(), &rt});
     return;
   }
   rt.schedule_completion(when, *qp, seq, status, byte_len);
@@ -314,7 +315,7 @@ void SimDevice::ack(WireMessage* m, uint32_t byte_len) {
     // An ACK is a header-only packet back along the route.
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
-    deliver_completion(*m->from, m->from_id, m->src_qp, m->sq_seq, WcStatus::Success, byte_len, when);
+    deliver_completion(m->src_qp, m->sq_seq, WcStatus::Success, byte_len, when);
   }
   fabric_.free_message(m);
 }
@@ -323,7 +324,7 @@ void SimDevice::nak(WireMessage* m, WcStatus status) {
   if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
     const Route& r = fabric_.route(hca_.index(), m->src_host);
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
-    deliver_completion(*m->from, m->from_id, m->src_qp, m->sq_seq, status, 0, when);
+    deliver_completion(m->src_qp, m->sq_seq, status, 0, when);
   } else {
     ++fabric_.counters().messages_dropped;
   }
@@ -373,7 +374,7 @@ void SimDevice::process_arrival(WireMessage* m) {
       if (SimQueuePair* rq = fabric_.resolve(m->src_qp)) {
         const double timeout = ack_timeout_seconds(rq->config().ack_timeout) * (rq->config().retry_count + 1);
         if (std::isfinite(timeout))
-          m->from->sim_runtime().schedule_completion(now + timeout, *rq, m->sq_seq, WcStatus::RetryExceededError, 0);
+          rq->runtime().schedule_completion(now + timeout, *rq, m->sq_seq, WcStatus::RetryExceededError, 0);
       }
     } else {
       ++fabric_.counters().messages_dropped;

@@ -52,10 +52,9 @@ class SimDevice final : public fabric::Device {
   void process_arrival(WireMessage* m);
   /// Finishes `seq` on the requester's QP at simulated time `when` (nothing if that QP
   /// is gone): through a timer of the requester's runtime, or through a small ack
-  /// message when the requester is blocked waiting for it. `requester_id` is the
-  /// requester context's id (SimFabric::device_alive).
-  void deliver_completion(SimDevice& requester, uint32_t requester_id, QpRef requester_qp, uint64_t seq,
-                          fabric::WcStatus status, uint32_t byte_len, double when);
+  /// message when the requester is blocked waiting for it.
+  void deliver_completion(QpRef requester_qp, uint64_t seq, fabric::WcStatus status, uint32_t byte_len,
+                          double when);
 
   /// CPU time the rank spends posting: returns the extra delay a work request posted
   /// now suffers because the CPU is still busy with earlier posts, and books this one.
