@@ -13,6 +13,7 @@ core=(
   pybind11-dev python3-dev python3-pytest python3-numpy python3-pandas
   python3-matplotlib python3-tqdm
   time  # /usr/bin/time: peak memory in bench/smpi_ring.sh
+  valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware
