@@ -49,8 +49,8 @@ def find_map(maps, address):
 def region(maps, address, stack_bytes):
     """Where a data line is: a rank's stack, the heap, the main stack or a library's data."""
     m = find_map(maps, address)
-    if m is None:
-        return "unmapped"
+    if m is None:  # mmap'd and unmapped before exit: the packet buffers (mpi/channels/buffer_storage.hpp)
+        return "unmapped by exit (mmap'd, e.g. packet buffers)"
     start, end, _perm, _offset, name = m
     if name == "[stack]" or start >= 0x1000000000:  # valgrind's client stack: maestro and main()
         return "main stack (maestro)"
