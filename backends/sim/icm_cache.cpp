@@ -1,5 +1,7 @@
 #include "backends/sim/icm_cache.hpp"
 
+#include <algorithm>
+
 namespace twinfab::sim {
 
 void IcmCache::unlink(Entry& e) {
@@ -15,13 +17,25 @@ void IcmCache::link_front(Entry& e) {
   head_.next_ = &e;
 }
 
+void IcmCache::order_by_stamp() {
+  std::vector<Entry*> entries;
+  entries.reserve(size_);
+  for (Entry* e = head_.next_; e != &head_; e = e->next_) entries.push_back(e);
+  // Stamps are distinct (one clock tick per touch): the order is fully determined.
+  std::sort(entries.begin(), entries.end(), [](const Entry* a, const Entry* b) { return a->stamp_ > b->stamp_; });
+  head_.prev_ = head_.next_ = &head_;
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) link_front(**it);
+  ordered_ = true;
+}
+
 bool IcmCache::touch(Entry& e) {
   if (capacity_ == 0) {
     ++hits_;
     return true;
   }
+  e.stamp_ = ++clock_;
   if (e.cached()) {
-    if (head_.next_ != &e) {  // already the most recent: nothing to move
+    if (ordered_ && head_.next_ != &e) {  // already the most recent: nothing to move
       unlink(e);
       link_front(e);
     }
@@ -30,6 +44,7 @@ bool IcmCache::touch(Entry& e) {
   }
   ++misses_;
   if (size_ >= capacity_) {
+    if (!ordered_) order_by_stamp();
     unlink(*head_.prev_);
     --size_;
   }

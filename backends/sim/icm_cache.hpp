@@ -6,12 +6,19 @@
 // is why many-connection runs with RC see latency grow once the working set of QPs
 // exceeds the cache.
 //
-// The LRU list runs through the QPs themselves (an Entry embedded in each): a touch
-// reads the QP being worked on and its two list neighbours, where a hash map and a
-// separately allocated list cost several cache misses per packet at thousands of ranks.
+// The LRU list runs through the QPs themselves (an Entry embedded in each), where a
+// hash map and a separately allocated list cost several cache misses per packet at
+// thousands of ranks. Until the cache first fills up no context can be evicted, so
+// the order does not matter yet: a hit then only stamps its entry with the time of
+// the touch (a counter), and the list is put in stamp order once, when the first
+// eviction needs it; from then on every hit moves its entry to the front. Evictions
+// are exactly those of a strict LRU either way, and a rank whose QPs fit (thousands of
+// simulated ranks, one per HCA) touches only the QP it works on, not its neighbours
+// in the list (other QPs' memory, cold at scale).
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace twinfab::sim {
 
@@ -31,6 +38,7 @@ class IcmCache {
     friend class IcmCache;
     Entry* prev_ = nullptr;  // towards the most recently used end; null when not cached
     Entry* next_ = nullptr;  // towards the least recently used end
+    uint64_t stamp_ = 0;     // when it was last touched (IcmCache::clock_)
   };
 
   /// capacity 0 disables the model: every lookup is a hit.
@@ -53,10 +61,17 @@ class IcmCache {
  private:
   void unlink(Entry& e);
   void link_front(Entry& e);
+  /// Relinks the list by stamp, most recent first (at the first eviction).
+  void order_by_stamp();
 
   uint32_t capacity_;
   uint32_t size_ = 0;
-  Entry head_;  // sentinel: head_.next_ is the most recently used, head_.prev_ the least
+  uint64_t clock_ = 0;
+  /// Whether the list is in LRU order (head_.next_ the most recently used, head_.prev_
+  /// the least); before the first eviction it is in insertion order and the stamps
+  /// alone say which context was used when.
+  bool ordered_ = false;
+  Entry head_;  // sentinel of the list of cached contexts
   uint64_t hits_ = 0;
   uint64_t misses_ = 0;
 };
