@@ -59,7 +59,8 @@ trace() {
   local n=$1
   FOOTPRINT_MAPS="$work/$n.maps" LD_PRELOAD="$preload" \
     valgrind --tool=lackey --trace-mem=yes --log-fd=9 "$bench" --once "$n" 14 "$work/fat-tree-16.toml" 9>&1 >/dev/null 2>"$work/$n.err" |
-    "$build/bench/footprint_trace_lines" "$marker" $((10 * n)) $((11 * n)) >"$work/$n.lines"
+    "$build/bench/footprint_trace_lines" "$marker" $((10 * n)) $((11 * n)) >"$work/$n.lines" ||
+    { echo "footprint: the traced run with $n ranks failed; its last output:" >&2; tail -n 5 "$work/$n.err" >&2; return 1; }
 }
 echo "footprint: tracing $ranks and $((2 * ranks)) ranks under valgrind (lackey), ~2 minutes"
 trace "$ranks" &

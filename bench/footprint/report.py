@@ -35,7 +35,10 @@ def read_lines(path):
                 continue
             address, instruction, accesses = text.split()
             lines.append((int(address, 16), int(instruction, 16), int(accesses)))
-    instructions = int(re.search(r"instructions (\d+)", header).group(1))
+    match = re.search(r"instructions (\d+)", header or "")
+    if match is None:
+        sys.exit(f"report.py: {path} has no '# marker hits ... instructions ...' header (not from footprint_trace_lines?)")
+    instructions = int(match.group(1))
     return instructions, lines
 
 

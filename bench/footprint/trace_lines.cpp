@@ -29,11 +29,11 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: {} MARKER_ADDRESS FIRST_HIT LAST_HIT < lackey-trace\n", argv[0]);
     return 2;
   }
-  char* end = nullptr;
-  const std::uint64_t marker = std::strtoull(argv[1], &end, 16);
-  const long first = std::atol(argv[2]);
-  const long last = std::atol(argv[3]);
-  if (*end != '\0' || marker == 0 || first < 0 || last <= first) {
+  char *end_marker = nullptr, *end_first = nullptr, *end_last = nullptr;
+  const std::uint64_t marker = std::strtoull(argv[1], &end_marker, 16);
+  const long first = std::strtol(argv[2], &end_first, 10);
+  const long last = std::strtol(argv[3], &end_last, 10);
+  if (*end_marker != '\0' || *end_first != '\0' || *end_last != '\0' || marker == 0 || first < 0 || last <= first) {
     fmt::print(stderr, "footprint_trace_lines: bad arguments (marker address in hex, 0 <= FIRST_HIT < LAST_HIT)\n");
     return 2;
   }

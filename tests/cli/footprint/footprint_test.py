@@ -43,6 +43,8 @@ run = subprocess.run([trace_lines, "1000", "1", "5"], input=trace, capture_outpu
 check("too few marker hits fail", run.returncode == 1 and "hit 3 times, the window needs 6" in run.stderr)
 run = subprocess.run([trace_lines, "zz", "1", "2"], input="", capture_output=True, text=True)
 check("bad arguments are refused", run.returncode == 2 and "bad arguments" in run.stderr)
+run = subprocess.run([trace_lines, "1000", "one", "2"], input="", capture_output=True, text=True)
+check("a hit count that is not a number is refused", run.returncode == 2 and "bad arguments" in run.stderr)
 
 # --- the report: 2 ranks against 4, a heap, a 1 MiB stack (+ guard page) per rank
 with tempfile.TemporaryDirectory() as work:
@@ -78,6 +80,11 @@ with tempfile.TemporaryDirectory() as work:
     check("heap share", "    3.0  heap" in text)
     check("stack share", "    2.0  rank stacks" in text)
     check("by function", "    3.00  0x8000" in text and "    2.00  0x7000" in text and "0x9000" not in text)
+
+    no_header = write("bad.lines", "4000000 9000 1\n")
+    run = subprocess.run(["/usr/bin/python3", report, "1024", "2", no_header, maps, lines4, maps],
+                         capture_output=True, text=True)
+    check("a lines file without its header is refused", run.returncode != 0 and "no '# marker hits" in run.stderr)
 
 if failures:
     print("FAILED:\n  " + "\n  ".join(failures))
