@@ -29,7 +29,7 @@ done
 cmake --build "$build" --target bench_mpi_ring footprint_trace_lines footprint_maps >/dev/null
 bench="$build/bench/bench_mpi_ring"
 work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-footprint.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${FOOTPRINT_KEEP:-} ]] || rm -rf "$work"' EXIT
 
 # fat-tree-4096 with 16 hosts: the same HCA, link and host model, and a platform that
 # valgrind loads in seconds.

@@ -46,9 +46,20 @@ uint32_t SimHca::add_mr(SimMemoryRegion* mr) {
   return key;
 }
 
-void SimHca::remove_mr(uint32_t key) { mrs_.remove(key); }
+void SimHca::remove_mr(uint32_t key) {
+  if (key == last_mr_key_) last_mr_ = nullptr;
+  mrs_.remove(key);
+}
 
-SimMemoryRegion* SimHca::find_mr(uint32_t key) const { return mrs_.find(key); }
+SimMemoryRegion* SimHca::find_mr(uint32_t key) const {
+  if (last_mr_ != nullptr && key == last_mr_key_) return last_mr_;
+  SimMemoryRegion* mr = mrs_.find(key);
+  if (mr != nullptr) {
+    last_mr_key_ = key;
+    last_mr_ = mr;
+  }
+  return mr;
+}
 
 double SimHca::book_wqe(double now, double wqe_time) {
   double start = std::max(now, wqe_free_at_);

@@ -75,6 +75,11 @@ class SimHca {
   double wqe_free_at_ = 0;
   IdTable<SimQueuePair> qps_;      // by QP number
   IdTable<SimMemoryRegion> mrs_;   // by key (lkey == rkey)
+  // The region find_mr found last (null: none; cleared when it is removed). A receive
+  // checks the keys of its scatter list, which are those of one connection's buffers
+  // message after message: the table's entries, cold at scale, are then not read.
+  mutable uint32_t last_mr_key_ = 0;
+  mutable SimMemoryRegion* last_mr_ = nullptr;
   std::array<RouteSlot, 4> route_slots_{};
 };
 
