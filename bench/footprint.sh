@@ -17,6 +17,8 @@
 # a native run; the two runs go in parallel).
 #
 #   bench/footprint.sh [BUILD_DIR=build] [RANKS=4]
+#   FOOTPRINT_KEEP=1 keeps the traces' line lists and mappings (its temporary
+#   directory, named on exit) for a closer look.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 ranks=${2:-4}
@@ -29,7 +31,7 @@ done
 cmake --build "$build" --target bench_mpi_ring footprint_trace_lines footprint_maps >/dev/null
 bench="$build/bench/bench_mpi_ring"
 work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-footprint.XXXXXX")
-trap '[[ -n ${FOOTPRINT_KEEP:-} ]] || rm -rf "$work"' EXIT
+trap 'if [[ -n ${FOOTPRINT_KEEP:-} ]]; then echo "footprint: kept $work" >&2; else rm -rf "$work"; fi' EXIT
 
 # fat-tree-4096 with 16 hosts: the same HCA, link and host model, and a platform that
 # valgrind loads in seconds.
