@@ -1,6 +1,7 @@
 #include "backends/sim/icm_cache.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace twinfab::sim {
 
@@ -35,7 +36,7 @@ bool IcmCache::touch(Entry& e) {
   }
   e.stamp_ = ++clock_;
   if (e.cached()) {
-    if (ordered_ && head_.next_ != &e) {  // already the most recent: nothing to move
+    if (ordered_ && head_.next_ != &e) {  // unordered: the stamp says it; at the front: nothing to move
       unlink(e);
       link_front(e);
     }

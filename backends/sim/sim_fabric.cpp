@@ -47,17 +47,15 @@ uint32_t SimHca::add_mr(SimMemoryRegion* mr) {
 }
 
 void SimHca::remove_mr(uint32_t key) {
-  if (key == last_mr_key_) last_mr_ = nullptr;
+  if (last_mr_ != nullptr && last_mr_->lkey() == key) last_mr_ = nullptr;
   mrs_.remove(key);
 }
 
 SimMemoryRegion* SimHca::find_mr(uint32_t key) const {
-  if (last_mr_ != nullptr && key == last_mr_key_) return last_mr_;
+  // The caller reads the region it gets anyway: checking the key there costs nothing.
+  if (last_mr_ != nullptr && last_mr_->lkey() == key) return last_mr_;
   SimMemoryRegion* mr = mrs_.find(key);
-  if (mr != nullptr) {
-    last_mr_key_ = key;
-    last_mr_ = mr;
-  }
+  if (mr != nullptr) last_mr_ = mr;
   return mr;
 }
 

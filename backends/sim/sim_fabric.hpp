@@ -78,7 +78,6 @@ class SimHca {
   // The region find_mr found last (null: none; cleared when it is removed). A receive
   // checks the keys of its scatter list, which are those of one connection's buffers
   // message after message: the table's entries, cold at scale, are then not read.
-  mutable uint32_t last_mr_key_ = 0;
   mutable SimMemoryRegion* last_mr_ = nullptr;
   std::array<RouteSlot, 4> route_slots_{};
 };
