@@ -3,6 +3,7 @@
 // message pool. Not part of the public API (see simulation.hpp).
 #pragma once
 
+#include "backends/sim/event_queue.hpp"
 #include "backends/sim/wire.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -116,6 +117,9 @@ class SimFabric {
   /// Puts `m` (`wire_bytes` on the wire) on the network from `from` to `to` (wire.hpp).
   void send(SimDevice& from, const Destination& to, WireMessage* m, uint64_t wire_bytes);
 
+  /// Packets' and blocked actors' dates, in one order (event_queue.hpp).
+  EventQueue& events() noexcept { return *events_; }
+
   WireMessage* new_message();
   void free_message(WireMessage* m);
 
@@ -164,7 +168,8 @@ class SimFabric {
   std::vector<bool> live_qps_;      // by QP id
   std::set<aid_t> killed_;
   /// Declared last: destroyed first, so that no delivery reaches the members above.
-  std::unique_ptr<Wire> wire_;
+  std::unique_ptr<EventQueue> events_;
+  std::unique_ptr<Wire> wire_;  ///< uses events_
 
   /// A packet reached `to`'s host (maestro): queued on its runtime, or dropped if the
   /// context closed meanwhile.

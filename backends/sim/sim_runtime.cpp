@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <simgrid/Exception.hpp>
-#include <simgrid/kernel/Timer.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -142,13 +141,6 @@ void SimRuntime::deliver(SimDevice* device, WireMessage* m) {
   wake_->wake();
 }
 
-void SimRuntime::Wake::wake() {
-  if (blocked && !signalled) {
-    signalled = true;
-    actor->resume();  // in maestro: runs directly, the actor runs at this date
-  }
-}
-
 void SimRuntime::process_arrival() {
   // One packet per call, as a rank notices them one at a time: the caller looks at its
   // CQs and memory after each (a receive completes on the packet that finishes it,
@@ -167,20 +159,18 @@ void SimRuntime::block(double until) {
     if (devices_.empty() && !std::isfinite(until))
       throw fabric::Error(Status::InvalidState,
                           "Runtime::wait with no deadline and no device: nothing could ever wake this rank");
-    // A deadline is a kernel timer that wakes the actor like a delivery (stale, doing
+    // A deadline is an event that wakes the actor like a delivery (stale, doing
     // nothing, if something else woke it first), so the suspension itself never times
     // out and SimGrid still sees a rank that nothing can wake (deadlock detection).
-    Wake& w = *wake_;
+    ActorWake& w = *wake_;
     w.blocked = true;
     w.signalled = false;
     blocked_until_ = until;  // what deliver_completion asks (blocked_on)
     const std::uint64_t generation = ++w.generation;
     if (std::isfinite(until)) {
-      // Set by this actor directly, as the wire's arrival timers are (wire.cpp): actors
-      // run one at a time, so no simcall (and no context switch) is needed.
-      simgrid::kernel::timer::Timer::set(until, [wake = wake_, generation] {
-        if (wake->generation == generation) wake->wake();
-      });
+      // In the fabric's event queue, with the packets: same-date deadlines and
+      // deliveries wake their actors in the order they were set (event_queue.hpp).
+      fabric_.events().wake_at(until, wake_, generation);
     }
     w.actor = s4u::Actor::self();
     try {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sim/actor_wake.hpp"
 #include "backends/sim/qp_ref.hpp"
 #include "backends/sim/ring_queue.hpp"
 #include "fabric/runtime.hpp"
@@ -109,20 +110,8 @@ class SimRuntime final : public fabric::Runtime {
   /// Packets delivered and not yet processed, in arrival order. A ring, not a deque:
   /// a deque allocates a map and a 512-byte node per rank and touches both per packet.
   RingQueue<std::pair<SimDevice*, WireMessage*>> arrivals_;
-  /// How a blocked actor sleeps: it suspends itself (one SimGrid simcall) and is
-  /// resumed by a delivery or by its deadline's timer, only while it is blocked and at
-  /// most once per block. (A semaphore cost more on every wait: SimGrid 3.32 allocates an
-  /// acquisition activity per acquire and goes through its activity machinery; at 4096
-  /// ranks those were cache misses on every message.) Shared with the deadline timers,
-  /// which may outlive the runtime (they then find a stale generation).
-  struct Wake {
-    simgrid::s4u::Actor* actor = nullptr;  ///< the blocked actor, set while blocked
-    bool blocked = false;
-    bool signalled = false;
-    std::uint64_t generation = 0;  ///< of the current block; a timer of an older one is stale
-    void wake();
-  };
-  std::shared_ptr<Wake> wake_ = std::make_shared<Wake>();
+  /// How this actor is woken when blocked (actor_wake.hpp).
+  std::shared_ptr<ActorWake> wake_ = std::make_shared<ActorWake>();
 };
 
 }  // namespace twinfab::sim

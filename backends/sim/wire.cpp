@@ -3,11 +3,11 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/simix.hpp>
 
-#include <algorithm>
 #include <functional>
 #include <unordered_map>
 #include <utility>
 
+#include "backends/sim/event_queue.hpp"
 #include "backends/sim/sim_fabric.hpp"
 
 namespace twinfab::sim {
@@ -47,7 +47,7 @@ void on_completion(const s4u::Activity& activity) {
 
 }  // namespace
 
-Wire::Wire(Arrive arrive) : state_(std::make_shared<State>()) {
+Wire::Wire(EventQueue& events, Arrive arrive) : events_(events), state_(std::make_shared<State>()) {
   state_->arrive = std::move(arrive);
   static const bool registered = (s4u::Activity::on_completion_cb(&on_completion), true);
   (void)registered;
@@ -60,7 +60,7 @@ void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host*
   if (wire_bytes <= kTimerBytes) {
     const double due =
         s4u::Engine::get_clock() + route.latency + static_cast<double>(wire_bytes) / route.bottleneck_bw;
-    enqueue(state_, Pending{due, state_->next_seq++, to, m});
+    events_.packet_at(due, to, m);
     return;
   }
   simgrid::kernel::actor::simcall_answered([this, to, m, from_host, to_host, wire_bytes] {
@@ -74,45 +74,6 @@ void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host*
     in_flight().emplace(raw, InFlight{state_, &state_->arrive, &state_->alive, to, m, std::move(comm)});
     raw->start();
   });
-}
-
-void Wire::enqueue(const std::shared_ptr<State>& state, Pending p) {
-  const double due = p.due;
-  auto& heap = state->pending;
-  heap.push_back(p);
-  std::push_heap(heap.begin(), heap.end(), std::greater<>{});
-  if (state->timer != nullptr && state->timer_due <= due) return;
-  if (state->timer != nullptr) state->timer->remove();
-  set_timer(state, due);
-}
-
-void Wire::set_timer(const std::shared_ptr<State>& state, double due) {
-  // Set from whichever context queues the packet (usually the sending actor), not
-  // through a simcall: a simcall would suspend the actor until maestro ran it (a
-  // context switch per message, and at scale the cache misses of the actor's stack and
-  // SimGrid state on the way out and back). Safe because twinfab's actors run one at a
-  // time (contexts/nthreads:1, set by ensure_engine in sim_fabric.cpp): the timer heap
-  // and this queue are only ever touched by one context at a time, in the order the
-  // contexts run, which is deterministic.
-  state->timer = simgrid::kernel::timer::Timer::set(due, [state] { deliver_due(state); });
-  state->timer_due = due;
-}
-
-void Wire::deliver_due(const std::shared_ptr<State>& state) {
-  state->timer = nullptr;  // SimGrid deletes the timer that is running this callback
-  const double now = s4u::Engine::get_clock();
-  auto& heap = state->pending;
-  // A delivery may queue further packets (due now or later): the loop sees them.
-  while (!heap.empty() && heap.front().due <= now) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
-    const Pending p = heap.back();
-    heap.pop_back();
-    if (state->alive) state->arrive(p.to, p.message);
-  }
-  if (!heap.empty() && (state->timer == nullptr || state->timer_due > heap.front().due)) {
-    if (state->timer != nullptr) state->timer->remove();
-    set_timer(state, heap.front().due);
-  }
 }
 
 }  // namespace twinfab::sim

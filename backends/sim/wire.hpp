@@ -10,11 +10,8 @@
 // that each flow's start and end re-solves: a 1024-rank barrier took ~25 s of wall
 // clock that way.
 //
-// Small packets wait in the wire's own arrival queue (a binary heap in one array,
-// ordered by date then send order) behind a single SimGrid timer set for the earliest
-// date. One SimGrid timer per packet cost three allocations and a node of SimGrid's
-// Fibonacci heap each; at thousands of ranks those scattered nodes were cache misses on
-// every message, where the array of pending arrivals stays a few kilobytes.
+// Small packets wait in the fabric's event queue (event_queue.hpp), which runs them in
+// order of date, then of sending, behind a single SimGrid timer.
 //
 // Larger packets are SimGrid host-to-host comms (bandwidth sharing, the latency and
 // PCIe models of the platform), started from maestro so that SimGrid reports their
@@ -33,10 +30,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <vector>
 
 namespace twinfab::sim {
 
+class EventQueue;
 class SimDevice;
 struct WireMessage;
 struct Route;
@@ -48,7 +45,8 @@ class Wire {
   /// Largest packet (wire bytes) delivered by timer instead of a SimGrid comm.
   static constexpr std::uint64_t kTimerBytes = 256;
 
-  explicit Wire(Arrive arrive);
+  /// Small packets go through `events`, which must outlive this wire.
+  Wire(EventQueue& events, Arrive arrive);
   /// Deliveries still under way are dropped: their callbacks find this wire gone.
   ~Wire();
   Wire(const Wire&) = delete;
@@ -60,29 +58,11 @@ class Wire {
              const Route& route, std::uint64_t wire_bytes);
 
  private:
-  /// A small packet waiting for its arrival date.
-  struct Pending {
-    double due;
-    std::uint64_t seq;  // send order among packets of the same date
-    SimDevice* to;
-    WireMessage* message;
-    /// Due later (then sent later): the heap orders by std::greater, as SimRuntime's timers do.
-    bool operator>(const Pending& other) const { return due != other.due ? due > other.due : seq > other.seq; }
-  };
   struct State {
     Arrive arrive;
     bool alive = true;
-    std::vector<Pending> pending;  // min-heap by (due, seq)
-    std::uint64_t next_seq = 0;
-    /// The one SimGrid timer set for pending.front() (or earlier); null when none is set.
-    simgrid::kernel::timer::Timer* timer = nullptr;
-    double timer_due = 0;
   };
-  /// Queues a small packet and makes sure a timer is set for the earliest arrival.
-  static void enqueue(const std::shared_ptr<State>& state, Pending p);
-  /// The timer's callback: hands over every packet due by now, then sets the next timer.
-  static void deliver_due(const std::shared_ptr<State>& state);
-  static void set_timer(const std::shared_ptr<State>& state, double due);
+  EventQueue& events_;
   std::shared_ptr<State> state_;
 };
 
