@@ -58,8 +58,13 @@ Wire::~Wire() { state_->alive = false; }
 void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host* to_host, const Route& route,
                  std::uint64_t wire_bytes) {
   if (wire_bytes <= kTimerBytes) {
-    const double due =
-        s4u::Engine::get_clock() + route.latency + static_cast<double>(wire_bytes) / route.bottleneck_bw;
+    // The delay it carries (its sender's HCA was busy, retransmissions) is spent on the
+    // way: a blocked receiver is woken once, when the packet can be processed, instead
+    // of at its arrival and again when the delay is over. Same dates: a rank processes
+    // a packet at the date it arrives, as simulated time only passes in its runtime.
+    const double due = s4u::Engine::get_clock() + route.latency +
+                       static_cast<double>(wire_bytes) / route.bottleneck_bw + m->extra_delay;
+    m->extra_delay = 0;
     events_.packet_at(due, to, m);
     return;
   }

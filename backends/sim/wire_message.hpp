@@ -56,6 +56,7 @@ struct WireMessage {
   uint64_t result = 0;     ///< atomic old value
   fabric::WcStatus status = fabric::WcStatus::Success;  ///< Ack / responses
   double extra_delay = 0;  ///< processing at the target waits this long after arrival
+                           ///< (small packets: added to their arrival date, wire.cpp)
   double posted_at = 0;
   SimDevice* from = nullptr;            ///< requester's device context, valid while from_id is alive
   uint32_t from_id = UINT32_MAX;        ///< SimFabric::device_alive (UINT32_MAX: none)
