@@ -13,18 +13,28 @@
 //   bench_mpi_ring [ranks=4096] [iterations=100] [platform=fat-tree-4096]
 //   bench_mpi_ring --once RANKS ITERATIONS [platform]   one run in this process (for
 //                                                     perf/valgrind), prints its figures
+//   bench_mpi_ring --scaling [max_ranks=4096] [platform]
+//       the cost per message at 256, 512, ... max_ranks ranks against the 2-rank ring,
+//       next to what a dependent load costs on this machine by how much memory it
+//       ranges over (memory_latency.hpp): the ring's cost follows where one
+//       iteration's working set (~8 KiB per rank, bench/footprint.sh) leaves the caches.
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 #include "backends/sim/simulation.hpp"
+#include "bench/memory_latency.hpp"
 #include "mpi/core/context.hpp"
 
 using namespace twinfab;
@@ -118,9 +128,60 @@ RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned i
   return r;
 }
 
+/// `text` as a count in [low, high], or nullopt.
+std::optional<unsigned> parse_count(const char* text, unsigned low, unsigned high) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || text[0] == '-' || value < low || value > high) return std::nullopt;
+  return static_cast<unsigned>(value);
+}
+
+/// --scaling: see the file's comment.
+int scaling(unsigned max_ranks, const std::string& platform) {
+  // Every ring sends about as many messages as 4096 ranks x 100 iterations, so that the
+  // small ones are not lost in the noise of the subtraction.
+  constexpr unsigned kMessages = 4096 * 100;
+  fmt::print("MPI ring scaling in the simulator: 8-byte send/recv rings on {}, ~{} messages each\n", platform,
+             kMessages);
+  std::fflush(stdout);
+  const unsigned two_iterations = kMessages / 2;
+  const double two = per_message(ring_in_child(platform, 2, two_iterations), ring_in_child(platform, 2, 1), 2,
+                                 two_iterations);
+  fmt::print("  2 ranks: {:.2f} us per message (the reference)\n", two * 1e6);
+  fmt::print("  {:>6}  {:>10}  {:>12}  {:>10}\n", "ranks", "iterations", "us/message", "x 2-rank");
+  std::vector<unsigned> counts;
+  for (unsigned r = 256; r < max_ranks; r *= 2) counts.push_back(r);
+  counts.push_back(max_ranks);
+  for (unsigned ranks : counts) {
+    const unsigned iterations = std::max(100u, kMessages / ranks);
+    std::fflush(stdout);
+    const double cost = per_message(ring_in_child(platform, ranks, iterations), ring_in_child(platform, ranks, 1),
+                                    ranks, iterations);
+    fmt::print("  {:>6}  {:>10}  {:>12.2f}  {:>9.2f}x\n", ranks, iterations, cost * 1e6, cost / two);
+  }
+  fmt::print("This machine, measured now: one dependent load over a random cycle through N MiB\n");
+  std::vector<std::size_t> sizes;
+  for (std::size_t mib : {1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64}) sizes.push_back(mib << 20);
+  for (const auto& point : bench::dependent_load_latency(sizes, 20'000'000))
+    fmt::print("  {:>3} MiB: {:6.1f} ns\n", point.bytes >> 20, point.nanoseconds);
+  fmt::print("(one ring iteration's working set is the ranks times what one rank touches per iteration, "
+             "which bench/footprint.sh counts: ~8 KiB when docs/mpi.md was written. The cost per message stays "
+             "near the 2-rank one while that fits where loads are cheap.)\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--scaling") {
+    const std::optional<unsigned> max_ranks = argc > 2 ? parse_count(argv[2], 2, 1u << 20) : 4096u;
+    if (!max_ranks) {
+      fmt::print(stderr, "bench_mpi_ring --scaling: max_ranks '{}' is not a count of at least 2\n", argv[2]);
+      return 2;
+    }
+    return scaling(*max_ranks, argc > 3 ? argv[3] : "fat-tree-4096");
+  }
   if (argc > 3 && std::string(argv[1]) == "--once") {
     const unsigned ranks = static_cast<unsigned>(std::atoi(argv[2]));
     const unsigned iterations = static_cast<unsigned>(std::atoi(argv[3]));
