@@ -1,6 +1,7 @@
-// The wire's arrival queue for small packets (backends/sim/wire.hpp): one SimGrid timer
-// stands for every pending arrival, so a packet due earlier than all pending ones must
-// move that timer forward instead of waiting behind them.
+// Small packets wait for their arrival date in the fabric's event queue
+// (backends/sim/event_queue.hpp, fed by wire.hpp): one SimGrid timer stands for every
+// pending arrival, so a packet due earlier than all pending ones must move that timer
+// forward instead of waiting behind them.
 #include <gtest/gtest.h>
 
 #include "backends/sim/simulation.hpp"
