@@ -8,11 +8,14 @@
 // deadlines fall on the same date, and the ranks then ran in a new permutation every
 // iteration of a ring (measured: the previous iteration's successor of a rank
 // predicted its next one for 2 % of resumes at 4096 ranks). Here events of one date
-// run in the order they were queued, packets and deadlines alike, so the ranks that
-// one iteration ran in order 0, 1, 2, ... run in that order again, and the per-rank
-// state they touch is visited in the order it was allocated. Each SimGrid timer also
-// cost allocations and a scattered heap node; the array of pending events stays a few
-// kilobytes.
+// run in the order they were queued, packets and deadlines alike, so ranks that ran in
+// some order at one date run in that order again at the next date they share (94 % of
+// the resumes at 4096 ranks now follow the rank they followed an iteration before,
+// about half of them in rank order). Each SimGrid timer also cost allocations and a
+// scattered heap node; the array of pending events stays a few kilobytes.
+//
+// A deadline whose actor was woken earlier stays queued until its date and then does
+// nothing (as the SimGrid timers did).
 //
 // Events are queued from whichever context runs (usually an actor), not through a
 // simcall: safe because twinfab's actors run one at a time (contexts/nthreads:1, set by
@@ -49,9 +52,6 @@ class EventQueue {
   void packet_at(double due, SimDevice* to, WireMessage* m);
   /// Calls wake->deadline(generation) at `due`.
   void wake_at(double due, std::shared_ptr<ActorWake> wake, std::uint64_t generation);
-
-  /// Events queued and not yet run (for tests).
-  std::size_t size() const noexcept { return state_->heap.size(); }
 
  private:
   struct Event {

@@ -141,8 +141,8 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
                                       stack_env));
   }
   s4u::Engine::set_config("contexts/stack-size:" + std::to_string(stack_kib));
-  // Actors must run one at a time: the event queue and the runtimes set SimGrid timers
-  // from the running actor without a simcall (event_queue.hpp), which parallel contexts
+  // Actors must run one at a time: the running actor queues events and sets the event
+  // queue's SimGrid timer without a simcall (event_queue.hpp), which parallel contexts
   // would race.
   s4u::Engine::set_config("contexts/nthreads:1");
   // Each rank's stack is a page-aligned block of stack-size bytes (SimGrid:
