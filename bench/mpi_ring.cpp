@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -171,32 +172,47 @@ int scaling(unsigned max_ranks, const std::string& platform) {
   return 0;
 }
 
-}  // namespace
+int usage(const std::string& problem) {
+  fmt::print(stderr,
+             "bench_mpi_ring: {}\n"
+             "usage: bench_mpi_ring [ranks>=2 (4096)] [iterations>=2 (100)] [platform (fat-tree-4096)]\n"
+             "       bench_mpi_ring --once RANKS ITERATIONS [platform]\n"
+             "       bench_mpi_ring --scaling [max_ranks>=2 (4096)] [platform]\n",
+             problem);
+  return 2;
+}
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
+  constexpr unsigned kMaxRanks = 1u << 20, kMaxIterations = 1u << 24;
   if (argc > 1 && std::string(argv[1]) == "--scaling") {
-    const std::optional<unsigned> max_ranks = argc > 2 ? parse_count(argv[2], 2, 1u << 20) : 4096u;
-    if (!max_ranks) {
-      fmt::print(stderr, "bench_mpi_ring --scaling: max_ranks '{}' is not a count of at least 2\n", argv[2]);
-      return 2;
-    }
-    return scaling(*max_ranks, argc > 3 ? argv[3] : "fat-tree-4096");
+    const std::optional<unsigned> max_ranks = argc > 2 ? parse_count(argv[2], 2, kMaxRanks) : 4096u;
+    if (!max_ranks) return usage(fmt::format("max_ranks '{}' is not a count of at least 2", argv[2]));
+    const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
+    sim::load_platform(platform);  // a bad one is reported here, not by each child
+    return scaling(*max_ranks, platform);
   }
-  if (argc > 3 && std::string(argv[1]) == "--once") {
-    const unsigned ranks = static_cast<unsigned>(std::atoi(argv[2]));
-    const unsigned iterations = static_cast<unsigned>(std::atoi(argv[3]));
-    const RingResult r = ring(argc > 4 ? argv[4] : "fat-tree-4096", ranks, iterations);
-    fmt::print("{} ranks x {} iterations: {:.2f} s wall, {:.1f} KB per rank, {:.1f} us simulated\n", ranks,
-               iterations, r.wall, r.bytes_per_rank / 1024, r.simulated * 1e6);
+  if (argc > 1 && std::string(argv[1]) == "--once") {
+    if (argc < 4) return usage("--once needs RANKS and ITERATIONS");
+    const std::optional<unsigned> ranks = parse_count(argv[2], 1, kMaxRanks);
+    const std::optional<unsigned> iterations = parse_count(argv[3], 1, kMaxIterations);
+    if (!ranks) return usage(fmt::format("RANKS '{}' is not a count of at least 1", argv[2]));
+    if (!iterations) return usage(fmt::format("ITERATIONS '{}' is not a count of at least 1", argv[3]));
+    const RingResult r = ring(argc > 4 ? argv[4] : "fat-tree-4096", *ranks, *iterations);
+    fmt::print("{} ranks x {} iterations: {:.2f} s wall, {:.1f} KB per rank, {:.1f} us simulated\n", *ranks,
+               *iterations, r.wall, r.bytes_per_rank / 1024, r.simulated * 1e6);
     return 0;
   }
-  const unsigned ranks = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 4096;
-  const unsigned iterations = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : 100;
-  if (ranks < 2 || iterations < 2) {
-    fmt::print(stderr, "bench_mpi_ring: needs at least 2 ranks and 2 iterations\n");
-    return 2;
-  }
+  const std::optional<unsigned> ranks_arg = argc > 1 ? parse_count(argv[1], 2, kMaxRanks) : 4096u;
+  const std::optional<unsigned> iterations_arg = argc > 2 ? parse_count(argv[2], 2, kMaxIterations) : 100u;
+  if (!ranks_arg) return usage(fmt::format("ranks '{}' is not a count of at least 2", argv[1]));
+  if (!iterations_arg) return usage(fmt::format("iterations '{}' is not a count of at least 2", argv[2]));
+  const unsigned ranks = *ranks_arg, iterations = *iterations_arg;
+  // The 2-rank reference runs ranks * iterations / 2 iterations.
+  if (std::uint64_t{ranks} * iterations / 2 > kMaxIterations)
+    return usage(fmt::format("{} ranks x {} iterations: the 2-rank reference would need more than {} iterations",
+                             ranks, iterations, kMaxIterations));
   const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
+  sim::load_platform(platform);  // a bad one is reported here, not by each child
   fmt::print("MPI ring exchange in the simulator: {} ranks x {} iterations of 8-byte send/recv on {}\n", ranks,
              iterations, platform);
   // The 2-rank reference sends as many messages in all as the big ring.
@@ -218,4 +234,15 @@ int main(int argc, char** argv) {
              "(target <= 2x)\n",
              big_per_message * 1e6, ranks, two_per_message * 1e6, big_per_message / two_per_message);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "bench_mpi_ring: {}\n", e.what());
+    return 1;
+  }
 }
