@@ -142,12 +142,27 @@ CmConnection::CmConnection(uint32_t ipv4, const Limits& limits) : ipv4_(ipv4), l
   try {
     const int flags = fcntl(channel_->fd, F_GETFL);
     if (flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) throw_errno("fcntl(O_NONBLOCK)", errno);
-    if (rdma_create_id(channel_, &listen_id_, nullptr, RDMA_PS_TCP) != 0) throw_errno("rdma_create_id", errno);
-    sockaddr_in sa = make_sockaddr(ipv4_, 0);
-    if (rdma_bind_addr(listen_id_, reinterpret_cast<sockaddr*>(&sa)) != 0) {
-      throw_errno(fmt::format("rdma_bind_addr({})", ipv4_string(ipv4_)), errno);
+    // rdma_cm picks the port from its own port space, but an iWARP device (siw, Chelsio)
+    // listens on that port in the host's TCP stack, where another socket may hold it
+    // (an ephemeral port of a TCP connection, e.g. siw's own QPs): rdma_listen then fails
+    // with EADDRINUSE. Another port is tried, as iwpmd's port mapping would avoid this.
+    constexpr int kListenAttempts = 32;
+    for (int attempt = 1;; ++attempt) {
+      if (rdma_create_id(channel_, &listen_id_, nullptr, RDMA_PS_TCP) != 0) throw_errno("rdma_create_id", errno);
+      sockaddr_in sa = make_sockaddr(ipv4_, 0);
+      if (rdma_bind_addr(listen_id_, reinterpret_cast<sockaddr*>(&sa)) != 0) {
+        throw_errno(fmt::format("rdma_bind_addr({})", ipv4_string(ipv4_)), errno);
+      }
+      if (rdma_listen(listen_id_, 16) == 0) break;
+      const int err = errno;
+      if (err != EADDRINUSE) throw_errno("rdma_listen", err);
+      if (attempt == kListenAttempts)
+        throw_errno(fmt::format("rdma_listen on {} ({} ports tried, each held by another socket)",
+                                ipv4_string(ipv4_), kListenAttempts),
+                    err, "iWARP listens in the host's TCP port space: run iwpmd, or free ephemeral ports");
+      rdma_destroy_id(listen_id_);
+      listen_id_ = nullptr;
     }
-    if (rdma_listen(listen_id_, 16) != 0) throw_errno("rdma_listen", errno);
     listen_port_ = ntohs(rdma_get_src_port(listen_id_));
   } catch (...) {
     if (listen_id_ != nullptr) rdma_destroy_id(listen_id_);
