@@ -217,8 +217,8 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
 SimFabric::SimFabric(const Platform& platform)
     : platform_(platform),
       loss_(platform.loss.seed),
-      events_(std::make_unique<EventQueue>([this](SimDevice* to, WireMessage* m) { arrive(to, m); })),
-      wire_(std::make_unique<Wire>(*events_, [this](SimDevice* to, WireMessage* m) { arrive(to, m); })) {
+      events_(std::make_unique<EventQueue>(arrival_handler())),
+      wire_(std::make_unique<Wire>(*events_, arrival_handler())) {
   const auto& hosts = ensure_engine(platform_);
   hosts_ = &hosts;
   hcas_.reserve(hosts.size());

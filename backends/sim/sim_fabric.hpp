@@ -174,6 +174,10 @@ class SimFabric {
   /// A packet reached `to`'s host (maestro): queued on its runtime, or dropped if the
   /// context closed meanwhile.
   void arrive(SimDevice* to, WireMessage* m);
+  /// arrive() as the event queue (small packets) and the wire (SimGrid comms) call it.
+  EventQueue::Arrive arrival_handler() {
+    return [this](SimDevice* to, WireMessage* m) { arrive(to, m); };
+  }
 };
 
 /// The SimGrid engine is one per process and its platform cannot change once built.

@@ -28,12 +28,12 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
+
+#include "backends/sim/event_queue.hpp"
 
 namespace twinfab::sim {
 
-class EventQueue;
 class SimDevice;
 struct WireMessage;
 struct Route;
@@ -41,7 +41,7 @@ struct Route;
 class Wire {
  public:
   /// Called in maestro when `m` reached `to`'s host.
-  using Arrive = std::function<void(SimDevice* to, WireMessage* m)>;
+  using Arrive = EventQueue::Arrive;
   /// Largest packet (wire bytes) delivered by timer instead of a SimGrid comm.
   static constexpr std::uint64_t kTimerBytes = 256;
 
