@@ -13,6 +13,19 @@ using namespace twinfab::mpi::capi;
 
 namespace {
 
+/// A buffer MPI_Pack or MPI_Unpack reads or writes (bytes > 0): MPI_ERR_ARG for a
+/// null pointer (MPICH's class), MPI_ERR_BUFFER for MPI_IN_PLACE.
+void require_data(const void* buffer, const char* where, const char* arg) {
+  reject_in_place(buffer, where, arg);
+  require_pointer(buffer, where, arg);
+}
+
+/// MPI_ERR_ARG for a negative buffer size (outsize, insize).
+void require_size(int size, const char* where, const char* arg) {
+  if (size < 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, arg, size), "negative buffer size");
+}
+
 void check_count(int count, const char* where, const char* arg = "count") {
   if (count < 0)
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}({}={})", where, arg, count), "must not be negative");
@@ -224,11 +237,13 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
     const DatatypePtr& t = s.type(datatype, "MPI_Pack");
     require_pointer(position, "MPI_Pack", "position");
     const std::int64_t bytes = packed_size(incount, *t, "MPI_Pack");
-    if (*position < 0 || outsize < 0 || *position > outsize || bytes > outsize - *position)
+    require_size(outsize, "MPI_Pack", "outsize");
+    if (*position < 0 || *position > outsize || bytes > outsize - *position)
       throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Pack(outsize={}, position={})", outsize, *position),
                   fmt::format("{} packed bytes do not fit in the output buffer", bytes));
     if (bytes == 0) return MPI_SUCCESS;
-    require_pointer(outbuf, "MPI_Pack", "outbuf");
+    require_data(inbuf, "MPI_Pack", "inbuf");
+    require_data(outbuf, "MPI_Pack", "outbuf");
     auto* out = static_cast<std::byte*>(outbuf) + *position;
     pack(inbuf, incount, *t, 0, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), "MPI_Pack");
     *position += static_cast<int>(bytes);
@@ -243,12 +258,14 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
     const DatatypePtr& t = s.type(datatype, "MPI_Unpack");
     require_pointer(position, "MPI_Unpack", "position");
     const std::int64_t bytes = packed_size(outcount, *t, "MPI_Unpack");
-    if (*position < 0 || insize < 0 || *position > insize || bytes > insize - *position)
+    require_size(insize, "MPI_Unpack", "insize");
+    if (*position < 0 || *position > insize || bytes > insize - *position)
       throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Unpack(insize={}, position={})", insize, *position),
                   fmt::format("{} elements need {} packed bytes; the input has {} left", outcount, bytes,
                               insize - *position));
     if (bytes == 0) return MPI_SUCCESS;
-    require_pointer(inbuf, "MPI_Unpack", "inbuf");
+    require_data(inbuf, "MPI_Unpack", "inbuf");
+    require_data(outbuf, "MPI_Unpack", "outbuf");
     const auto* in = static_cast<const std::byte*>(inbuf) + *position;
     unpack(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, 0, "MPI_Unpack");
     *position += static_cast<int>(bytes);

@@ -143,7 +143,10 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     // The receive is posted first, then the send is a blocking one: while it waits (a
     // rendezvous until the peer's receive is there) the progress engine serves the
     // posted receive too, so two ranks sending to each other cannot deadlock, and a
-    // tiny send needs no request at all (it is complete once copied out).
+    // tiny send needs no request at all (it is complete once copied out). The send's
+    // arguments are checked before the receive is posted: a refused call must not
+    // have consumed a message.
+    s.ctx().check_send("MPI_Sendrecv", sendbuf, sendcount, st_type, dest, sendtag, c);
     RequestId recv = s.ctx().irecv(recvbuf, recvcount, rt_type, source, recvtag, c, "MPI_Sendrecv");
     try {
       s.ctx().send(sendbuf, sendcount, st_type, dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv");

@@ -55,12 +55,10 @@ void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t c
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
                 "MPI_IN_PLACE is only valid at the root of a reduce");
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  coll::check_buffer(input, count, type, where, "sendbuf");
+  if (is_root) coll::check_buffer(recvbuf, count, type, where, "recvbuf");
+  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, count, type, where, "sendbuf");
   coll::check_reduction(op, type, where);
-  if (is_root) {
-    coll::check_buffer(recvbuf, count, type, where, "recvbuf");
-    if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
-  }
+  if (is_root && sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
   if (count == 0 || type->size() == 0) return;
   const int n = comm.size();
   const int relative = (comm.rank() - root + n) % n;

@@ -14,6 +14,7 @@ void check_root(int root, const Communicator& comm, const char* where) {
 
 void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& type, const char* where,
                   const char* buffer_name, int blocks) {
+  reject_in_place(buffer, where, buffer_name);
   check_buffer_type(count, type.get(), where);
   const std::int64_t bytes = packed_size(count * blocks, *type, where);
   if (buffer == nullptr && bytes > 0)
@@ -23,8 +24,8 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
 
 void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t count, const DatatypePtr& type,
                          Op op, const char* where) {
-  check_buffer(sendbuf == kInPlace ? recvbuf : sendbuf, count, type, where, "sendbuf");
   check_buffer(recvbuf, count, type, where, "recvbuf");
+  if (sendbuf != kInPlace) check_buffer(sendbuf, count, type, where, "sendbuf");
   check_reduction(op, type, where);
   if (sendbuf != kInPlace) check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
 }
@@ -66,6 +67,13 @@ void check_no_alias(const void* send, std::int64_t send_count, const Datatype& s
   if (s0 < r1 && r0 < s1)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
                 "send and receive buffers overlap; pass MPI_IN_PLACE as sendbuf to work in the receive buffer");
+}
+
+void check_distinct(const void* send, const void* recv, const char* where) {
+  if (send != nullptr && send != kInPlace && send == recv)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
+                "sendbuf and recvbuf are the same buffer; pass MPI_IN_PLACE as sendbuf to work in the receive "
+                "buffer");
 }
 
 TempBuffer::TempBuffer(std::int64_t count, const Datatype& type) {

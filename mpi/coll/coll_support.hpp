@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -27,7 +28,9 @@ constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(k
 void check_root(int root, const Communicator& comm, const char* where);
 /// (count, type) and the buffer of `blocks` such blocks (one per rank for the
 /// root's side of gather/scatter): MPI_ERR_COUNT/MPI_ERR_TYPE as for point-to-point,
-/// MPI_ERR_BUFFER naming `buffer_name` for a null buffer with data.
+/// MPI_ERR_BUFFER naming `buffer_name` for a null buffer with data, and for
+/// MPI_IN_PLACE (callers check the buffers the standard lets be MPI_IN_PLACE only
+/// when they are not).
 void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& type, const char* where,
                   const char* buffer_name, int blocks = 1);
 /// The op is a predefined reduction defined on the type (MPI_REPLACE and MPI_NO_OP
@@ -95,6 +98,28 @@ inline const std::byte* at(const void* buffer, int displ, const Datatype& type) 
 
 /// Waits for all `requests`, checking every receive for truncation.
 void wait_all(Context& context, std::span<RequestId> requests, const char* where);
+
+/// The root's end of a rooted gather or scatter once its transfers are posted: copies
+/// its own block (`copy_own_block`), then waits for every request. An error of the
+/// copy (the root's own block truncated) is thrown only after the wait, so no
+/// transfer outlives the call (a receive would write into the user's buffer after it
+/// returned) and no rank's message is left to match a later collective.
+template <class CopyOwnBlock>
+void finish_at_root(Context& context, std::span<RequestId> requests, const char* where, CopyOwnBlock copy_own_block) {
+  std::exception_ptr own_block_error;
+  try {
+    copy_own_block();
+  } catch (const Error&) {
+    own_block_error = std::current_exception();
+  }
+  wait_all(context, requests, where);
+  if (own_block_error) std::rethrow_exception(own_block_error);
+}
+
+/// The v-collectives' aliasing check (MPICH's): MPI_ERR_BUFFER when `send` and `recv`
+/// are one address. Their blocks lie where the displacements put them, so a partial
+/// overlap is not looked for (the fixed-size collectives use check_no_alias).
+void check_distinct(const void* send, const void* recv, const char* where);
 
 /// What every rank of a rooted gather (gather, gatherv) does first: checks the
 /// communicator, the root and the contribution (MPI_IN_PLACE is only valid at the

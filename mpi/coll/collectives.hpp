@@ -47,13 +47,10 @@
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/context.hpp"
 #include "mpi/core/datatype.hpp"
+#include "mpi/core/in_place.hpp"
 #include "mpi/core/op.hpp"
 
 namespace twinfab::mpi {
-
-/// MPI_IN_PLACE (MPICH's value, so the C API can pass it through unchanged). A
-/// constant, not state: it is only ever compared against.
-inline void* const kInPlace = reinterpret_cast<void*>(~std::uintptr_t{0});
 
 /// MPI_Barrier.
 void barrier(Context& context, const Communicator& comm);

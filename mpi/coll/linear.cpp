@@ -28,8 +28,9 @@ void gather(Context& context, const void* sendbuf, std::int64_t sendcount, const
     requests.push_back(context.coll_irecv(coll::block(recvbuf, i, recvcount, *recvtype), recvcount, recvtype, i,
                                           coll::tag(coll::Kind::Gather), comm, where));
   }
-  if (sendbuf != kInPlace) coll::local_copy(sendbuf, sendcount, *sendtype, own_block, recvcount, *recvtype, where);
-  coll::wait_all(context, requests, where);
+  coll::finish_at_root(context, requests, where, [&] {
+    if (sendbuf != kInPlace) coll::local_copy(sendbuf, sendcount, *sendtype, own_block, recvcount, *recvtype, where);
+  });
 }
 
 void scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
@@ -48,10 +49,11 @@ void scatter(Context& context, const void* sendbuf, std::int64_t sendcount, cons
     requests.push_back(context.coll_isend(coll::block(sendbuf, i, sendcount, *sendtype), sendcount, sendtype, i,
                                           coll::tag(coll::Kind::Scatter), comm, where));
   }
-  if (recvbuf != kInPlace)
-    coll::local_copy(coll::block(sendbuf, rank, sendcount, *sendtype), sendcount, *sendtype, recvbuf, recvcount,
-                     *recvtype, where);
-  coll::wait_all(context, requests, where);
+  coll::finish_at_root(context, requests, where, [&] {
+    if (recvbuf != kInPlace)
+      coll::local_copy(coll::block(sendbuf, rank, sendcount, *sendtype), sendcount, *sendtype, recvbuf, recvcount,
+                       *recvtype, where);
+  });
 }
 
 }  // namespace twinfab::mpi

@@ -30,8 +30,8 @@ void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::s
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcounts)", where),
                 fmt::format("the counts add up to {} elements, more than an int", total));
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  coll::check_buffer(input, total, type, where, "sendbuf");
   coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(rank)], type, where, "recvbuf");
+  coll::check_buffer(input, total, type, where, "sendbuf");
   coll::check_reduction(op, type, where);
   if (sendbuf != kInPlace)
     coll::check_no_alias(sendbuf, total, *type, recvbuf, recvcounts[static_cast<std::size_t>(rank)], *type, where);

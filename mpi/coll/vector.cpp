@@ -21,6 +21,7 @@ void gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, cons
   const int n = comm.size();
   coll::check_counts(recvcounts, displs, n, where, "recvcounts");
   for (int i = 0; i < n; ++i) coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(i)], recvtype, where, "recvbuf");
+  coll::check_distinct(sendbuf, recvbuf, where);
   std::vector<RequestId> requests;
   requests.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -30,10 +31,11 @@ void gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, cons
                                           coll::tag(coll::Kind::Gatherv), comm, where));
   }
   const auto me = static_cast<std::size_t>(rank);
-  if (sendbuf != kInPlace)
-    coll::local_copy(sendbuf, sendcount, *sendtype, coll::at(recvbuf, displs[me], *recvtype), recvcounts[me],
-                     *recvtype, where);
-  coll::wait_all(context, requests, where);
+  coll::finish_at_root(context, requests, where, [&] {
+    if (sendbuf != kInPlace)
+      coll::local_copy(sendbuf, sendcount, *sendtype, coll::at(recvbuf, displs[me], *recvtype), recvcounts[me],
+                       *recvtype, where);
+  });
 }
 
 void scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
@@ -45,6 +47,7 @@ void scatterv(Context& context, const void* sendbuf, std::span<const int> sendco
   const int n = comm.size();
   coll::check_counts(sendcounts, displs, n, where, "sendcounts");
   for (int i = 0; i < n; ++i) coll::check_buffer(sendbuf, sendcounts[static_cast<std::size_t>(i)], sendtype, where, "sendbuf");
+  coll::check_distinct(sendbuf, recvbuf, where);
   std::vector<RequestId> requests;
   requests.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -54,10 +57,11 @@ void scatterv(Context& context, const void* sendbuf, std::span<const int> sendco
                                           coll::tag(coll::Kind::Scatterv), comm, where));
   }
   const auto me = static_cast<std::size_t>(rank);
-  if (recvbuf != kInPlace)
-    coll::local_copy(coll::at(sendbuf, displs[me], *sendtype), sendcounts[me], *sendtype, recvbuf, recvcount,
-                     *recvtype, where);
-  coll::wait_all(context, requests, where);
+  coll::finish_at_root(context, requests, where, [&] {
+    if (recvbuf != kInPlace)
+      coll::local_copy(coll::at(sendbuf, displs[me], *sendtype), sendcounts[me], *sendtype, recvbuf, recvcount,
+                       *recvtype, where);
+  });
 }
 
 void allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
@@ -72,6 +76,7 @@ void allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, c
   const auto me = static_cast<std::size_t>(rank);
   if (sendbuf != kInPlace) {
     coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
+    coll::check_distinct(sendbuf, recvbuf, where);
     coll::local_copy(sendbuf, sendcount, *sendtype, coll::at(recvbuf, displs[me], *recvtype), recvcounts[me],
                      *recvtype, where);
   }
@@ -123,6 +128,7 @@ void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendc
   } else {
     coll::check_counts(sendcounts, sdispls, n, where, "sendcounts");
     for (int i = 0; i < n; ++i) coll::check_buffer(sendbuf, sendcounts[static_cast<std::size_t>(i)], sendtype, where, "sendbuf");
+    coll::check_distinct(sendbuf, recvbuf, where);
   }
   const auto me = static_cast<std::size_t>(rank);
   coll::local_copy(coll::at(send, send_displs[me], *send_type), send_counts[me], *send_type,

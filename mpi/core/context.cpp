@@ -42,6 +42,7 @@ void Context::throw_bad_send(const char* where, const void* buffer, std::int64_t
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
   if (buffer == nullptr && count * type->size() > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
+  reject_in_place(buffer, where, "buf");
   throw Error(ErrorClass::MPI_ERR_INTERN, where, "check_send refused arguments it then found valid");
 }
 
@@ -102,6 +103,7 @@ RequestId Context::start_recv(const char* where, void* buffer, std::int64_t coun
   const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
   if (buffer == nullptr && bytes > 0)
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
+  reject_in_place(buffer, where, "buf");
   Request& request = requests_.create(Request::Kind::Recv);
   if (source == kProcNull) {
     request.status.source = kProcNull;
@@ -194,6 +196,10 @@ MessageStatus Context::recv(void* buffer, std::int64_t count, const DatatypePtr&
 bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status, const char* where) {
   if (where == nullptr) where = "MPI_Iprobe";
   check_comm(comm, where);
+  // The tag is checked for MPI_PROC_NULL too, as a receive's is.
+  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
   if (source == kProcNull) {
     if (status != nullptr) *status = MessageStatus{kProcNull, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
     return true;
@@ -201,9 +207,6 @@ bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatu
   if (source != kAnySource && (source < 0 || source >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
                 fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
-  if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
-    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
-                fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
   const Envelope wanted{comm.context_id(), source, tag};
   if (engine_.probe(wanted, status)) return true;
   progress();

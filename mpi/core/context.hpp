@@ -25,6 +25,7 @@
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/config.hpp"
 #include "mpi/core/datatype.hpp"
+#include "mpi/core/in_place.hpp"
 #include "mpi/core/request.hpp"
 #include "mpi/pt2pt/engine.hpp"
 #include "mpi/pt2pt/registration.hpp"
@@ -101,8 +102,8 @@ class Context {
     if (tag < 0 || tag > kTagUpperBound) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
     check_buffer_type(count, type.get(), where);
-    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0))
-        [[unlikely]]
+    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0) ||
+        buffer == kInPlace) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
   }
 
