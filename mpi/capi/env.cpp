@@ -138,14 +138,39 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
   });
 }
 
+namespace {
+
+/// Error codes are the classes: MPI_SUCCESS ... MPI_ERR_LASTCODE's neighbours are
+/// not codes, nor is MPI_ERR_LASTCODE itself (a bound, not a class).
+bool is_error_code(int code) {
+  return code != MPI_ERR_LASTCODE && (code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN);
+}
+
+/// MPI_ERR_ARG for a value that is no error code (Open MPI's class), through
+/// MPI_COMM_WORLD's handler between MPI_Init and MPI_Finalize; fatal outside, where
+/// there is no handler (these two functions may be called there).
+int refuse_error_code(const char* where, int code) {
+  const std::string what = fmt::format("{}(errorcode={})", where, code);
+  RankState* state = current_state();
+  if (state == nullptr || !state->initialized || state->finalized)
+    fatal(MPI_ERR_ARG, what + ": not an error code");
+  return entry(where, MPI_COMM_WORLD, [&](RankState&) -> int {
+    throw Error(ErrorClass::MPI_ERR_ARG, what, "not an error code");
+  });
+}
+
+}  // namespace
+
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_string: null pointer");
+  if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_string", errorcode);
   copy_out(error_string(error_class_from_int(errorcode)), string, resultlen, MPI_MAX_ERROR_STRING);
   return MPI_SUCCESS;
 }
 
 int MPI_Error_class(int errorcode, int* errorclass) {
   if (errorclass == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_class(errorclass): null pointer");
+  if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_class", errorcode);
   *errorclass = static_cast<int>(error_class_from_int(errorcode));
   return MPI_SUCCESS;
 }

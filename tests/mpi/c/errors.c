@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
   CHECK(strcmp(text, "Invalid rank") == 0 && len == 12, "MPI_ERR_RANK text '%s'", text);
   OK(MPI_Error_class(MPI_ERR_TAG, &cls));
   CHECK(cls == MPI_ERR_TAG, "class of MPI_ERR_TAG %d", cls);
+  /* Values that are no error code (Open MPI: MPI_ERR_ARG); MPI_ERR_LASTCODE is a bound. */
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_class(9999, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_class(-1, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_class(MPI_ERR_LASTCODE, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_string(9999, text, &len));
+  OK(MPI_Error_class(MPI_ERR_UNKNOWN, &cls));
+  CHECK(cls == MPI_ERR_UNKNOWN, "class of MPI_ERR_UNKNOWN %d", cls);
 
   /* Nothing above sent anything: a real exchange still pairs up. */
   if (size >= 2 && rank < 2) {
