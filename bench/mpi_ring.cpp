@@ -15,8 +15,10 @@
 //                                                     perf/valgrind), prints its figures
 //   bench_mpi_ring --scaling [max_ranks=4096] [platform]
 //       the cost per message at 256, 512, ... max_ranks ranks against the 2-rank ring,
-//       next to what a dependent load costs on this machine by how much memory it
-//       ranges over (memory_latency.hpp): the ring's cost follows where one
+//       next to two references measured in the same run: the cost per resume of as
+//       many bare ranks (bare_ranks.hpp: SimGrid's and the event queue's scheduling,
+//       nothing else) and what a dependent load costs on this machine by how much
+//       memory it ranges over (memory_latency.hpp). The ring's cost follows where one
 //       iteration's working set (~8 KiB per rank, bench/footprint.sh) leaves the caches.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "backends/sim/simulation.hpp"
+#include "bench/bare_ranks.hpp"
 #include "bench/memory_latency.hpp"
 #include "mpi/core/context.hpp"
 
@@ -104,29 +107,42 @@ double per_message(const RingResult& with, const RingResult& first, unsigned ran
   return (with.wall - first.wall) / (static_cast<double>(ranks) * (iterations - 1));
 }
 
-/// Runs `ring` in a child process (one SimGrid platform per process, and a clean
-/// peak-RSS figure) and returns its result through a pipe.
-RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned iterations) {
+/// Runs `measure` in a child process (one SimGrid platform per process, and a clean
+/// peak-RSS figure) and returns its result through a pipe; `what` names it if it fails.
+template <class Result, class Measure>
+Result in_child(const std::string& what, Measure measure) {
   int fds[2];
   if (pipe(fds) != 0) std::exit(2);
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    RingResult r = ring(platform, ranks, iterations);
+    const Result r = measure();
     if (write(fds[1], &r, sizeof r) != sizeof r) _exit(3);
     _exit(0);
   }
   close(fds[1]);
-  RingResult r;
+  Result r{};
   const bool ok = read(fds[0], &r, sizeof r) == sizeof r;
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
   if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fmt::print(stderr, "bench_mpi_ring: the {}-rank run failed\n", ranks);
+    fmt::print(stderr, "bench_mpi_ring: the {} failed\n", what);
     std::exit(1);
   }
   return r;
+}
+
+RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned iterations) {
+  return in_child<RingResult>(fmt::format("{}-rank run", ranks), [&] { return ring(platform, ranks, iterations); });
+}
+
+/// bare_ranks.hpp's cost per resume of `ranks` ranks, over ~`messages` resumes.
+double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages) {
+  const unsigned rounds = std::max(100u, messages / ranks);
+  return in_child<double>(fmt::format("{}-rank bare scheduling run", ranks), [&] {
+    return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds);
+  });
 }
 
 /// `text` as a count in [low, high], or nullopt.
@@ -149,8 +165,11 @@ int scaling(unsigned max_ranks, const std::string& platform) {
   const unsigned two_iterations = kMessages / 2;
   const double two = per_message(ring_in_child(platform, 2, two_iterations), ring_in_child(platform, 2, 1), 2,
                                  two_iterations);
-  fmt::print("  2 ranks: {:.2f} us per message (the reference)\n", two * 1e6);
-  fmt::print("  {:>6}  {:>10}  {:>12}  {:>10}\n", "ranks", "iterations", "us/message", "x 2-rank");
+  const double bare_two = bare_resume_in_child(platform, 2, kMessages);
+  fmt::print("  2 ranks: {:.2f} us per message (the reference); bare ranks: {:.3f} us per resume\n", two * 1e6,
+             bare_two * 1e6);
+  fmt::print("  {:>6}  {:>10}  {:>12}  {:>9}  {:>15}  {:>10}\n", "ranks", "iterations", "us/message", "x 2-rank",
+             "bare us/resume", "% of ring");
   std::vector<unsigned> counts;
   for (unsigned r = 256; r < max_ranks; r *= 2) counts.push_back(r);
   counts.push_back(max_ranks);
@@ -159,8 +178,14 @@ int scaling(unsigned max_ranks, const std::string& platform) {
     std::fflush(stdout);
     const double cost = per_message(ring_in_child(platform, ranks, iterations), ring_in_child(platform, ranks, 1),
                                     ranks, iterations);
-    fmt::print("  {:>6}  {:>10}  {:>12.2f}  {:>9.2f}x\n", ranks, iterations, cost * 1e6, cost / two);
+    const double bare = bare_resume_in_child(platform, ranks, kMessages);
+    fmt::print("  {:>6}  {:>10}  {:>12.2f}  {:>8.2f}x  {:>15.3f}  {:>9.0f}%\n", ranks, iterations, cost * 1e6,
+               cost / two, bare * 1e6, 100 * bare / cost);
   }
+  fmt::print("(bare ranks, bench/bare_ranks.hpp: the same number of SimGrid actors configured as the simulator's "
+             "ranks, each only blocking and being woken through the event queue, once per round: the scheduling "
+             "floor, with none of the fabric's or the MPI library's per-rank state, and its share of the ring's cost "
+             "per message. At 2 ranks it is mostly maestro's work per round, shared by only two resumes.)\n");
   fmt::print("This machine, measured now: one dependent load over a random cycle through N MiB\n");
   std::vector<std::size_t> sizes;
   for (std::size_t mib : {1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64}) sizes.push_back(mib << 20);
