@@ -140,10 +140,11 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
 
 namespace {
 
-/// Error codes are the classes: MPI_SUCCESS ... MPI_ERR_LASTCODE's neighbours are
-/// not codes, nor is MPI_ERR_LASTCODE itself (a bound, not a class).
+/// Error codes are the classes (MPICH's values); any other value is no code, nor is
+/// MPI_ERR_LASTCODE (a bound, not a class).
 bool is_error_code(int code) {
-  return code != MPI_ERR_LASTCODE && (code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN);
+  if (code == MPI_ERR_LASTCODE) return false;
+  return code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN;
 }
 
 /// MPI_ERR_ARG for a value that is no error code (Open MPI's class), through
