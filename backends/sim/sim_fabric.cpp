@@ -168,12 +168,9 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
     count = p.fat_tree.count;
   }
   hosts.assign(p.hosts, nullptr);
-  std::vector<bool> is_host;
   auto set_netpoint = [&](s4u::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
     s4u::Host* h = zone->create_host(fmt::format("host{}", id), 1e9)->seal();
     if (id < hosts.size()) hosts[id] = h;
-    if (is_host.size() <= id) is_host.resize(id + 1, false);
-    is_host[id] = true;
     return std::make_pair(h->get_netpoint(), static_cast<simgrid::kernel::routing::NetPoint*>(nullptr));
   };
   // Same-host traffic goes through the HCA's loopback: PCIe both ways, no wire.
@@ -183,9 +180,13 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // SimGrid offers every fat-tree node (switches too) a limiter link. A host's limiter
   // is its PCIe bus, shared by all its ranks' traffic. Switches get none: a limiter
   // crossed by every flow would make each flow's start and end cost O(flows) in
-  // SimGrid's max-min solver (the 4096-host runs became quadratic).
-  auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) -> s4u::Link* {
-    if (id >= is_host.size() || !is_host[id]) return nullptr;
+  // SimGrid's max-min solver (the 4096-host runs became quadratic). A node's first
+  // coordinate is its level, 0 for hosts: SimGrid 3.32 numbers switches in a range
+  // that may overlap the hosts' ids (levels = 3, down = [2, 2, 2], up = [1, 2, 2]
+  // gives switches 15 down to 4 besides hosts 0-7), so the id cannot tell them apart.
+  auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>& coord,
+                         unsigned long id) -> s4u::Link* {
+    if (coord.empty() || coord[0] != 0) return nullptr;
     return zone->create_link(fmt::format("pcie{}", id), p.hca.pcie_bandwidth)->seal();
   };
   s4u::ClusterCallbacks callbacks(set_netpoint, set_loopback, set_limiter);

@@ -133,5 +133,60 @@ TEST(Simulation, SleepAdvancesTimeAndTheHcaKeepsServing) {
   });
 }
 
+// SimGrid 3.32 numbers a fat-tree's switches in a range that may overlap the hosts'
+// ids; deciding "host or switch" by id gave a switch a host's PCIe link, declared
+// twice, and SimGrid aborted while building the platform. Such a shape builds and
+// carries a message between the two ends of the tree.
+TEST(Simulation, AFatTreeWhoseSwitchIdsOverlapTheHostsBuildsAndCarries) {
+  testing::run_forked([] {
+    sim::Platform p = sim::load_platform("fat-tree-4096");
+    p.name = "fat-tree-8-three-levels";
+    p.hosts = 8;
+    p.fat_tree = {3, {2, 2, 2}, {1, 2, 2}, {1, 1, 1}};
+    sim::Simulation s(p);
+    s.run(8, [&](sim::RankEnv& env) {
+      auto cq = env.device.create_cq(16);
+      fabric::QpConfig cfg;
+      cfg.send_cq = cfg.recv_cq = cq.get();
+      auto qp = env.device.create_qp(cfg);
+      std::vector<uint64_t> buf(8, 100 + env.rank);
+      auto mr = env.device.register_memory(buf.data(), 64, fabric::kAllAccess);
+      const fabric::Address mine = qp->local_address();
+      std::vector<std::byte> blob(mine.bytes().begin(), mine.bytes().end());
+      uint64_t addr = mr->remote_addr();
+      uint32_t rkey = mr->rkey();
+      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&addr), reinterpret_cast<std::byte*>(&addr) + 8);
+      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&rkey), reinterpret_cast<std::byte*>(&rkey) + 4);
+      env.oob.put(blob);
+      env.oob.fence();
+      if (env.rank == 0 || env.rank == 7) {
+        auto peer = env.oob.get(7 - static_cast<int>(env.rank));
+        auto peer_addr = fabric::Address::from_bytes({peer.data(), peer.size() - 12});
+        ASSERT_EQ(qp->connect(&peer_addr), fabric::Status::Ok);
+        if (env.rank == 0) {
+          uint64_t raddr;
+          uint32_t rk;
+          std::memcpy(&raddr, peer.data() + peer.size() - 12, 8);
+          std::memcpy(&rk, peer.data() + peer.size() - 4, 4);
+          fabric::Sge sge = mr->sge(0, 8);
+          fabric::SendWr wr;
+          wr.opcode = fabric::Opcode::RdmaRead;
+          wr.sg_list = {&sge, 1};
+          wr.remote_addr = raddr;
+          wr.rkey = rk;
+          ASSERT_EQ(qp->post_send(wr), fabric::Status::Ok);
+          auto wcs = testing::collect(env.device, *cq, 1, 1.0);
+          ASSERT_EQ(wcs.size(), 1u);
+          EXPECT_EQ(wcs[0].status, fabric::WcStatus::Success);
+          EXPECT_EQ(buf[0], 107u);
+        } else {
+          env.runtime.sleep_for(1e-3);  // the target's HCA serves the read meanwhile
+        }
+      }
+      env.oob.fence();
+    }, 1);
+  });
+}
+
 }  // namespace
 }  // namespace twinfab
