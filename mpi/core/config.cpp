@@ -33,21 +33,30 @@ std::string_view to_string(ConnectMode mode) noexcept {
 }
 
 void Config::validate() const {
+  // Each refusal names the field and the environment variable that sets it.
   if (packet_size < 256 || packet_size > (1u << 24))
-    throw Error(ErrorClass::MPI_ERR_ARG, "packet_size",
+    throw Error(ErrorClass::MPI_ERR_ARG, "packet_size (TWINFAB_PACKET_SIZE)",
                 fmt::format("{} bytes is outside [256, 16 MiB]", packet_size));
   // Below 3 credits the credit-update rule (one credit reserved for updates, updates
   // never answered by updates) cannot work: see rc_channel.hpp.
   if (credits < 3 || credits > 4096)
-    throw Error(ErrorClass::MPI_ERR_ARG, "credits", fmt::format("{} is outside [3, 4096]", credits));
-  if (send_buffers < 2) throw Error(ErrorClass::MPI_ERR_ARG, "send_buffers", "need at least 2");
+    throw Error(ErrorClass::MPI_ERR_ARG, "credits (TWINFAB_CREDITS)", fmt::format("{} is outside [3, 4096]", credits));
+  if (send_buffers < 2 || send_buffers > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "send_buffers (TWINFAB_SEND_BUFFERS)",
+                fmt::format("{} is outside [2, 65536]", send_buffers));
+  // The send buffers are one registered allocation per rank.
+  if (std::uint64_t{send_buffers} * packet_size > (std::uint64_t{1} << 32))
+    throw Error(ErrorClass::MPI_ERR_ARG, "send_buffers (TWINFAB_SEND_BUFFERS)",
+                fmt::format("{} buffers of {} bytes (TWINFAB_PACKET_SIZE) are more than 4 GiB of registered memory",
+                            send_buffers, packet_size));
   if (credit_update_threshold >= credits)
-    throw Error(ErrorClass::MPI_ERR_ARG, "credit_update_threshold",
+    throw Error(ErrorClass::MPI_ERR_ARG, "credit_update_threshold (TWINFAB_CREDIT_UPDATE)",
                 fmt::format("{} must be below credits ({})", credit_update_threshold, credits));
   if (regcache_max_entries == 0 || regcache_max_entries > (1u << 20))
-    throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries",
+    throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries (TWINFAB_REGCACHE_MAX_ENTRIES)",
                 fmt::format("{} is outside [1, 1048576]", regcache_max_entries));
-  if (regcache_max_bytes == 0) throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes", "must be >= 1");
+  if (regcache_max_bytes == 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes (TWINFAB_REGCACHE_MAX_BYTES)", "must be >= 1");
 }
 
 std::uint32_t Config::update_threshold() const noexcept {
@@ -60,8 +69,10 @@ namespace {
 std::uint64_t parse_number(const char* name, const char* text) {
   errno = 0;
   char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || text[0] == '-')
+  // Digits only: strtoull would also take leading blanks, a sign, and "-1" as 2^64 - 1.
+  const bool digits = text[0] >= '0' && text[0] <= '9';
+  const unsigned long long value = digits ? std::strtoull(text, &end, 10) : 0;
+  if (!digits || errno != 0 || *end != '\0')
     throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not a non-negative integer", text));
   return value;
 }
