@@ -8,8 +8,10 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <unordered_set>
 
 #include "backends/sim/sim_device.hpp"
@@ -108,6 +110,14 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // "thread" (AddressSanitizer cannot follow raw stack switches).
   static std::vector<std::string> args = {"twinfab"};
   if (const char* factory = std::getenv("TWINFAB_SIM_CONTEXTS")) {
+    // Checked here: SimGrid aborts on an unknown factory, and the value goes on its
+    // command line, where a blank would start another option.
+    const std::string_view name = factory;
+    if (name != "raw" && name != "ucontext" && name != "boost" && name != "thread")
+      throw Error(Status::InvalidArgument,
+                  fmt::format("TWINFAB_SIM_CONTEXTS='{}' is not one of raw, ucontext, boost, thread (SimGrid's "
+                              "context factories; default raw, thread in sanitizer builds)",
+                              factory));
     args.push_back(std::string("--cfg=contexts/factory:") + factory);
   } else {
 #ifdef TWINFAB_SANITIZE
@@ -132,12 +142,15 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   s4u::Engine::set_config("network/weight-S:0");
   long stack_kib = 1024;
   if (const char* stack_env = std::getenv("TWINFAB_SIM_STACK_KIB")) {
+    // Digits only, 16 KiB to 1 GiB (every rank reserves that much address space).
     char* end = nullptr;
-    stack_kib = std::strtol(stack_env, &end, 10);
-    if (end == stack_env || *end != '\0' || stack_kib < 16)
+    errno = 0;
+    const bool digits = stack_env[0] >= '0' && stack_env[0] <= '9';
+    stack_kib = digits ? std::strtol(stack_env, &end, 10) : 0;
+    if (!digits || errno != 0 || *end != '\0' || stack_kib < 16 || stack_kib > (1l << 20))
       throw fabric::Error(fabric::Status::InvalidArgument,
                           fmt::format("TWINFAB_SIM_STACK_KIB={}: expected the stack size of a simulated rank in KiB "
-                                      "(an integer >= 16; default 1024)",
+                                      "(an integer from 16 to 1048576; default 1024)",
                                       stack_env));
   }
   s4u::Engine::set_config("contexts/stack-size:" + std::to_string(stack_kib));
