@@ -24,16 +24,21 @@ Simulation::~Simulation() = default;
 const Platform& Simulation::platform() const noexcept { return fabric_->platform(); }
 const fabric::DeviceCapabilities& Simulation::capabilities() const noexcept { return fabric_->capabilities(); }
 
-void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body, unsigned ranks_per_host) {
-  const Platform& p = fabric_->platform();
+unsigned check_placement(const Platform& p, unsigned nranks, unsigned ranks_per_host) {
   if (nranks == 0) throw Error(Status::InvalidArgument, "run: at least one rank is needed");
   if (ranks_per_host == 0) ranks_per_host = p.ranks_per_host ? p.ranks_per_host : 1;
   const unsigned hosts_needed = (nranks + ranks_per_host - 1) / ranks_per_host;
-  if (hosts_needed > fabric_->host_count())
+  if (hosts_needed > p.hosts)
     throw Error(Status::InvalidArgument,
                 fmt::format("run: {} ranks at {} per host need {} hosts; platform '{}' has {} (set topology.hosts, or "
                             "raise ranks_per_host)",
-                            nranks, ranks_per_host, hosts_needed, p.name, fabric_->host_count()));
+                            nranks, ranks_per_host, hosts_needed, p.name, p.hosts));
+  return ranks_per_host;
+}
+
+void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body, unsigned ranks_per_host) {
+  const Platform& p = fabric_->platform();
+  ranks_per_host = check_placement(p, nranks, ranks_per_host);
 
   SimOob oob_shared(nranks);
   std::vector<std::exception_ptr> errors(nranks);

@@ -72,4 +72,10 @@ class Simulation {
   std::unique_ptr<SimFabric> fabric_;
 };
 
+/// Simulation::run's placement rule, usable before a run is prepared: returns the
+/// ranks per host (`ranks_per_host`, or the platform's when 0) and throws
+/// fabric::Error(InvalidArgument) when `nranks` at that density need more hosts than
+/// the platform has, or `nranks` is 0.
+unsigned check_placement(const Platform& platform, unsigned nranks, unsigned ranks_per_host);
+
 }  // namespace twinfab::sim

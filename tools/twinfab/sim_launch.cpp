@@ -56,6 +56,39 @@ class TempDir {
   fs::path path_;
 };
 
+/// Memory mappings of this process (lines of /proc/self/maps).
+std::size_t mapping_count() {
+  std::ifstream maps("/proc/self/maps");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(maps, line);) ++lines;
+  return lines;
+}
+
+/// The kernel's limit on mappings per process (vm.max_map_count), 0 if unknown.
+std::size_t mapping_limit() {
+  std::ifstream limit("/proc/sys/vm/max_map_count");
+  std::size_t value = 0;
+  limit >> value;
+  return value;
+}
+
+/// Each rank's program copy costs a few mappings; the kernel caps a process's
+/// mappings (vm.max_map_count, 65530 by default). After `loaded` copies, which took
+/// the mappings above `before`: throws if `n` copies cannot fit under the cap.
+void check_mapping_limit(unsigned n, unsigned loaded, std::size_t before) {
+  const std::size_t limit = mapping_limit();
+  if (limit == 0 || loaded == 0) return;
+  const std::size_t now = mapping_count();
+  const double per_copy = static_cast<double>(now > before ? now - before : 1) / loaded;
+  const double needed = static_cast<double>(before) + per_copy * n + 1024;  // + stacks, heap growth, SimGrid
+  if (needed <= static_cast<double>(limit)) return;
+  throw Error(Status::InvalidArgument,
+              fmt::format("{} ranks need ~{:.0f} memory mappings (each rank's private copy of the program takes "
+                          "{:.1f}), more than this system's vm.max_map_count ({}): run fewer ranks, or raise the "
+                          "limit (sysctl -w vm.max_map_count={:.0f}, as root)",
+                          n, needed, per_copy, limit, needed * 1.25));
+}
+
 /// The program the user named: a path, or a name found on PATH.
 fs::path find_program(const std::string& name) {
   if (name.find('/') == std::string::npos) {
@@ -189,11 +222,17 @@ int run_sim_program(const SimLaunchOptions& options) {
     if (ranks_per_host * hosts < n) ranks_per_host = (n + hosts - 1) / hosts;
   }
 
-  // One private copy per rank; loaded, then the files go (the mappings stay).
+  // Before anything is copied: a placement that cannot work fails at once, not after
+  // N copies were loaded.
+  sim::check_placement(platform, n, ranks_per_host);
+
+  // One private copy per rank; each file goes as soon as it is loaded (the mapping
+  // stays), so a run killed while loading leaves at most one copy behind.
   std::vector<MainFunction> mains(n);
   {
     TempDir dir;
     const std::string base = program.filename().string();
+    const std::size_t maps_before = mapping_count();
     for (unsigned r = 0; r < n; ++r) {
       const fs::path copy = dir.path() / fmt::format("rank{}-{}", r, base);
       {
@@ -203,10 +242,16 @@ int run_sim_program(const SimLaunchOptions& options) {
       }
       ::chmod(copy.c_str(), 0700);
       void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (handle == nullptr)
+      std::error_code ignored;
+      fs::remove(copy, ignored);
+      if (handle == nullptr) {
+        const std::string why = dlerror();
+        check_mapping_limit(n, r, maps_before);  // the usual cause at large N: names it
         throw Error(Status::InvalidArgument,
                     fmt::format("cannot load '{}' for rank {}: {}; build it with twinfab-mpicc", program.string(), r,
-                                dlerror()));
+                                why));
+      }
+      if (r == 0) check_mapping_limit(n, 1, maps_before);
       // The handle stays open: the rank's code and data live until the process ends.
       void* symbol = dlsym(handle, "main");
       if (symbol == nullptr)
