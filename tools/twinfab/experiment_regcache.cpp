@@ -196,7 +196,8 @@ ExperimentCommand::ExperimentCommand(CLI::App& app)
       ->required();
   command_->add_option("--platform", options_->platform, "Simulated platform")->capture_default_str();
   command_->add_option("--sizes", options_->sizes, "Message sizes in bytes (default 1 B ... 4 MiB)");
-  command_->add_option("--iters,-n", options_->iterations, "Iterations per size (default: by size)");
+  command_->add_option("--iters,-n", options_->iterations, "Iterations per size (default: by size)")
+      ->check(CLI::Range(1u, 1u << 30));
   command_->add_option("--csv", options_->csv, "Also write the table as CSV to this file");
 }
 

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <string>
+#include <string_view>
 #include <iostream>
 #include <thread>
 
@@ -39,6 +41,10 @@ struct Args {
   double loss = -1;        ///< override the platform's per-packet loss probability
   long long seed = -1;     ///< override the platform's loss seed
   bool counters = false;   ///< print the simulator's counters after the table
+  // Which of the options above were given (their values may be anything then).
+  bool loss_given = false;
+  bool seed_given = false;
+  bool device_given = false;
 };
 
 std::string describe_platform(const sim::Platform& p) {
@@ -107,11 +113,21 @@ int cmd_info(const Args& a) {
 
 tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
   sim::Platform p = sim::load_platform(a.platform);
-  if (a.loss >= 0) {
-    if (a.loss > 1) throw fabric::Error(fabric::Status::InvalidArgument, "--loss must be a probability in [0, 1]");
+  if (a.device_given)
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("--device '{}' applies to --backend verbs only", a.device));
+  if (a.loss_given) {
+    if (!(a.loss >= 0 && a.loss <= 1))  // NaN included
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("--loss {} must be a probability in [0, 1]", a.loss));
     p.loss.probability = a.loss;
   }
-  if (a.seed >= 0) p.loss.seed = static_cast<uint64_t>(a.seed);
+  if (a.seed_given) {
+    if (a.seed < 0)
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("--seed {} must be a non-negative integer", a.seed));
+    p.loss.seed = static_cast<uint64_t>(a.seed);
+  }
   if (p.hosts < 2)
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("platform '{}' has {} host(s); perf needs two", p.name, p.hosts));
@@ -133,7 +149,7 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
   open.device_name = a.device;
   auto d0 = verbs::open_device(open);
   auto d1 = verbs::open_device(open);
-  if (a.loss >= 0 || a.seed >= 0 || a.counters)
+  if (a.loss_given || a.seed_given || a.counters)
     throw fabric::Error(fabric::Status::InvalidArgument, "--loss, --seed and --counters apply to --backend sim only");
   fmt::print("# twinfab perf {} | backend verbs | device {} | RC | wall-clock time\n", tools::to_string(o.test),
              d0->capabilities().device_name);
@@ -222,11 +238,38 @@ int main(int argc, char** argv) {
   simcmd->add_option("--platform", launch.platform, "Simulated platform: preset name or TOML path")
       ->capture_default_str();
   simcmd->add_option("--ranks-per-host", launch.ranks_per_host,
-                     "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)");
+                     "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)")
+      ->check(CLI::Range(1u, 4096u));
   simcmd->prefix_command();  // everything from the program name on is the program's
   tools::ExperimentCommand experiment(app);
 
+  // `twinfab sim [options] -- ./prog args`: CLI11 hands what follows "--" to
+  // positional arguments, which sim has none of (its program comes through
+  // prefix_command), so the program after "--" is split off before parsing.
+  std::vector<std::string> after_separator;
+  bool has_separator = false;
+  // Only a "--" among sim's own options counts: from the program name on, every word
+  // is the program's (its own "--" included).
+  if (argc > 1 && std::string_view(argv[1]) == "sim") {
+    for (int j = 2; j < argc; ++j) {
+      const std::string_view word = argv[j];
+      if (word == "--") {
+        has_separator = true;
+        after_separator.assign(argv + j + 1, argv + argc);
+        argc = j;
+        break;
+      }
+      if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host") {
+        ++j;  // its value
+      } else if (word.empty() || word[0] != '-') {
+        break;  // the program
+      }
+    }
+  }
   CLI11_PARSE(app, argc, argv);
+  a.loss_given = perf->count("--loss") > 0;
+  a.seed_given = perf->count("--seed") > 0;
+  a.device_given = perf->count("--device") > 0;
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
@@ -234,7 +277,19 @@ int main(int argc, char** argv) {
     if (perf->parsed()) return cmd_perf(a);
     if (simcmd->parsed()) {
       launch.command = simcmd->remaining();
-      if (!launch.command.empty() && launch.command.front() == "--") launch.command.erase(launch.command.begin());
+      if (has_separator) {
+        if (!launch.command.empty())
+          throw fabric::Error(fabric::Status::InvalidArgument,
+                              fmt::format("'{}' before -- is not an option of twinfab sim", launch.command.front()));
+        launch.command = after_separator;
+      } else if (!launch.command.empty() && launch.command.front().size() > 1 && launch.command.front()[0] == '-') {
+        // Not an option of sim, and no program starts with '-' unless after "--".
+        throw fabric::Error(fabric::Status::InvalidArgument,
+                            fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
+                                        "--ranks-per-host; the program and its arguments come after them, or "
+                                        "after --)",
+                                        launch.command.front()));
+      }
       return tools::run_sim_program(launch);
     }
     if (experiment.parsed()) return experiment.run();

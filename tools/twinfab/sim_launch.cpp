@@ -104,8 +104,16 @@ fs::path find_program(const std::string& name) {
     }
   }
   std::error_code ec;
+  if (fs::is_directory(name, ec))
+    throw Error(Status::InvalidArgument, fmt::format("program '{}' is a directory", name));
   if (!fs::is_regular_file(name, ec))
-    throw Error(Status::InvalidArgument, fmt::format("program '{}' not found (give its path, e.g. ./{})", name, name));
+    throw Error(Status::InvalidArgument,
+                name.find('/') == std::string::npos
+                    ? fmt::format("program '{}' not found on PATH (give its path, e.g. ./{})", name, name)
+                    : fmt::format("program '{}' not found", name));
+  // As mpirun does: a file the user could not execute is not launched either.
+  if (access(name.c_str(), X_OK) != 0)
+    throw Error(Status::InvalidArgument, fmt::format("program '{}' is not executable (chmod +x?)", name));
   return name;
 }
 
