@@ -342,15 +342,21 @@ class Section {
     if (!node) return;
     const double v = reader_.quantity(*node, key_path(key), Quantity::Bandwidth);
     if (!(v > 0)) reader_.fail(node, fmt::format("{} must be > 0, got {}", key_path(key), as_written(*node)));
+    // Below 1 bit/s a message's transfer time overflows the simulated clock (inf).
+    if (v < 0.125)
+      reader_.fail(node, fmt::format("{} must be at least 1bps, got {}", key_path(key), as_written(*node)));
     out = v;
   }
 
-  // Time in seconds; >= 0.
+  // Time in seconds; 0 to 1 hour (beyond, a few such delays overflow the simulated
+  // clock's precision or its range: 1e300s gave a ring of 'inf us per iteration').
   void time(std::string_view key, double& out) const {
     const toml::node* node = find(key);
     if (!node) return;
     const double v = reader_.quantity(*node, key_path(key), Quantity::Time);
     if (v < 0) reader_.fail(node, fmt::format("{} must be >= 0, got {}", key_path(key), as_written(*node)));
+    if (v > 3600)
+      reader_.fail(node, fmt::format("{} must be at most 1 hour (3600s), got {}", key_path(key), as_written(*node)));
     out = v;
   }
 
@@ -638,10 +644,21 @@ Platform parse_file(const fs::path& path) {
                 fmt::format("platform file \"{}\" is a directory; give a .toml file inside it", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(Status::IoError, fmt::format("cannot open platform file \"{}\" for reading", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();  // an empty file sets failbit on `text` only; it then fails as "missing name"
+  // Read in chunks up to a bound: a platform is a few kilobytes, and a device such as
+  // /dev/zero would otherwise be read until memory runs out.
+  constexpr std::size_t kMaxBytes = 16u << 20;
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes)
+      throw Error(Status::InvalidArgument,
+                  fmt::format("platform file \"{}\" is larger than 16 MiB: not a platform description",
+                              path.string()));
+  }
+  // (an empty file parses as an empty document and then fails as "missing name")
   if (in.bad()) throw Error(Status::IoError, fmt::format("error while reading platform file \"{}\"", path.string()));
-  return parse_platform(text.str(), path.string());
+  return parse_platform(text, path.string());
 }
 
 std::string describe_search_path(const std::vector<fs::path>& dirs) {
@@ -649,7 +666,9 @@ std::string describe_search_path(const std::vector<fs::path>& dirs) {
   std::vector<std::string> parts;
   for (const auto& d : dirs) {
     std::error_code ec;
-    parts.push_back(fs::is_directory(d, ec) ? d.string() : fmt::format("{} (does not exist)", d.string()));
+    parts.push_back(fs::is_directory(d, ec) ? d.string()
+                    : fs::exists(d, ec)     ? fmt::format("{} (not a directory)", d.string())
+                                            : fmt::format("{} (does not exist)", d.string()));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
