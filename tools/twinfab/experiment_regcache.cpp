@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <vector>
 
@@ -150,7 +152,9 @@ int run_seed000_regcache(const RegcacheExperimentOptions& options) {
 
   if (!options.csv.empty()) {
     std::ofstream f(options.csv);
-    if (!f) throw fabric::Error(fabric::Status::InvalidArgument, fmt::format("--csv: cannot write {}", options.csv));
+    if (!f)
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("--csv: cannot write {}: {}", options.csv, std::strerror(errno)));
     f << "size_bytes,mode,latency_us,bandwidth_MBps\n";
     for (std::size_t i = 0; i < sizes.size(); ++i)
       for (std::size_t m = 0; m < modes.size(); ++m)

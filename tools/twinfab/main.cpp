@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -191,6 +193,13 @@ int cmd_perf(const Args& a) {
   if (o.iterations == 0) throw fabric::Error(fabric::Status::InvalidArgument, "--iters must be at least 1");
   if (o.tx_depth == 0 || o.tx_depth > 8192)
     throw fabric::Error(fabric::Status::InvalidArgument, "--tx-depth must be in 1..8192");
+  // Opened before the run: a path that cannot be written fails now, not after it.
+  std::ofstream csv;
+  if (!a.csv.empty()) {
+    csv.open(a.csv);
+    if (!csv)
+      throw fabric::Error(fabric::Status::IoError, fmt::format("--csv: cannot write {}: {}", a.csv, std::strerror(errno)));
+  }
   tools::PerfReport report;
   if (a.backend == "sim")
     report = perf_sim(o, a);
@@ -199,10 +208,10 @@ int cmd_perf(const Args& a) {
   else
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("unknown backend '{}'; valid: sim, verbs", a.backend));
-  if (!a.csv.empty()) {
-    std::ofstream f(a.csv);
-    if (!f) throw fabric::Error(fabric::Status::IoError, fmt::format("cannot write {}", a.csv));
-    f << tools::format_csv(report);
+  if (csv.is_open()) {
+    csv << tools::format_csv(report);
+    if (!csv.flush())
+      throw fabric::Error(fabric::Status::IoError, fmt::format("--csv: error writing {}: {}", a.csv, std::strerror(errno)));
   }
   return 0;
 }
@@ -223,7 +232,8 @@ int main(int argc, char** argv) {
   perf->add_option("--backend", a.backend, "sim or verbs")->capture_default_str();
   perf->add_option("--platform", a.platform, "Simulated platform: preset name or TOML path")->capture_default_str();
   perf->add_option("--device,-d", a.device, "RDMA device (verbs; default $TWINFAB_DEVICE or the first active one)");
-  perf->add_option("--size,-s", a.sizes, "Message size(s) in bytes (default: 2 B ... 8 MiB)");
+  perf->add_option("--size,-s", a.sizes, "Message size(s) in bytes (default: 2 B ... 8 MiB)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 31));
   perf->add_option("--iters,-n", a.iterations, "Iterations per size (capped to move <= 256 MiB per size)")
       ->capture_default_str();
   perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")->capture_default_str();
@@ -241,6 +251,9 @@ int main(int argc, char** argv) {
                      "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)")
       ->check(CLI::Range(1u, 4096u));
   simcmd->prefix_command();  // everything from the program name on is the program's
+  simcmd->footer("The program and its arguments follow the options:\n"
+                 "  twinfab sim -n N [--platform P] [--ranks-per-host K] [--] ./prog [args...]\n"
+                 "Build the program with twinfab-mpicc; docs/mpi.md, \"Running under twinfab sim\".");
   tools::ExperimentCommand experiment(app);
 
   // `twinfab sim [options] -- ./prog args`: CLI11 hands what follows "--" to
@@ -264,6 +277,15 @@ int main(int argc, char** argv) {
       } else if (word.empty() || word[0] != '-') {
         break;  // the program
       }
+    }
+  }
+  // CLI11 reports an unknown first word as "A subcommand is required": name it.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string_view word = argv[1];
+    if (word != "info" && word != "perf" && word != "sim" && word != "experiment") {
+      fmt::print(stderr, "twinfab: unknown command '{}'; commands: info, perf, sim, experiment (twinfab --help)\n",
+                 word);
+      return 106;  // CLI11's exit status for a usage error
     }
   }
   CLI11_PARSE(app, argc, argv);
