@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
@@ -83,29 +85,64 @@ TEST(Simulation, BusyPollingWithoutWaitingStopsWithAnExplanation) {
   });
 }
 
+/// One rank's side of an RDMA read test: a QP and 8 words of registered memory holding
+/// `value`, published through the out-of-band exchange (address, then the memory's
+/// remote address and rkey).
+struct ReadSide {
+  std::unique_ptr<fabric::CompletionQueue> cq;
+  std::unique_ptr<fabric::QueuePair> qp;
+  std::vector<uint64_t> words;
+  std::unique_ptr<fabric::MemoryRegion> mr;
+  std::vector<std::byte> peer;  ///< the peer's published blob, after connect_to
+
+  ReadSide(sim::RankEnv& env, uint64_t value) : words(8, value) {
+    cq = env.device.create_cq(16);
+    fabric::QpConfig cfg;
+    cfg.send_cq = cfg.recv_cq = cq.get();
+    qp = env.device.create_qp(cfg);
+    mr = env.device.register_memory(words.data(), 64, fabric::kAllAccess);
+    const fabric::Address mine = qp->local_address();
+    std::vector<std::byte> blob(mine.bytes().begin(), mine.bytes().end());
+    const uint64_t addr = mr->remote_addr();
+    const uint32_t rkey = mr->rkey();
+    blob.insert(blob.end(), reinterpret_cast<const std::byte*>(&addr), reinterpret_cast<const std::byte*>(&addr) + 8);
+    blob.insert(blob.end(), reinterpret_cast<const std::byte*>(&rkey), reinterpret_cast<const std::byte*>(&rkey) + 4);
+    env.oob.put(blob);
+  }
+  /// After the exchange's fence: connects to `rank`'s QP.
+  void connect_to(sim::RankEnv& env, int rank) {
+    peer = env.oob.get(rank);
+    auto peer_addr = fabric::Address::from_bytes({peer.data(), peer.size() - 12});
+    ASSERT_EQ(qp->connect(&peer_addr), fabric::Status::Ok);
+  }
+  /// Reads the peer's first word into words[0] and waits for the completion.
+  void read_first_word(sim::RankEnv& env) {
+    uint64_t raddr;
+    uint32_t rkey;
+    std::memcpy(&raddr, peer.data() + peer.size() - 12, 8);
+    std::memcpy(&rkey, peer.data() + peer.size() - 4, 4);
+    fabric::Sge sge = mr->sge(0, 8);
+    fabric::SendWr wr;
+    wr.opcode = fabric::Opcode::RdmaRead;
+    wr.sg_list = {&sge, 1};
+    wr.remote_addr = raddr;
+    wr.rkey = rkey;
+    ASSERT_EQ(qp->post_send(wr), fabric::Status::Ok);
+    auto wcs = testing::collect(env.device, *cq, 1, 1.0);
+    ASSERT_EQ(wcs.size(), 1u);
+    EXPECT_EQ(wcs[0].status, fabric::WcStatus::Success);
+  }
+};
+
 TEST(Simulation, SleepAdvancesTimeAndTheHcaKeepsServing) {
   testing::run_forked([] {
     sim::Simulation s(sim::load_platform("connectx-ddr"));
     s.run(2, [&](sim::RankEnv& env) {
       // Rank 1 "computes" for 1 ms while rank 0 reads its memory: one-sided RDMA
       // needs no help from the target's CPU.
-      auto cq = env.device.create_cq(16);
-      fabric::QpConfig cfg;
-      cfg.send_cq = cfg.recv_cq = cq.get();
-      auto qp = env.device.create_qp(cfg);
-      std::vector<uint64_t> buf(8, env.rank == 1 ? 42 : 0);
-      auto mr = env.device.register_memory(buf.data(), 64, fabric::kAllAccess);
-      const fabric::Address mine = qp->local_address();
-      std::vector<std::byte> blob(mine.bytes().begin(), mine.bytes().end());
-      uint64_t addr = mr->remote_addr();
-      uint32_t rkey = mr->rkey();
-      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&addr), reinterpret_cast<std::byte*>(&addr) + 8);
-      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&rkey), reinterpret_cast<std::byte*>(&rkey) + 4);
-      env.oob.put(blob);
+      ReadSide side(env, env.rank == 1 ? 42 : 0);
       env.oob.fence();
-      auto peer = env.oob.get(1 - static_cast<int>(env.rank));
-      auto peer_addr = fabric::Address::from_bytes({peer.data(), peer.size() - 12});
-      ASSERT_EQ(qp->connect(&peer_addr), fabric::Status::Ok);
+      side.connect_to(env, 1 - static_cast<int>(env.rank));
       env.oob.fence();
       const double t0 = env.runtime.now();
       if (env.rank == 1) {
@@ -113,21 +150,8 @@ TEST(Simulation, SleepAdvancesTimeAndTheHcaKeepsServing) {
         EXPECT_NEAR(env.runtime.now() - t0, 1e-3, 1e-12);
         return;
       }
-      uint64_t raddr;
-      uint32_t rk;
-      std::memcpy(&raddr, peer.data() + peer.size() - 12, 8);
-      std::memcpy(&rk, peer.data() + peer.size() - 4, 4);
-      fabric::Sge sge = mr->sge(0, 8);
-      fabric::SendWr wr;
-      wr.opcode = fabric::Opcode::RdmaRead;
-      wr.sg_list = {&sge, 1};
-      wr.remote_addr = raddr;
-      wr.rkey = rk;
-      ASSERT_EQ(qp->post_send(wr), fabric::Status::Ok);
-      auto wcs = testing::collect(env.device, *cq, 1, 1.0);
-      ASSERT_EQ(wcs.size(), 1u);
-      EXPECT_EQ(wcs[0].status, fabric::WcStatus::Success);
-      EXPECT_EQ(buf[0], 42u);
+      side.read_first_word(env);
+      EXPECT_EQ(side.words[0], 42u);
       EXPECT_LT(env.runtime.now() - t0, 1e-4);  // served during the target's sleep
     });
   });
@@ -145,40 +169,13 @@ TEST(Simulation, AFatTreeWhoseSwitchIdsOverlapTheHostsBuildsAndCarries) {
     p.fat_tree = {3, {2, 2, 2}, {1, 2, 2}, {1, 1, 1}};
     sim::Simulation s(p);
     s.run(8, [&](sim::RankEnv& env) {
-      auto cq = env.device.create_cq(16);
-      fabric::QpConfig cfg;
-      cfg.send_cq = cfg.recv_cq = cq.get();
-      auto qp = env.device.create_qp(cfg);
-      std::vector<uint64_t> buf(8, 100 + env.rank);
-      auto mr = env.device.register_memory(buf.data(), 64, fabric::kAllAccess);
-      const fabric::Address mine = qp->local_address();
-      std::vector<std::byte> blob(mine.bytes().begin(), mine.bytes().end());
-      uint64_t addr = mr->remote_addr();
-      uint32_t rkey = mr->rkey();
-      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&addr), reinterpret_cast<std::byte*>(&addr) + 8);
-      blob.insert(blob.end(), reinterpret_cast<std::byte*>(&rkey), reinterpret_cast<std::byte*>(&rkey) + 4);
-      env.oob.put(blob);
+      ReadSide side(env, 100 + env.rank);
       env.oob.fence();
       if (env.rank == 0 || env.rank == 7) {
-        auto peer = env.oob.get(7 - static_cast<int>(env.rank));
-        auto peer_addr = fabric::Address::from_bytes({peer.data(), peer.size() - 12});
-        ASSERT_EQ(qp->connect(&peer_addr), fabric::Status::Ok);
+        side.connect_to(env, 7 - static_cast<int>(env.rank));
         if (env.rank == 0) {
-          uint64_t raddr;
-          uint32_t rk;
-          std::memcpy(&raddr, peer.data() + peer.size() - 12, 8);
-          std::memcpy(&rk, peer.data() + peer.size() - 4, 4);
-          fabric::Sge sge = mr->sge(0, 8);
-          fabric::SendWr wr;
-          wr.opcode = fabric::Opcode::RdmaRead;
-          wr.sg_list = {&sge, 1};
-          wr.remote_addr = raddr;
-          wr.rkey = rk;
-          ASSERT_EQ(qp->post_send(wr), fabric::Status::Ok);
-          auto wcs = testing::collect(env.device, *cq, 1, 1.0);
-          ASSERT_EQ(wcs.size(), 1u);
-          EXPECT_EQ(wcs[0].status, fabric::WcStatus::Success);
-          EXPECT_EQ(buf[0], 107u);
+          side.read_first_word(env);
+          EXPECT_EQ(side.words[0], 107u);
         } else {
           env.runtime.sleep_for(1e-3);  // the target's HCA serves the read meanwhile
         }
