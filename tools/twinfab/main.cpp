@@ -12,9 +12,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <iostream>
 #include <thread>
 
 #include "backends/sim/simulation.hpp"
@@ -198,7 +199,8 @@ int cmd_perf(const Args& a) {
   if (!a.csv.empty()) {
     csv.open(a.csv);
     if (!csv)
-      throw fabric::Error(fabric::Status::IoError, fmt::format("--csv: cannot write {}: {}", a.csv, std::strerror(errno)));
+      throw fabric::Error(fabric::Status::IoError,
+                          fmt::format("--csv: cannot write {}: {}", a.csv, std::strerror(errno)));
   }
   tools::PerfReport report;
   if (a.backend == "sim")
@@ -211,9 +213,33 @@ int cmd_perf(const Args& a) {
   if (csv.is_open()) {
     csv << tools::format_csv(report);
     if (!csv.flush())
-      throw fabric::Error(fabric::Status::IoError, fmt::format("--csv: error writing {}: {}", a.csv, std::strerror(errno)));
+      throw fabric::Error(fabric::Status::IoError,
+                          fmt::format("--csv: error writing {}: {}", a.csv, std::strerror(errno)));
   }
   return 0;
+}
+
+/// `twinfab sim [options] -- ./prog args`: CLI11 hands what follows "--" to positional
+/// arguments, which sim has none of (its program comes through prefix_command), so the
+/// program after a "--" among sim's own options is split off before parsing (argc
+/// then ends before the "--"). From the program name on, every word is the program's,
+/// its own "--" included.
+std::optional<std::vector<std::string>> take_program_after_separator(int& argc, char** argv) {
+  if (argc < 2 || std::string_view(argv[1]) != "sim") return std::nullopt;
+  for (int j = 2; j < argc; ++j) {
+    const std::string_view word = argv[j];
+    if (word == "--") {
+      std::vector<std::string> program(argv + j + 1, argv + argc);
+      argc = j;
+      return program;
+    }
+    if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host") {
+      ++j;  // its value
+    } else if (word.empty() || word[0] != '-') {
+      break;  // the program
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -256,29 +282,7 @@ int main(int argc, char** argv) {
                  "Build the program with twinfab-mpicc; docs/mpi.md, \"Running under twinfab sim\".");
   tools::ExperimentCommand experiment(app);
 
-  // `twinfab sim [options] -- ./prog args`: CLI11 hands what follows "--" to
-  // positional arguments, which sim has none of (its program comes through
-  // prefix_command), so the program after "--" is split off before parsing.
-  std::vector<std::string> after_separator;
-  bool has_separator = false;
-  // Only a "--" among sim's own options counts: from the program name on, every word
-  // is the program's (its own "--" included).
-  if (argc > 1 && std::string_view(argv[1]) == "sim") {
-    for (int j = 2; j < argc; ++j) {
-      const std::string_view word = argv[j];
-      if (word == "--") {
-        has_separator = true;
-        after_separator.assign(argv + j + 1, argv + argc);
-        argc = j;
-        break;
-      }
-      if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host") {
-        ++j;  // its value
-      } else if (word.empty() || word[0] != '-') {
-        break;  // the program
-      }
-    }
-  }
+  std::optional<std::vector<std::string>> after_separator = take_program_after_separator(argc, argv);
   // CLI11 reports an unknown first word as "A subcommand is required": name it.
   if (argc > 1 && argv[1][0] != '-') {
     const std::string_view word = argv[1];
@@ -299,11 +303,11 @@ int main(int argc, char** argv) {
     if (perf->parsed()) return cmd_perf(a);
     if (simcmd->parsed()) {
       launch.command = simcmd->remaining();
-      if (has_separator) {
+      if (after_separator) {
         if (!launch.command.empty())
           throw fabric::Error(fabric::Status::InvalidArgument,
                               fmt::format("'{}' before -- is not an option of twinfab sim", launch.command.front()));
-        launch.command = after_separator;
+        launch.command = std::move(*after_separator);
       } else if (!launch.command.empty() && launch.command.front().size() > 1 && launch.command.front()[0] == '-') {
         // Not an option of sim, and no program starts with '-' unless after "--".
         throw fabric::Error(fabric::Status::InvalidArgument,

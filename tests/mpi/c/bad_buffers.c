@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
   EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Isend(IN_PLACE, 1, MPI_INT, (rank + 1) % size, 0, W, &req));
   EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Recv(IN_PLACE, 1, MPI_INT, (rank + size - 1) % size, 0, W, MPI_STATUS_IGNORE));
   EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Irecv(IN_PLACE, 1, MPI_INT, (rank + size - 1) % size, 0, W, &req));
-  for (int i = 0; i < 16; ++i) CHECK(a[i] == i && b[i] == i, "a refused call wrote a[%d]=%d b[%d]=%d", i, a[i], i, b[i]);
+  for (int i = 0; i < 16; ++i)
+    CHECK(a[i] == i && b[i] == i, "a refused call wrote a[%d]=%d b[%d]=%d", i, a[i], i, b[i]);
   still_works(W, 1);
 
   /* The reduce-scatter refused on every rank left nothing behind: a later scatterv
