@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -319,6 +320,11 @@ int main(int argc, char** argv) {
       return tools::run_sim_program(launch);
     }
     if (experiment.parsed()) return experiment.run();
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr,
+               "twinfab: error: out of memory (std::bad_alloc): the platform's hosts or the ranks need more memory "
+               "than this process may have (fewer hosts in the platform file, fewer ranks, or a larger ulimit -v)\n");
+    return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "twinfab: error: {}\n", e.what());
     return 1;
