@@ -46,6 +46,7 @@ class RingQueue {
   T& operator[](std::size_t i) noexcept { return slots_[wrap(head_ + i)]; }
   const T& operator[](std::size_t i) const noexcept { return slots_[wrap(head_ + i)]; }
   T& front() noexcept { return (*this)[0]; }
+  const T& front() const noexcept { return (*this)[0]; }
 
   void push_back(T value) {
     if (size_ == capacity_) grow();

@@ -332,14 +332,23 @@ void SimDevice::nak(WireMessage* m, WcStatus status) {
 }
 
 void SimDevice::requester_response(WireMessage* m) {
+  // An RDMA read's or atomic's data lands in the requester's memory only while its
+  // work request is outstanding (not flushed by an error, not reset away) and its local
+  // MRs still cover the SGEs, as the HCA's DMA checks the lkeys when the response
+  // arrives: the application may have freed the buffer after a flush or a
+  // deregistration. A local key gone by then is LOC_PROT_ERR, and the QP goes to ERR.
   SimQueuePair* qp = fabric_.resolve(m->dst_qp);
-  if (qp != nullptr && &qp->device() == this) {
-    std::vector<fabric::Sge> local = std::move(m->local);
-    scatter_payload(*m, local, 0);
-    m->local = std::move(local);
-    runtime_.note_memory_written();
-    fabric_.counters().bytes += m->length;
-    qp->complete_send(m->sq_seq, WcStatus::Success, m->length);
+  if (qp != nullptr && &qp->device() == this && qp->awaits(m->sq_seq)) {
+    if (!local_sges_ok(m->local)) {
+      qp->complete_send(m->sq_seq, WcStatus::LocalProtectionError, 0);
+    } else {
+      std::vector<fabric::Sge> local = std::move(m->local);
+      scatter_payload(*m, local, 0);
+      m->local = std::move(local);
+      runtime_.note_memory_written();
+      fabric_.counters().bytes += m->length;
+      qp->complete_send(m->sq_seq, WcStatus::Success, m->length);
+    }
   }
   fabric_.free_message(m);
 }

@@ -361,6 +361,13 @@ void SimQueuePair::complete_send(uint64_t seq, WcStatus status, uint32_t byte_le
     drain_send_queue();
 }
 
+bool SimQueuePair::awaits(uint64_t seq) const noexcept {
+  if (state_ == QpState::Error || state_ == QpState::Reset) return false;
+  if (sq_.empty() || seq < sq_.front().seq) return false;
+  const size_t idx = static_cast<size_t>(seq - sq_.front().seq);
+  return idx < sq_.size() && !sq_[idx].done;
+}
+
 void SimQueuePair::drain_send_queue() {
   auto& cq = static_cast<SimCompletionQueue&>(config_.send_cq->underlying());
   while (!sq_.empty() && sq_.front().done) {

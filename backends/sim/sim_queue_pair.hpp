@@ -67,6 +67,10 @@ class SimQueuePair final : public fabric::QueuePair {
   /// Marks send-queue entry `seq` finished and moves finished entries at the head of
   /// the queue to the send CQ. An error status moves the QP to ERR.
   void complete_send(uint64_t seq, fabric::WcStatus status, uint32_t byte_len);
+  /// Whether send-queue entry `seq` is still outstanding: posted, not finished, not
+  /// flushed and not reset away (sequence numbers are never reused). A response for an
+  /// entry that is not may not touch its local memory any more.
+  bool awaits(uint64_t seq) const noexcept;
   void push_recv_completion(const fabric::WorkCompletion& wc);
   /// Sequence number of the next message that goes on the wire (RC/UC). Only messages
   /// actually transmitted take one, so a lost UC message leaves no hole to wait for.
