@@ -55,6 +55,12 @@ class Runtime {
   virtual void yield() = 0;
   /// Starts an agent running `body` beside the caller.
   virtual std::unique_ptr<Agent> spawn(const std::string& name, std::function<void()> body) = 0;
+
+  /// What every runtime does first in wait(), wait_for_completion() and sleep_for():
+  /// a NaN deadline or duration compares false with every time, so a wait for it would
+  /// never end (the simulator's spun at full CPU with its clock frozen). Throws
+  /// fabric::Error(InvalidArgument) naming `where`.
+  static void check_time(double value, const char* where);
 };
 
 }  // namespace twinfab::fabric

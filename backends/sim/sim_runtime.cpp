@@ -198,6 +198,7 @@ Status SimRuntime::wait_for_completion(std::span<fabric::CompletionQueue* const>
 }
 
 Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory) {
+  check_time(deadline, "Runtime::wait");
   empty_polls_ = 0;
   // Only data placed during this wait makes it return early: the caller looked at its
   // memory before calling.
@@ -217,6 +218,7 @@ Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources,
 }
 
 void SimRuntime::sleep_for(double seconds) {
+  check_time(seconds, "Runtime::sleep_for");
   empty_polls_ = 0;
   const double deadline = now() + seconds;
   for (;;) {

@@ -103,6 +103,7 @@ fabric::Status HostRuntime::wait_for_completion(std::span<fabric::CompletionQueu
 
 fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline,
                                        bool memory) {
+  check_time(deadline, "Runtime::wait");
   // At most a few CQs per wait; no allocation on this path.
   constexpr size_t kMaxCqs = 16;
   std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
@@ -166,6 +167,7 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
 }
 
 void HostRuntime::sleep_for(double seconds) {
+  check_time(seconds, "Runtime::sleep_for");
   if (!(seconds > 0)) return;
   if (std::isinf(seconds)) seconds = 1e9;
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));

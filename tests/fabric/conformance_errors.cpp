@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <functional>
 
@@ -632,6 +633,28 @@ TEST_P(Errors, TransportsAndSrqTheDeviceLacksThrowUnsupported) {
         ADD_FAILURE() << "created an SRQ although capabilities().srq is false";
       } catch (const fabric::Error& e) {
         EXPECT_TRUE(is_error(e, Status::Unsupported));
+      }
+    }
+  });
+}
+
+// A NaN deadline compares false with every time: a wait for it never ended (the
+// simulator spun with its clock frozen).
+TEST_P(Errors, ANanDeadlineOrDurationIsRefused) {
+  run_on_backend([&](Device& a, Device&) {
+    auto cq = a.create_cq(16);
+    fabric::CompletionQueue* sources[] = {cq.get()};
+    const double nan = std::nan("");
+    for (int which = 0; which < 3; ++which) {
+      SCOPED_TRACE(which == 0 ? "wait" : which == 1 ? "wait_for_completion" : "sleep_for");
+      try {
+        if (which == 0) a.runtime().wait(sources, nan);
+        if (which == 1) a.runtime().wait_for_completion(sources, nan);
+        if (which == 2) a.runtime().sleep_for(nan);
+        ADD_FAILURE() << "a NaN time was accepted";
+      } catch (const fabric::Error& e) {
+        EXPECT_TRUE(is_error(e, Status::InvalidArgument));
+        EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
       }
     }
   });
