@@ -1,6 +1,25 @@
 #include "fabric/types.hpp"
 
+#include <fmt/format.h>
+
+#include "fabric/error.hpp"
+
 namespace twinfab::fabric {
+
+void check_access(Access access) {
+  constexpr auto known = static_cast<uint32_t>(Access::LocalWrite | Access::RemoteWrite | Access::RemoteRead |
+                                               Access::RemoteAtomic);
+  if ((static_cast<uint32_t>(access) & ~known) != 0)
+    throw Error(Status::InvalidArgument,
+                fmt::format("register_memory: access {:#x} has bits that are no fabric::Access flag",
+                            static_cast<uint32_t>(access)));
+  // The contract mirrors verbs here instead of silently adding LocalWrite, which would
+  // let receives land in memory the caller registered read-only.
+  if ((has(access, Access::RemoteWrite) || has(access, Access::RemoteAtomic)) && !has(access, Access::LocalWrite))
+    throw Error(Status::InvalidArgument,
+                "register_memory: RemoteWrite and RemoteAtomic need LocalWrite too (verbs rule: "
+                "IBV_ACCESS_REMOTE_WRITE/ATOMIC require IBV_ACCESS_LOCAL_WRITE)");
+}
 
 std::string_view to_string(Transport t) noexcept {
   switch (t) {

@@ -37,6 +37,11 @@ constexpr Access operator&(Access a, Access b) noexcept {
   return static_cast<Access>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
 }
 constexpr bool has(Access set, Access flag) noexcept { return (set & flag) == flag; }
+/// Throws fabric::Error(InvalidArgument) for access flags verbs refuses: bits that are
+/// no Access flag, and RemoteWrite or RemoteAtomic without LocalWrite (ibv_reg_mr(3):
+/// IBV_ACCESS_REMOTE_WRITE/ATOMIC require IBV_ACCESS_LOCAL_WRITE). Every backend's
+/// register_memory() calls it, so they refuse the same registrations.
+void check_access(Access access);
 /// Every access right; what a test or a bounce buffer usually wants.
 constexpr Access kAllAccess =
     Access::LocalWrite | Access::RemoteWrite | Access::RemoteRead | Access::RemoteAtomic;

@@ -120,6 +120,7 @@ std::unique_ptr<fabric::MemoryRegion> SimDevice::register_memory(void* addr, siz
   if (length > capabilities().max_mr_size)
     throw Error(Status::InvalidArgument, fmt::format("register_memory: {} bytes exceed the device's max_mr_size of {}",
                                                      length, capabilities().max_mr_size));
+  fabric::check_access(access);
   const auto& cost = fabric_.platform().registration;
   uint64_t page = cost.page_size ? cost.page_size : 4096;
   uint64_t pages = (base + length + page - 1) / page - base / page;

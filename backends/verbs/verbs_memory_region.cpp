@@ -36,14 +36,7 @@ std::unique_ptr<VerbsMemoryRegion> VerbsMemoryRegion::create(ibv_pd* pd, void* a
     throw Error(Status::InvalidArgument,
                 fmt::format("register_memory: {} bytes is more than the device's max_mr_size {}", length, max_mr_size));
   }
-  // The contract mirrors verbs here instead of silently adding LocalWrite, which
-  // would let receives land in memory the caller registered read-only.
-  if ((fabric::has(access, Access::RemoteWrite) || fabric::has(access, Access::RemoteAtomic)) &&
-      !fabric::has(access, Access::LocalWrite)) {
-    throw Error(Status::InvalidArgument,
-                "register_memory: RemoteWrite and RemoteAtomic need LocalWrite too (verbs rule: "
-                "IBV_ACCESS_REMOTE_WRITE/ATOMIC require IBV_ACCESS_LOCAL_WRITE)");
-  }
+  fabric::check_access(access);
   ibv_mr* mr = ibv_reg_mr(pd, addr, length, to_ibv_access(access));
   if (mr == nullptr) {
     const int err = errno;
