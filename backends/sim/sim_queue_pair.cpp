@@ -192,6 +192,9 @@ Status SimQueuePair::validate_send(const fabric::SendWr& wr, uint64_t& length) {
         return fail(Status::InvalidArgument,
                     fmt::format("atomic target address {:#x} is not 8-byte aligned", wr.remote_addr));
       break;
+    default:  // a value cast to Opcode that names none (it was posted as a Send)
+      return fail(Status::InvalidArgument,
+                  fmt::format("opcode {} is not a fabric::Opcode", static_cast<int>(wr.opcode)));
   }
   if (wr.sg_list.size() > config_.max_send_sge)
     return fail(Status::InvalidArgument,
