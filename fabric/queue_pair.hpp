@@ -65,9 +65,12 @@ class QueuePair {
   /// else: a device that needs a connection-manager handshake (iWARP) returns
   /// InProgress until the handshake is done; call it again (both sides keep calling,
   /// in any order, e.g. fabric::connect_all) until it returns Ok or an error.
+  /// A QP already in RTS returns Ok and changes nothing (to connect it elsewhere,
+  /// to_reset() first); one in ERR is InvalidState: reset it first.
   virtual Status connect(const Address* remote) {
     Status s = state() == QpState::Reset ? to_init() : Status::Ok;
-    if (s == Status::Ok && state() == QpState::Init) s = to_rtr(remote);
+    // From ERR, to_rtr() refuses with its reason (it once returned Ok, doing nothing).
+    if (s == Status::Ok && (state() == QpState::Init || state() == QpState::Error)) s = to_rtr(remote);
     if (s == Status::Ok && state() == QpState::ReadyToReceive) s = to_rts();
     return s;
   }

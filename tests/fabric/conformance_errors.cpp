@@ -642,6 +642,21 @@ TEST_P(Errors, TransportsAndSrqTheDeviceLacksThrowUnsupported) {
   });
 }
 
+// connect() on a QP in ERR is refused with a reason (the simulator returned Ok and did
+// nothing); the QP stays in ERR.
+TEST_P(Errors, ConnectInErrIsRefused) {
+  run_on_backend([&](Device& a, Device& b) {
+    if (!a.capabilities().rc) GTEST_SKIP() << lacks("RC");
+    auto pair = make_connected_pair(a, b, qp_config(Transport::RC), qp_config(Transport::RC));
+    ASSERT_TRUE(pair);
+    ASSERT_EQ(pair->a.qp->to_error(), Status::Ok);
+    const fabric::Address peer = pair->b.qp->local_address();
+    EXPECT_EQ(pair->a.qp->connect(&peer), Status::InvalidState);
+    EXPECT_FALSE(pair->a.qp->last_error().empty());
+    EXPECT_EQ(pair->a.qp->state(), QpState::Error);
+  });
+}
+
 // A NaN deadline compares false with every time: a wait for it never ended (the
 // simulator spun with its clock frozen).
 TEST_P(Errors, ANanDeadlineOrDurationIsRefused) {
