@@ -44,6 +44,13 @@ struct QpConfig {
   uint8_t min_rnr_timer = 12;  ///< verbs encoding; 12 = 0.64 ms
 };
 
+/// Throws fabric::Error(InvalidArgument) for a QpConfig no backend can honour the same
+/// way: a transport value that names none, and reliability fields outside their verbs
+/// widths (ack_timeout and min_rnr_timer 0..31, retry_count and rnr_retry 0..7; a
+/// verbs provider would take the low bits, the simulator the whole value). Every
+/// backend's create_qp() calls it first.
+void check_qp_config(const QpConfig& config);
+
 class QueuePair {
  public:
   virtual ~QueuePair() = default;

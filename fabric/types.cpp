@@ -3,8 +3,24 @@
 #include <fmt/format.h>
 
 #include "fabric/error.hpp"
+#include "fabric/queue_pair.hpp"
 
 namespace twinfab::fabric {
+
+void check_qp_config(const QpConfig& config) {
+  if (config.transport != Transport::RC && config.transport != Transport::UC && config.transport != Transport::UD)
+    throw Error(Status::InvalidArgument,
+                fmt::format("create_qp: transport {} is not a fabric::Transport", static_cast<int>(config.transport)));
+  const auto check = [](const char* name, unsigned value, unsigned max) {
+    if (value > max)
+      throw Error(Status::InvalidArgument,
+                  fmt::format("create_qp: {} = {} is outside 0..{} (its verbs encoding)", name, value, max));
+  };
+  check("ack_timeout", config.ack_timeout, 31);
+  check("min_rnr_timer", config.min_rnr_timer, 31);
+  check("retry_count", config.retry_count, 7);
+  check("rnr_retry", config.rnr_retry, 7);
+}
 
 void check_access(Access access) {
   constexpr auto known = static_cast<uint32_t>(Access::LocalWrite | Access::RemoteWrite | Access::RemoteRead |

@@ -151,6 +151,7 @@ std::unique_ptr<fabric::SharedReceiveQueue> SimDevice::create_srq(uint32_t capac
 }
 
 std::unique_ptr<fabric::QueuePair> SimDevice::create_qp(const fabric::QpConfig& config) {
+  fabric::check_qp_config(config);
   const auto& caps = capabilities();
   if ((config.transport == Transport::UD && !caps.ud) || (config.transport == Transport::UC && !caps.uc))
     throw Error(Status::Unsupported, fmt::format("create_qp: device lacks the {} transport", to_string(config.transport)));

@@ -113,6 +113,7 @@ std::unique_ptr<fabric::SharedReceiveQueue> VerbsDevice::create_srq(uint32_t cap
 }
 
 std::unique_ptr<fabric::QueuePair> VerbsDevice::create_qp(const fabric::QpConfig& config) {
+  fabric::check_qp_config(config);
   return std::make_unique<VerbsQueuePair>(*this, config);
 }
 

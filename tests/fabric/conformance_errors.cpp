@@ -642,6 +642,38 @@ TEST_P(Errors, TransportsAndSrqTheDeviceLacksThrowUnsupported) {
   });
 }
 
+// QP settings outside their verbs encodings, and a transport value that names none, are
+// refused at create_qp (the simulator took ack_timeout = 200 as 4.096 us * 2^200).
+TEST_P(Errors, QpSettingsOutsideTheirVerbsEncodingsAreRefused) {
+  run_on_backend([&](Device& a, Device&) {
+    auto cq = a.create_cq(16);
+    auto refused = [&](QpConfig config, const char* what) {
+      config.send_cq = config.recv_cq = cq.get();
+      try {
+        auto qp = a.create_qp(config);
+        ADD_FAILURE() << what << ": created";
+      } catch (const fabric::Error& e) {
+        EXPECT_TRUE(is_error(e, Status::InvalidArgument)) << what << ": " << e.what();
+      }
+    };
+    QpConfig c = qp_config(Transport::RC);
+    c.ack_timeout = 32;
+    refused(c, "ack_timeout 32");
+    c = qp_config(Transport::RC);
+    c.min_rnr_timer = 77;
+    refused(c, "min_rnr_timer 77");
+    c = qp_config(Transport::RC);
+    c.retry_count = 8;
+    refused(c, "retry_count 8");
+    c = qp_config(Transport::RC);
+    c.rnr_retry = 9;
+    refused(c, "rnr_retry 9");
+    c = qp_config(Transport::RC);
+    c.transport = static_cast<Transport>(9);
+    refused(c, "transport 9");
+  });
+}
+
 // connect() on a QP in ERR is refused with a reason (the simulator returned Ok and did
 // nothing); the QP stays in ERR.
 TEST_P(Errors, ConnectInErrIsRefused) {
