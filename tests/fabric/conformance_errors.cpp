@@ -647,7 +647,17 @@ TEST_P(Errors, TransportsAndSrqTheDeviceLacksThrowUnsupported) {
 TEST_P(Errors, QpSettingsOutsideTheirVerbsEncodingsAreRefused) {
   run_on_backend([&](Device& a, Device&) {
     auto cq = a.create_cq(16);
-    auto refused = [&](QpConfig config, const char* what) {
+    // Each entry changes one field of a valid RC config.
+    const std::pair<const char*, std::function<void(QpConfig&)>> bad[] = {
+        {"ack_timeout 32", [](QpConfig& c) { c.ack_timeout = 32; }},
+        {"min_rnr_timer 77", [](QpConfig& c) { c.min_rnr_timer = 77; }},
+        {"retry_count 8", [](QpConfig& c) { c.retry_count = 8; }},
+        {"rnr_retry 9", [](QpConfig& c) { c.rnr_retry = 9; }},
+        {"transport 9", [](QpConfig& c) { c.transport = static_cast<Transport>(9); }},
+    };
+    for (const auto& [what, change] : bad) {
+      QpConfig config = qp_config(Transport::RC);
+      change(config);
       config.send_cq = config.recv_cq = cq.get();
       try {
         auto qp = a.create_qp(config);
@@ -655,22 +665,7 @@ TEST_P(Errors, QpSettingsOutsideTheirVerbsEncodingsAreRefused) {
       } catch (const fabric::Error& e) {
         EXPECT_TRUE(is_error(e, Status::InvalidArgument)) << what << ": " << e.what();
       }
-    };
-    QpConfig c = qp_config(Transport::RC);
-    c.ack_timeout = 32;
-    refused(c, "ack_timeout 32");
-    c = qp_config(Transport::RC);
-    c.min_rnr_timer = 77;
-    refused(c, "min_rnr_timer 77");
-    c = qp_config(Transport::RC);
-    c.retry_count = 8;
-    refused(c, "retry_count 8");
-    c = qp_config(Transport::RC);
-    c.rnr_retry = 9;
-    refused(c, "rnr_retry 9");
-    c = qp_config(Transport::RC);
-    c.transport = static_cast<Transport>(9);
-    refused(c, "transport 9");
+    }
   });
 }
 
