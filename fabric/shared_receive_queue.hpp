@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "fabric/status.hpp"
 #include "fabric/types.hpp"
@@ -14,6 +15,8 @@ class SharedReceiveQueue {
   /// Status::NoResource when the queue is full; InvalidArgument for too many SGEs.
   virtual Status post_recv(const RecvWr& wr) = 0;
   virtual uint32_t capacity() const noexcept = 0;
+  /// The reason for the last non-Ok status post_recv returned.
+  virtual const std::string& last_error() const noexcept = 0;
   virtual SharedReceiveQueue& underlying() noexcept { return *this; }
 };
 

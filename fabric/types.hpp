@@ -57,6 +57,8 @@ enum class Opcode : uint8_t {
   AtomicFetchAdd,
 };
 std::string_view to_string(Opcode op) noexcept;
+/// False for a value cast to Opcode that names none (post_send refuses it).
+constexpr bool is_valid(Opcode op) noexcept { return op <= Opcode::AtomicFetchAdd; }
 
 /// Completion opcodes (ibv_wc_opcode).
 enum class WcOpcode : uint8_t { Send, RdmaWrite, RdmaRead, CompareSwap, FetchAdd, Recv, RecvRdmaWithImm };

@@ -52,6 +52,13 @@ class IdTable {
   /// Live entries.
   std::size_t size() const noexcept { return live_; }
 
+  /// Calls f(T*) for every live entry, in id order.
+  template <class F>
+  void for_each(F&& f) const {
+    for (const Entry& e : entries_)
+      if (e.value != nullptr) f(e.value);
+  }
+
  private:
   struct Entry {
     uint32_t id;

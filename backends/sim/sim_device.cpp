@@ -1,6 +1,7 @@
 #include "backends/sim/sim_device.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,20 @@ bool parse_sim_address(const fabric::Address& a, Transport t, uint32_t hosts, ui
 
 namespace {
 
+/// Checks that a QP's CQ or SRQ (`field` of QpConfig) is the simulator's and belongs to
+/// `self`: a verbs QP can only use objects of its own context, and the simulator
+/// used to push completions into whichever rank's CQ it was given.
+template <class SimObject, class Object>
+void check_own(Object* object, const char* field, const SimDevice& self) {
+  const auto* own = dynamic_cast<const SimObject*>(&object->underlying());
+  if (own == nullptr)
+    throw Error(Status::InvalidArgument, fmt::format("create_qp: QpConfig::{} was not made by a simulated device", field));
+  if (&own->device() != &self)
+    throw Error(Status::InvalidArgument,
+                fmt::format("create_qp: QpConfig::{} belongs to another device context ({}, not {}); a QP's CQs and SRQ "
+                            "must be made by the device that creates it",
+                            field, own->device().name(), self.name()));
+}
 
 /// The verbs encoding of the minimum RNR NAK timer (IB spec table 45), in seconds.
 double rnr_timer_seconds(uint8_t code) {
@@ -147,7 +162,7 @@ std::unique_ptr<fabric::SharedReceiveQueue> SimDevice::create_srq(uint32_t capac
   if (capacity == 0 || capacity > capabilities().max_qp_wr || max_sge == 0 || max_sge > capabilities().max_sge)
     throw Error(Status::InvalidArgument, fmt::format("create_srq: capacity {} (1..{}) / max_sge {} (1..{})", capacity,
                                                      capabilities().max_qp_wr, max_sge, capabilities().max_sge));
-  return std::make_unique<SimSharedReceiveQueue>(capacity, max_sge);
+  return std::make_unique<SimSharedReceiveQueue>(*this, capacity, max_sge);
 }
 
 std::unique_ptr<fabric::QueuePair> SimDevice::create_qp(const fabric::QpConfig& config) {
@@ -157,6 +172,9 @@ std::unique_ptr<fabric::QueuePair> SimDevice::create_qp(const fabric::QpConfig& 
     throw Error(Status::Unsupported, fmt::format("create_qp: device lacks the {} transport", to_string(config.transport)));
   if (config.send_cq == nullptr || config.recv_cq == nullptr)
     throw Error(Status::InvalidArgument, "create_qp: send_cq and recv_cq are required");
+  check_own<SimCompletionQueue>(config.send_cq, "send_cq", *this);
+  check_own<SimCompletionQueue>(config.recv_cq, "recv_cq", *this);
+  if (config.srq != nullptr) check_own<SimSharedReceiveQueue>(config.srq, "srq", *this);
   if (config.max_send_sge > caps.max_sge || config.max_recv_sge > caps.max_sge)
     throw Error(Status::InvalidArgument,
                 fmt::format("create_qp: max_send_sge/max_recv_sge {}/{} exceed the device's {}", config.max_send_sge,
@@ -173,6 +191,19 @@ std::unique_ptr<fabric::QueuePair> SimDevice::create_qp(const fabric::QpConfig& 
                                   : config.transport == Transport::UC ? mem.uc_qp_bytes
                                                                       : mem.ud_qp_bytes;
   return std::make_unique<SimQueuePair>(*this, config);
+}
+
+std::string SimDevice::name() const { return fmt::format("host {}, context {}", hca_.index(), id_); }
+
+void SimDevice::detach_from_qps(const SimCompletionQueue* cq, const SimSharedReceiveQueue* srq) {
+  uint32_t detached = 0;
+  hca_.for_each_qp([&](SimQueuePair& qp) {
+    if (&qp.device() == this && qp.forget(cq, srq)) ++detached;
+  });
+  spdlog::warn("sim: {}: a {} was destroyed while {} queue pair(s) still used it; destroy QPs before their CQs and "
+               "SRQs (verbs refuses with EBUSY). Those QPs {} from now on",
+               name(), cq != nullptr ? "completion queue" : "shared receive queue", detached,
+               cq != nullptr ? "lose their completions" : "find no receives");
 }
 
 std::unique_ptr<fabric::AddressHandle> SimDevice::create_address_handle(const fabric::Address& remote) {
@@ -286,7 +317,7 @@ void SimDevice::deliver_completion(QpRef requester_qp, uint64_t seq, WcStatus st
   SimQueuePair* qp = fabric_.resolve(requester_qp);
   if (qp == nullptr) return;
   SimRuntime& rt = qp->runtime();
-  if (&rt != &runtime_ && rt.blocked_on(qp->config().send_cq, when)) {
+  if (&rt != &runtime_ && rt.blocked_on(qp->send_cq(), when)) {
     // The requester sleeps on this completion: the ACK must travel as a message to
     // wake it at the right time. Otherwise it is a timer it finds when it next looks.
     WireMessage* a = fabric_.new_message();

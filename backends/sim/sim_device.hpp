@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 
 #include "backends/sim/sim_fabric.hpp"
 #include "backends/sim/sim_objects.hpp"
@@ -41,6 +42,12 @@ class SimDevice final : public fabric::Device {
   SimRuntime& sim_runtime() noexcept { return runtime_; }
   /// Never reused within the fabric (SimFabric::device_alive).
   uint32_t id() const noexcept { return id_; }
+  /// "host H, context C", for messages.
+  std::string name() const;
+  /// A CQ or SRQ of this context is destroyed while QPs still hold it (the other
+  /// argument is null): they let go of it, with a warning. Their completions are lost
+  /// from then on and an SRQ's QPs find no receives, but nothing dangles.
+  void detach_from_qps(const SimCompletionQueue* cq, const SimSharedReceiveQueue* srq);
 
   /// Times a work request of `qp` (CPU and HCA queueing, ICM, loss and retransmission)
   /// and puts it on the wire.

@@ -47,6 +47,11 @@ class SimHca {
   /// Forgets `qp` (its number and its cached context); called as it is destroyed.
   void remove_qp(SimQueuePair& qp);
   SimQueuePair* find_qp(uint32_t qpn) const;
+  /// Calls f(SimQueuePair&) for every live QP, in QP-number order.
+  template <class F>
+  void for_each_qp(F&& f) const {
+    qps_.for_each([&](SimQueuePair* qp) { f(*qp); });
+  }
 
   /// The routes this HCA used last, by destination host (SimFabric::route): the
   /// route table is a hash map whose buckets and nodes are cold at scale, while a

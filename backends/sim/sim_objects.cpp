@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_runtime.hpp"
 
@@ -27,9 +30,16 @@ size_t SimCompletionQueue::poll(std::span<fabric::WorkCompletion> out) {
   return n;
 }
 
+SimCompletionQueue::~SimCompletionQueue() {
+  if (users() > 0) device_.detach_from_qps(this, nullptr);
+}
+
 void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
   if (entries_.size() >= capacity_) {
-    ++overruns_;
+    if (overruns_++ == 0)
+      spdlog::warn("sim: {}: a completion queue of {} entries overran; completion of wr_id {} ({}) and every later one "
+                   "that finds it full are lost (size the CQ for every completion pending before a poll)",
+                   device_.name(), capacity_, wc.wr_id, fabric::to_string(wc.opcode));
     return;
   }
   entries_.push_back(wc);
@@ -56,9 +66,20 @@ void SgeList::take(SgeList& other) noexcept {
   other.size_ = 0;
 }
 
+SimSharedReceiveQueue::~SimSharedReceiveQueue() {
+  if (users() > 0) device_.detach_from_qps(nullptr, this);
+}
+
 fabric::Status SimSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
-  if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
-  if (queue_.size() >= capacity_) return fabric::Status::NoResource;
+  if (wr.sg_list.size() > max_sge_) {
+    last_error_ = fmt::format("post_recv: {} SGEs exceed the SRQ's max_sge of {}", wr.sg_list.size(), max_sge_);
+    return fabric::Status::InvalidArgument;
+  }
+  if (queue_.size() >= capacity_) {
+    last_error_ = fmt::format("post_recv: the SRQ is full ({} receives posted); post again after some are consumed",
+                              capacity_);
+    return fabric::Status::NoResource;
+  }
   queue_.push(RecvEntry{wr.wr_id, SgeList(wr.sg_list)});
   return fabric::Status::Ok;
 }

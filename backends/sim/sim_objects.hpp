@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "fabric/address_handle.hpp"
@@ -46,18 +47,38 @@ class SimMemoryRegion final : public fabric::MemoryRegion {
   uint32_t key_;
 };
 
-class SimCompletionQueue final : public fabric::CompletionQueue {
+/// How many QPs hold a CQ or SRQ. The contract destroys QPs before their CQs and SRQs
+/// (verbs refuses otherwise with EBUSY and keeps the object); when that order is broken
+/// the simulator detaches the QPs that still hold it (SimDevice::detach_from_qps)
+/// instead of leaving them a dangling pointer.
+class QpUsers {
+ public:
+  void attach() noexcept { ++users_; }
+  void detach() noexcept { --users_; }
+  uint32_t users() const noexcept { return users_; }
+
+ private:
+  uint32_t users_ = 0;
+};
+
+class SimCompletionQueue final : public fabric::CompletionQueue, public QpUsers {
  public:
   SimCompletionQueue(SimDevice& device, uint32_t capacity)
       : device_(device), capacity_(capacity), entries_(capacity) {}
+  ~SimCompletionQueue() override;
+  SimCompletionQueue(const SimCompletionQueue&) = delete;
+  SimCompletionQueue& operator=(const SimCompletionQueue&) = delete;
   size_t poll(std::span<fabric::WorkCompletion> out) override;
   uint32_t capacity() const noexcept override { return capacity_; }
+  bool overrun() noexcept override { return overruns_ > 0; }
 
-  /// Adds a completion (called by the device at the simulated time it happens).
+  /// Adds a completion (called by the device at the simulated time it happens). When
+  /// the CQ is full the completion is lost and counted, as a real HCA's CQ overrun.
   void push(const fabric::WorkCompletion& wc);
   bool empty() const noexcept { return entries_.empty(); }
-  /// Completions lost because the CQ was full (a real HCA raises a CQ overrun error).
+  /// Completions lost because the CQ was full.
   uint64_t overruns() const noexcept { return overruns_; }
+  SimDevice& device() const noexcept { return device_; }
 
  private:
   SimDevice& device_;
@@ -130,18 +151,25 @@ class RecvQueue {
   RingQueue<RecvEntry> entries_;
 };
 
-class SimSharedReceiveQueue final : public fabric::SharedReceiveQueue {
+class SimSharedReceiveQueue final : public fabric::SharedReceiveQueue, public QpUsers {
  public:
-  SimSharedReceiveQueue(uint32_t capacity, uint32_t max_sge)
-      : capacity_(capacity), max_sge_(max_sge), queue_(capacity) {}
+  SimSharedReceiveQueue(SimDevice& device, uint32_t capacity, uint32_t max_sge)
+      : device_(device), capacity_(capacity), max_sge_(max_sge), queue_(capacity) {}
+  ~SimSharedReceiveQueue() override;
+  SimSharedReceiveQueue(const SimSharedReceiveQueue&) = delete;
+  SimSharedReceiveQueue& operator=(const SimSharedReceiveQueue&) = delete;
   fabric::Status post_recv(const fabric::RecvWr& wr) override;
   uint32_t capacity() const noexcept override { return capacity_; }
+  const std::string& last_error() const noexcept override { return last_error_; }
   RecvQueue& queue() noexcept { return queue_; }
+  SimDevice& device() const noexcept { return device_; }
 
  private:
+  SimDevice& device_;
   uint32_t capacity_;
   uint32_t max_sge_;
   RecvQueue queue_;
+  std::string last_error_;
 };
 
 class SimAddressHandle final : public fabric::AddressHandle {

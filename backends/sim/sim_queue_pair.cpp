@@ -80,12 +80,41 @@ SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
       runtime_(device.sim_runtime()),
       device_id_(device.id()),
       config_(config),
+      send_cq_(&static_cast<SimCompletionQueue&>(config.send_cq->underlying())),
+      recv_cq_(&static_cast<SimCompletionQueue&>(config.recv_cq->underlying())),
+      srq_(config.srq != nullptr ? &static_cast<SimSharedReceiveQueue&>(config.srq->underlying()) : nullptr),
       qpn_(device.hca().add_qp(this)),
       live_id_(device.fabric().add_qp_id()),
       sq_(config.max_send_wr),
-      rq_(config.max_recv_wr) {}
+      rq_(config.max_recv_wr) {
+  send_cq_->attach();
+  recv_cq_->attach();
+  if (srq_ != nullptr) srq_->attach();
+}
+
+bool SimQueuePair::forget(const SimCompletionQueue* cq, const SimSharedReceiveQueue* srq) noexcept {
+  bool held = false;
+  if (cq != nullptr && send_cq_ == cq) {
+    send_cq_ = nullptr;
+    config_.send_cq = nullptr;
+    held = true;
+  }
+  if (cq != nullptr && recv_cq_ == cq) {
+    recv_cq_ = nullptr;
+    config_.recv_cq = nullptr;
+    held = true;
+  }
+  if (srq != nullptr && srq_ == srq) {
+    srq_ = nullptr;  // config_.srq stays set: the QP still takes no receives of its own
+    held = true;
+  }
+  return held;
+}
 
 SimQueuePair::~SimQueuePair() {
+  if (send_cq_ != nullptr) send_cq_->detach();
+  if (recv_cq_ != nullptr) recv_cq_->detach();
+  if (srq_ != nullptr) srq_->detach();
   for (WireMessage* m : fenced_) device_.fabric().free_message(m);
   for (WireMessage* m = held; m != nullptr;) {
     WireMessage* next = m->next_held;
@@ -335,14 +364,15 @@ Status SimQueuePair::post_recv(const fabric::RecvWr& wr) {
 }
 
 bool SimQueuePair::take_receive(RecvEntry& out) {
-  RecvQueue& q = config_.srq != nullptr ? static_cast<SimSharedReceiveQueue&>(config_.srq->underlying()).queue() : rq_;
+  if (config_.srq != nullptr && srq_ == nullptr) return false;  // its SRQ was destroyed under it
+  RecvQueue& q = srq_ != nullptr ? srq_->queue() : rq_;
   if (q.empty()) return false;
   out = q.pop();
   return true;
 }
 
 void SimQueuePair::push_recv_completion(const fabric::WorkCompletion& wc) {
-  static_cast<SimCompletionQueue&>(config_.recv_cq->underlying()).push(wc);
+  if (recv_cq_ != nullptr) recv_cq_->push(wc);
 }
 
 void SimQueuePair::complete_send(uint64_t seq, WcStatus status, uint32_t byte_len) {
@@ -372,7 +402,6 @@ bool SimQueuePair::awaits(uint64_t seq) const noexcept {
 }
 
 void SimQueuePair::drain_send_queue() {
-  auto& cq = static_cast<SimCompletionQueue&>(config_.send_cq->underlying());
   while (!sq_.empty() && sq_.front().done) {
     const SqEntry e = sq_.pop_front();
     if (e.signaled || e.status != WcStatus::Success) {
@@ -382,7 +411,7 @@ void SimQueuePair::drain_send_queue() {
       wc.opcode = e.opcode;
       wc.byte_len = e.status == WcStatus::Success ? e.byte_len : 0;
       wc.qp_num = qpn_;
-      cq.push(wc);
+      if (send_cq_ != nullptr) send_cq_->push(wc);
     }
   }
 }

@@ -60,6 +60,11 @@ class SimQueuePair final : public fabric::QueuePair {
   /// The owning context's id, readable after the context closed (SimFabric::device_alive).
   uint32_t device_id() const noexcept { return device_id_; }
   const fabric::QpConfig& config() const noexcept { return config_; }
+  /// The send CQ (null once it was destroyed under this QP: forget()).
+  SimCompletionQueue* send_cq() const noexcept { return send_cq_; }
+  /// Lets go of `cq` or `srq` (either may be null) if this QP holds it; true if it did.
+  /// For a CQ or SRQ destroyed before its QPs (SimDevice::detach_from_qps).
+  bool forget(const SimCompletionQueue* cq, const SimSharedReceiveQueue* srq) noexcept;
   uint32_t remote_host() const noexcept { return remote_host_; }
   uint32_t remote_qpn() const noexcept { return remote_qpn_; }
   /// Takes the next receive from the QP or its SRQ; false when none is posted.
@@ -104,6 +109,11 @@ class SimQueuePair final : public fabric::QueuePair {
   SimRuntime& runtime_;
   uint32_t device_id_;
   fabric::QpConfig config_;
+  // The config's CQs and SRQ as the simulator's objects (create_qp checked them): no
+  // virtual underlying() per completion, and forget() can null them.
+  SimCompletionQueue* send_cq_;
+  SimCompletionQueue* recv_cq_;
+  SimSharedReceiveQueue* srq_;
   uint32_t qpn_;
   uint32_t live_id_;
   IcmCache::Entry icm_entry_;

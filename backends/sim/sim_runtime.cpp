@@ -64,7 +64,7 @@ void SimRuntime::remove_device(SimDevice* d) {
 void SimRuntime::schedule_completion(double when, SimQueuePair& qp, uint64_t seq, fabric::WcStatus status,
                                      uint32_t byte_len) {
   timers_.push_back(Timer{when, timer_order_++, &qp.device(), qp.device_id(), nullptr,
-                          &qp.config().send_cq->underlying(), qp.ref(), seq, status, byte_len});
+                          qp.send_cq(), qp.ref(), seq, status, byte_len});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
 }
 

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "backends/verbs/cpu_relax.hpp"
+#include "backends/verbs/verbs_async_events.hpp"
 #include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
@@ -22,23 +23,40 @@ void VerbsCompletionQueue::SpinLock::lock() noexcept {
   }
 }
 
-VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, uint32_t capacity, uint32_t max_cqe) {
+VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity,
+                                           uint32_t max_cqe)
+    : events_(events) {
   if (capacity == 0) throw fabric::Error(fabric::Status::InvalidArgument, "create_cq: capacity is 0");
   if (capacity > max_cqe) {
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("create_cq: capacity {} is more than the device's max_cqe {}", capacity, max_cqe));
   }
-  cq_ = ibv_create_cq(context, static_cast<int>(capacity), nullptr, nullptr, 0);
+  // cq_context = this: an IBV_EVENT_CQ_ERR names the ibv_cq, AsyncEvents finds us.
+  cq_ = ibv_create_cq(context, static_cast<int>(capacity), this, nullptr, 0);
   if (cq_ == nullptr) throw_errno(fmt::format("ibv_create_cq({})", capacity), errno);
 }
 
 VerbsCompletionQueue::~VerbsCompletionQueue() {
   if (int rc = ibv_destroy_cq(cq_); rc != 0) {
-    spdlog::warn("verbs: {} (a QP still uses this CQ?)", errno_message("ibv_destroy_cq", rc));
+    // The ibv_cq stays (EBUSY: a QP still uses it) and its completions go on landing
+    // there; an overrun event naming it must not reach this object any more.
+    cq_->cq_context = nullptr;
+    spdlog::warn("verbs: {} (a QP still uses this CQ: destroy QPs before their CQs; the CQ is kept until the device "
+                 "closes and its completions are lost)",
+                 errno_message("ibv_destroy_cq", rc));
   }
 }
 
 uint32_t VerbsCompletionQueue::capacity() const noexcept { return static_cast<uint32_t>(cq_->cqe); }
+
+bool VerbsCompletionQueue::overrun() noexcept {
+  try {
+    events_.drain();
+  } catch (const std::exception& e) {  // a log sink or the mutex failing: report what is known
+    spdlog::debug("verbs: reading asynchronous events failed: {}", e.what());
+  }
+  return overrun_.load(std::memory_order_relaxed);
+}
 
 int VerbsCompletionQueue::poll_device(size_t max) {
   int n = ibv_poll_cq(cq_, static_cast<int>(std::min(max, wcs_.size())), wcs_.data());

@@ -22,10 +22,13 @@
 
 namespace twinfab::verbs {
 
+class AsyncEvents;
+
 class VerbsCompletionQueue final : public fabric::CompletionQueue {
  public:
   /// Throws fabric::Error(InvalidArgument) for 0 or more than `max_cqe` entries.
-  VerbsCompletionQueue(ibv_context* context, uint32_t capacity, uint32_t max_cqe);
+  /// `events` are the context's asynchronous events, where an overrun is reported.
+  VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity, uint32_t max_cqe);
   ~VerbsCompletionQueue() override;
   VerbsCompletionQueue(const VerbsCompletionQueue&) = delete;
   VerbsCompletionQueue& operator=(const VerbsCompletionQueue&) = delete;
@@ -33,6 +36,11 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
   size_t poll(std::span<fabric::WorkCompletion> out) override;
   /// Entries the device allocated (at least what was asked for).
   uint32_t capacity() const noexcept override;
+  /// Reads the context's asynchronous events first (AsyncEvents::drain).
+  bool overrun() noexcept override;
+  /// The device reported IBV_EVENT_CQ_ERR for this CQ (called by AsyncEvents).
+  void note_overrun() noexcept { overrun_.store(true, std::memory_order_relaxed); }
+  bool noted_overrun() const noexcept { return overrun_.load(std::memory_order_relaxed); }
 
   /// For Runtime::wait: true when a completion is ready; it stays for poll().
   bool has_completion();
@@ -57,6 +65,8 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
   };
 
   ibv_cq* cq_ = nullptr;
+  AsyncEvents& events_;
+  std::atomic<bool> overrun_{false};
   SpinLock lock_;
   // What the device writes a poll into; all zero between polls (see take()).
   std::array<ibv_wc, 16> wcs_{};

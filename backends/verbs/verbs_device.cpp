@@ -56,6 +56,7 @@ VerbsDevice::VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const 
     }
     pd_ = ibv_alloc_pd(context_);
     if (pd_ == nullptr) throw_errno("ibv_alloc_pd", errno);
+    events_ = std::make_unique<AsyncEvents>(context_, name);
     caps_ = make_capabilities(context_, pd_, device_attr_, port_attr_);
 
     if (caps_.link == LinkKind::IWarp) {
@@ -101,7 +102,7 @@ std::unique_ptr<fabric::MemoryRegion> VerbsDevice::register_memory(void* addr, s
 }
 
 std::unique_ptr<fabric::CompletionQueue> VerbsDevice::create_cq(uint32_t capacity) {
-  return std::make_unique<VerbsCompletionQueue>(context_, capacity, caps_.max_cqe);
+  return std::make_unique<VerbsCompletionQueue>(context_, *events_, capacity, caps_.max_cqe);
 }
 
 std::unique_ptr<fabric::SharedReceiveQueue> VerbsDevice::create_srq(uint32_t capacity, uint32_t max_sge) {

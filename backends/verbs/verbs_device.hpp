@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "backends/verbs/host_runtime.hpp"
+#include "backends/verbs/verbs_async_events.hpp"
 #include "backends/verbs/verbs_address.hpp"
 #include "fabric/device.hpp"
 
@@ -67,6 +68,7 @@ class VerbsDevice final : public fabric::Device {
   ibv_device_attr device_attr_{};
   ibv_port_attr port_attr_{};
   fabric::DeviceCapabilities caps_;
+  std::unique_ptr<AsyncEvents> events_;  // made once the context is open
   HostRuntime runtime_;
 
   std::mutex ah_mutex_;

@@ -105,6 +105,19 @@ VerbsQueuePair::VerbsQueuePair(VerbsDevice& device, const fabric::QpConfig& conf
     srq = dynamic_cast<VerbsSharedReceiveQueue*>(&config.srq->underlying());
     if (srq == nullptr) throw Error(Status::InvalidArgument, "create_qp: the SRQ was not made by a verbs device");
   }
+  // The kernel looks CQs and SRQs up by handle within the caller's context, so one of
+  // another context could be taken for an unrelated object of this one.
+  auto check_context = [&](ibv_context* theirs, const char* field) {
+    if (theirs != device.context()) {
+      throw Error(Status::InvalidArgument,
+                  fmt::format("create_qp: QpConfig::{} was made by another device context; a QP's CQs and SRQ must "
+                              "be made by the device that creates it",
+                              field));
+    }
+  };
+  check_context(send_cq->handle()->context, "send_cq");
+  check_context(recv_cq->handle()->context, "recv_cq");
+  if (srq != nullptr) check_context(srq->handle()->context, "srq");
   auto check_limit = [&](const char* what, uint32_t value, uint32_t limit, const char* cap) {
     if (value > limit) {
       throw Error(Status::InvalidArgument, fmt::format("create_qp: {} {} is more than {} allows ({}, {})", what, value,
@@ -361,6 +374,11 @@ Status VerbsQueuePair::check_send_fully(const fabric::SendWr& wr, uint64_t total
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   // Named only in refusals: not looked up on every post.
   const auto op_name = [op] { return fabric::to_string(op); };
+
+  if (!fabric::is_valid(op)) {  // to_ibv_opcode would have posted it as a send
+    return fail(Status::InvalidArgument,
+                fmt::format("post_send: opcode {} is not a fabric::Opcode", static_cast<int>(op)));
+  }
 
   if (transport_ == Transport::UD && op != Opcode::Send && op != Opcode::SendWithImm) {
     return fail(Status::Unsupported, fmt::format("post_send: {} is not available on UD QPs (UD carries sends only)", op_name()));

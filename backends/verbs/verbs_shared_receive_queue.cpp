@@ -45,15 +45,26 @@ VerbsSharedReceiveQueue::VerbsSharedReceiveQueue(ibv_pd* pd, uint32_t capacity, 
 
 VerbsSharedReceiveQueue::~VerbsSharedReceiveQueue() {
   if (int rc = ibv_destroy_srq(srq_); rc != 0) {
-    spdlog::warn("verbs: {} (a QP still uses this SRQ?)", errno_message("ibv_destroy_srq", rc));
+    spdlog::warn("verbs: {} (a QP still uses this SRQ: destroy QPs before their SRQs; the SRQ is kept until the "
+                 "device closes)",
+                 errno_message("ibv_destroy_srq", rc));
   }
 }
 
 fabric::Status VerbsSharedReceiveQueue::post_recv(const fabric::RecvWr& wr) {
-  if (wr.sg_list.size() > max_sge_) return fabric::Status::InvalidArgument;
+  if (wr.sg_list.size() > max_sge_) {
+    last_error_ = fmt::format("post_recv: {} SGEs exceed the SRQ's max_sge of {}", wr.sg_list.size(), max_sge_);
+    return fabric::Status::InvalidArgument;
+  }
   const int rc = post_one_srq_recv(srq_, wr);
   note_device_activity();
-  return rc == 0 ? fabric::Status::Ok : errno_status(rc);
+  if (rc == 0) return fabric::Status::Ok;
+  const fabric::Status status = errno_status(rc);
+  last_error_ = status == fabric::Status::NoResource
+                    ? fmt::format("post_recv: the SRQ is full ({} receives posted); post again after some are consumed",
+                                  capacity_)
+                    : errno_message("ibv_post_srq_recv", rc);
+  return status;
 }
 
 }  // namespace twinfab::verbs

@@ -4,6 +4,7 @@
 #include <infiniband/verbs.h>
 
 #include <cstdint>
+#include <string>
 
 #include "fabric/shared_receive_queue.hpp"
 
@@ -19,6 +20,7 @@ class VerbsSharedReceiveQueue final : public fabric::SharedReceiveQueue {
 
   fabric::Status post_recv(const fabric::RecvWr& wr) override;
   uint32_t capacity() const noexcept override { return capacity_; }
+  const std::string& last_error() const noexcept override { return last_error_; }
 
   ibv_srq* handle() const noexcept { return srq_; }
 
@@ -26,6 +28,7 @@ class VerbsSharedReceiveQueue final : public fabric::SharedReceiveQueue {
   ibv_srq* srq_ = nullptr;
   uint32_t capacity_ = 0;
   uint32_t max_sge_ = 0;
+  std::string last_error_;
 };
 
 }  // namespace twinfab::verbs

@@ -56,6 +56,7 @@ class CompletionQueueDecorator final : public CompletionQueue {
   /// far as the inner CQ allows.
   size_t poll(std::span<WorkCompletion> out) override;
   uint32_t capacity() const noexcept override { return inner_->capacity(); }
+  bool overrun() noexcept override { return inner_->overrun(); }
   CompletionQueue& underlying() noexcept override { return inner_->underlying(); }
 
   CompletionQueue& inner() noexcept { return *inner_; }
@@ -74,6 +75,7 @@ class SharedReceiveQueueDecorator final : public SharedReceiveQueue {
 
   Status post_recv(const RecvWr& wr) override;
   uint32_t capacity() const noexcept override { return inner_->capacity(); }
+  const std::string& last_error() const noexcept override { return inner_->last_error(); }
   SharedReceiveQueue& underlying() noexcept override { return inner_->underlying(); }
 
   SharedReceiveQueue& inner() noexcept { return *inner_; }

@@ -419,6 +419,12 @@ TEST_P(Errors, MalformedWorkRequestsAreRefusedAtPost) {
                      "atomic with a 4-byte SGE");
     }
 
+    // A value cast to Opcode that names none (both backends posted it as a Send).
+    const Sge eight = local.sge(0, 8);
+    expect_invalid(SendWr{.wr_id = 4, .opcode = static_cast<Opcode>(99), .sg_list = std::span(&eight, 1)},
+                   "opcode 99");
+    EXPECT_NE(qp.last_error().find("opcode 99"), std::string::npos) << qp.last_error();
+
     // Nothing was queued, and the QP still works.
     EXPECT_TRUE(poll_now(*pair->a.send_cq).empty()) << "a refused WR produced a completion";
     EXPECT_EQ(qp.state(), QpState::ReadyToSend);
@@ -639,6 +645,42 @@ TEST_P(Errors, TransportsAndSrqTheDeviceLacksThrowUnsupported) {
         EXPECT_TRUE(is_error(e, Status::Unsupported));
       }
     }
+  });
+}
+
+// A QP's CQs and SRQ must be the creating device's: the simulator pushed completions
+// into the other device's CQ, and a verbs kernel looks them up by handle in the
+// caller's context, where the number may name an unrelated object.
+TEST_P(Errors, CqsAndSrqsOfAnotherDeviceAreRefusedByCreateQp) {
+  run_on_backend([&](Device& a, Device& b) {
+    if (!a.capabilities().rc) GTEST_SKIP() << lacks("RC");
+    auto own = a.create_cq(16);
+    auto theirs = b.create_cq(16);
+    std::unique_ptr<SharedReceiveQueue> their_srq;
+    if (a.capabilities().srq && b.capabilities().srq) their_srq = b.create_srq(16, 1);
+    const std::pair<const char*, std::function<void(QpConfig&)>> bad[] = {
+        {"send_cq", [&](QpConfig& c) { c.send_cq = theirs.get(); }},
+        {"recv_cq", [&](QpConfig& c) { c.recv_cq = theirs.get(); }},
+        {"srq", [&](QpConfig& c) { c.srq = their_srq.get(); }},
+    };
+    for (const auto& [field, change] : bad) {
+      if (std::string_view(field) == "srq" && !their_srq) continue;
+      QpConfig config = qp_config(Transport::RC);
+      config.send_cq = config.recv_cq = own.get();
+      change(config);
+      try {
+        auto qp = a.create_qp(config);
+        ADD_FAILURE() << field << " of the other device: created";
+      } catch (const fabric::Error& e) {
+        EXPECT_TRUE(is_error(e, Status::InvalidArgument)) << field;
+        EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+      }
+    }
+    // The same objects on their own device are fine.
+    QpConfig config = qp_config(Transport::RC);
+    config.send_cq = config.recv_cq = theirs.get();
+    config.srq = their_srq.get();
+    EXPECT_NO_THROW(b.create_qp(config));
   });
 }
 

@@ -98,6 +98,7 @@ TEST_P(Srq, FullSrqIsNoResourceAndTooManySgesIsInvalidArgument) {
     std::vector<Sge> many;
     for (uint32_t i = 0; i <= caps.max_sge; ++i) many.push_back(buffer.sge(i % 64, 1));
     EXPECT_EQ(srq->post_recv(RecvWr{1, many}), Status::InvalidArgument) << "more SGEs than the device's max_sge";
+    EXPECT_NE(srq->last_error().find("SGE"), std::string::npos) << srq->last_error();
 
     const Sge sge = buffer.sge(0, 64);
     uint32_t accepted = 0;
@@ -109,6 +110,7 @@ TEST_P(Srq, FullSrqIsNoResourceAndTooManySgesIsInvalidArgument) {
     }
     EXPECT_GE(accepted, 4u) << "the requested capacity must be usable";
     EXPECT_EQ(s, Status::NoResource) << "after " << accepted << " receives (capacity() " << srq->capacity() << ")";
+    EXPECT_NE(srq->last_error().find("full"), std::string::npos) << srq->last_error();
   });
 }
 

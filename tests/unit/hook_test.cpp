@@ -54,6 +54,7 @@ class FakeCq final : public CompletionQueue {
     return n;
   }
   uint32_t capacity() const noexcept override { return 1024; }
+  bool overrun() noexcept override { return false; }
   std::deque<WorkCompletion> queue;
 };
 
@@ -69,7 +70,9 @@ class FakeSrq final : public SharedReceiveQueue {
     return Status::Ok;
   }
   uint32_t capacity() const noexcept override { return 1024; }
+  const std::string& last_error() const noexcept override { return no_error; }
   std::deque<PostedRecv> posted;
+  std::string no_error;
 };
 
 class FakeMr final : public MemoryRegion {
