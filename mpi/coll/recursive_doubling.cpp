@@ -8,8 +8,11 @@
 // reduce; finally each odd survivor hands the result back to the even rank it folded.
 // log2(p) + 2 steps at most, every step a full-buffer exchange.
 //
-// Each pair reduces as (lower rank's data) op (higher rank's data) into the same
-// bytes on both sides, so all ranks end with identical results.
+// Each pair reduces as (lower rank's data) op (higher rank's data), the lower one's as
+// the left operand, on both sides, so all ranks end with identical results, and the
+// operands are in rank order, as MPI prescribes (a non-commutative op would need it):
+// a survivor's data covers a run of ascending ranks (new ranks keep the order of the
+// ranks they stand for), and its partner's run lies wholly below or above it.
 #include "mpi/coll/coll_support.hpp"
 
 namespace twinfab::mpi {
@@ -57,15 +60,16 @@ void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_
       const int partner = new_partner < rem ? new_partner * 2 + 1 : new_partner + rem;
       coll::sendrecv(context, recvbuf, count, type, partner, incoming.data(), count, type, partner,
                      coll::tag(coll::Kind::Allreduce, step), comm, where);
-      // Always combine as (higher rank's data) op-into (lower rank's data) in the
-      // same operand order on both sides, so both hold bit-identical results even
-      // for floating point.
+      // Always combine as (lower rank's data) op (higher rank's data), with the same
+      // buffer roles on both sides, so both hold bit-identical results even for
+      // floating point. One side copies either way.
       if (partner < rank) {
-        // result = partner's (lower) op mine: reduce mine into a copy of theirs.
+        // result = partner's (lower) op mine: straight into mine.
+        reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+      } else {
+        // result = mine op partner's (higher): into theirs, then copied back.
         reduce_local(op, recvbuf, incoming.data(), count, *type, where);
         coll::local_copy(incoming.data(), count, *type, recvbuf, count, *type, where);
-      } else {
-        reduce_local(op, incoming.data(), recvbuf, count, *type, where);
       }
     }
   } else {
