@@ -23,7 +23,7 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
 }
 
 void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t count, const DatatypePtr& type,
-                         Op op, const char* where) {
+                         const ReductionOp& op, const char* where) {
   check_buffer(recvbuf, count, type, where, "recvbuf");
   if (sendbuf != kInPlace) check_buffer(sendbuf, count, type, where, "sendbuf");
   check_reduction(op, type, where);
@@ -41,9 +41,9 @@ void check_counts(std::span<const int> counts, std::span<const int> displs, int 
                   "count must be non-negative");
 }
 
-void check_reduction(Op op, const DatatypePtr& type, const char* where) {
-  if (op == Op::Replace || op == Op::NoOp)
-    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op={})", where, to_string(op)),
+void check_reduction(const ReductionOp& op, const DatatypePtr& type, const char* where) {
+  if (!op.is_user() && (op.predefined() == Op::Replace || op.predefined() == Op::NoOp))
+    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op={})", where, to_string(op.predefined())),
                 "not a reduction operation; it is for MPI_Accumulate and MPI_Get_accumulate only");
   check_op(op, type.get(), where);
 }
@@ -58,13 +58,18 @@ std::pair<std::uintptr_t, std::uintptr_t> byte_range(const void* buffer, std::in
 }
 }  // namespace
 
+bool buffers_overlap(const void* a, std::int64_t a_count, const Datatype& a_type, const void* b, std::int64_t b_count,
+                     const Datatype& b_type) {
+  if (a == nullptr || b == nullptr || a_count == 0 || b_count == 0) return false;
+  if (a_type.size() == 0 || b_type.size() == 0) return false;
+  const auto [a0, a1] = byte_range(a, a_count, a_type);
+  const auto [b0, b1] = byte_range(b, b_count, b_type);
+  return a0 < b1 && b0 < a1;
+}
+
 void check_no_alias(const void* send, std::int64_t send_count, const Datatype& send_type, const void* recv,
                     std::int64_t recv_count, const Datatype& recv_type, const char* where) {
-  if (send == nullptr || recv == nullptr || send_count == 0 || recv_count == 0) return;
-  if (send_type.size() == 0 || recv_type.size() == 0) return;
-  const auto [s0, s1] = byte_range(send, send_count, send_type);
-  const auto [r0, r1] = byte_range(recv, recv_count, recv_type);
-  if (s0 < r1 && r0 < s1)
+  if (buffers_overlap(send, send_count, send_type, recv, recv_count, recv_type))
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
                 "send and receive buffers overlap; pass MPI_IN_PLACE as sendbuf to work in the receive buffer");
 }
@@ -81,12 +86,15 @@ TempBuffer::TempBuffer(std::int64_t count, const Datatype& type) {
   // The bytes the type touches (true_extent for the first element, one extent per
   // further one) plus one more extent: the reduction kernels work on whole C
   // elements, so for a pair type they also write the struct's trailing padding,
-  // which lies past true_extent. (A negative extent is legal MPI, but no block layout
-  // of a collective uses one.)
+  // which lies past true_extent. A user-defined op's function sees the elements as
+  // the program declared them (a C struct from lb to ub, say) and may write all of
+  // one, holes included, so [lb, ub) of the first element is covered as well. (A
+  // negative extent is legal MPI, but no block layout of a collective uses one.)
   const std::int64_t extent = std::max<std::int64_t>(type.extent(), 0);
-  const std::int64_t span = type.true_extent() + count * extent;
-  storage_.resize(static_cast<std::size_t>(span));
-  base_ = storage_.data() - type.true_lb();
+  const std::int64_t first = std::min(type.true_lb(), type.lb());
+  const std::int64_t last = std::max(type.true_lb() + type.true_extent(), type.ub()) + count * extent;
+  storage_.resize(static_cast<std::size_t>(last - first));
+  base_ = storage_.data() - first;
 }
 
 void local_copy(const void* in, std::int64_t in_count, const Datatype& in_type, void* out, std::int64_t out_count,

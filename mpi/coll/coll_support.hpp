@@ -34,12 +34,16 @@ void check_root(int root, const Communicator& comm, const char* where);
 void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& type, const char* where,
                   const char* buffer_name, int blocks = 1);
 /// The op is a predefined reduction defined on the type (MPI_REPLACE and MPI_NO_OP
-/// belong to one-sided accumulate only).
-void check_reduction(Op op, const DatatypePtr& type, const char* where);
+/// belong to one-sided accumulate only), or a user-defined op (any type).
+void check_reduction(const ReductionOp& op, const DatatypePtr& type, const char* where);
 /// The buffers and op of an allreduce-like call (allreduce, scan, exscan), where every
 /// rank passes `sendbuf` (or kInPlace: the input is in `recvbuf`) and `recvbuf`.
 void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t count, const DatatypePtr& type,
-                         Op op, const char* where);
+                         const ReductionOp& op, const char* where);
+/// Whether the bytes `a_count` elements of `a_type` at `a` span (from the first one
+/// touched to the last) and those of (b, b_count, b_type) overlap.
+bool buffers_overlap(const void* a, std::int64_t a_count, const Datatype& a_type, const void* b, std::int64_t b_count,
+                     const Datatype& b_type);
 /// MPI_ERR_BUFFER when the bytes of (send, send_count, send_type) and (recv,
 /// recv_count, recv_type) overlap: MPI forbids aliasing unless MPI_IN_PLACE is used.
 void check_no_alias(const void* send, std::int64_t send_count, const Datatype& send_type, const void* recv,
@@ -56,12 +60,13 @@ inline const std::byte* block(const void* buffer, std::int64_t index, std::int64
 
 /// Scratch memory for `count` elements of `type`, laid out as the user's buffer would
 /// be (lower bound, holes and all), so it can be sent, received and reduced with the
-/// same (count, type) as the user's buffer (MPICH's true_lb/true_extent trick).
+/// same (count, type) as the user's buffer (MPICH's true_lb/true_extent trick). It
+/// also spans each element's [lb, ub), which a user-defined op may write.
 class TempBuffer {
  public:
   TempBuffer(std::int64_t count, const Datatype& type);
   /// The address to pass as the buffer (may point before the allocation when the
-  /// type's true lower bound is positive; only [data + true_lb, ...) is touched).
+  /// type's lower bounds are positive; only [data + min(lb, true_lb), ...) is touched).
   void* data() noexcept { return base_; }
 
  private:

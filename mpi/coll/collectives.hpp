@@ -12,7 +12,9 @@
 // Algorithms (one file per family):
 //   barrier    dissemination, ceil(log2 n) rounds of zero-byte messages  (barrier.cpp)
 //   bcast      binomial tree from the root                                (binomial.cpp)
-//   reduce     binomial tree to the root, fixed rank order                (binomial.cpp)
+//   reduce     binomial tree to the root, fixed rank order; for a
+//              non-commutative op the tree is rooted at rank 0 and rank 0
+//              sends the result to the root (MPICH's scheme)              (binomial.cpp)
 //   allreduce  recursive doubling; with n not a power of two, the first
 //              2*(n - 2^k) ranks fold pairwise first and get the result back
 //              at the end (MPICH's scheme)                                (recursive_doubling.cpp)
@@ -24,9 +26,15 @@
 //              counterparts, with per-rank counts and displacements       (vector.cpp)
 //   scan, exscan  recursive doubling, ceil(log2 n) exchanges              (scan.cpp)
 //   reduce_scatter(_block)  reduce to rank 0, then scatterv            (reduce_scatter.cpp)
+//   reduce_local  MPI_Reduce_local's checks around mpi::reduce_local      (reduce_local.cpp)
 //
-// Reductions use only the predefined ops of op.hpp (all commutative); the tree of
-// each algorithm is fixed, so a result does not depend on timing.
+// Reductions take a ReductionOp (op.hpp): a predefined op or a user-defined one. The
+// tree of each algorithm is fixed, so a result does not depend on timing. Every
+// algorithm combines operands in rank order, (lower ranks) op (higher ranks), as MPI
+// prescribes for a non-commutative op: each step joins two partial results that cover
+// adjacent ranges of ranks, the lower range as the left operand (`in` of
+// reduce_local). Only the binomial reduce needs a different tree for it (above); for
+// a commutative op it keeps its tree rooted at the root.
 //
 // Arguments follow the MPI C bindings, with (count, datatype) pairs as in the
 // point-to-point API; buffers are addressed as MPI does (element i of an array of
@@ -62,11 +70,11 @@ void bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr
 /// MPI_Reduce. At the root `sendbuf` may be kInPlace (the input is in `recvbuf`);
 /// `recvbuf` is used at the root only.
 void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            Op op, int root, const Communicator& comm);
+            const ReductionOp& op, int root, const Communicator& comm);
 
 /// MPI_Allreduce. `sendbuf` may be kInPlace (the input is in `recvbuf`).
 void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-               Op op, const Communicator& comm);
+               const ReductionOp& op, const Communicator& comm);
 
 /// MPI_Gather: rank i's (sendcount, sendtype) lands at the root in recvbuf block i
 /// (recvcount elements of recvtype). At the root `sendbuf` may be kInPlace (its block
@@ -118,21 +126,30 @@ void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendc
 /// rank i. `sendbuf` may be kInPlace (the whole input is in recvbuf). `where` names
 /// the calling function in errors.
 void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                    const DatatypePtr& type, Op op, const Communicator& comm,
+                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm,
                     const char* where = "MPI_Reduce_scatter");
 /// MPI_Reduce_scatter_block: every block has `recvcount` elements.
 void reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
-                          const DatatypePtr& type, Op op, const Communicator& comm);
+                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm);
 
 // ---- prefix reductions (scan.cpp): recursive doubling (MPICH's), ceil(log2 n) steps.
 
 /// MPI_Scan: rank i gets the reduction of the inputs of ranks 0..i. `sendbuf` may be
 /// kInPlace.
-void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type, Op op,
-          const Communicator& comm);
+void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+          const ReductionOp& op, const Communicator& comm);
 /// MPI_Exscan: rank i > 0 gets the reduction of ranks 0..i-1; rank 0's recvbuf is left
 /// as it was (MPI leaves it undefined). `sendbuf` may be kInPlace.
 void exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            Op op, const Communicator& comm);
+            const ReductionOp& op, const Communicator& comm);
+
+// ---- local reduction (reduce_local.cpp)
+
+/// MPI_Reduce_local: inoutbuf[i] = inbuf[i] op inoutbuf[i], after the checks every
+/// reduction makes: (count, type) and the op as for MPI_Reduce, MPI_ERR_BUFFER for a
+/// null buffer with data, for MPI_IN_PLACE (not valid here) and for buffers that
+/// overlap (MPICH's classes). No communication.
+void reduce_local_checked(const void* inbuf, void* inoutbuf, std::int64_t count, const DatatypePtr& type,
+                          const ReductionOp& op);
 
 }  // namespace twinfab::mpi

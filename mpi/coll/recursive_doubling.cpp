@@ -9,16 +9,16 @@
 // log2(p) + 2 steps at most, every step a full-buffer exchange.
 //
 // Each pair reduces as (lower rank's data) op (higher rank's data), the lower one's as
-// the left operand, on both sides, so all ranks end with identical results, and the
-// operands are in rank order, as MPI prescribes (a non-commutative op would need it):
-// a survivor's data covers a run of ascending ranks (new ranks keep the order of the
-// ranks they stand for), and its partner's run lies wholly below or above it.
+// the left operand, on both sides, so all ranks end with identical results, and a
+// non-commutative op sees its operands in rank order: a survivor's data covers a run
+// of ascending ranks (new ranks keep the order of the ranks they stand for), and its
+// partner's run lies wholly below or above it.
 #include "mpi/coll/coll_support.hpp"
 
 namespace twinfab::mpi {
 
 void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-               Op op, const Communicator& comm) {
+               const ReductionOp& op, const Communicator& comm) {
   const char* where = "MPI_Allreduce";
   context.check_comm(comm, where);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);

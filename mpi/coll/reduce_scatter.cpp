@@ -2,8 +2,9 @@
 // the whole vector to rank 0, then a linear scatterv of the blocks. 2 log2(n)-ish
 // steps; the reduce moves the full vector at each level, so this is for small and
 // medium vectors (a pairwise-exchange variant that moves only 1/n per step is the
-// long-message algorithm, left for later). The arguments are checked here first, so
-// errors name the function the program called.
+// long-message algorithm, left for later). The reduce is rooted at rank 0, so a
+// non-commutative op costs no extra message (binomial.cpp). The arguments are checked
+// here first, so errors name the function the program called.
 #include <fmt/format.h>
 
 #include <limits>
@@ -15,7 +16,7 @@
 namespace twinfab::mpi {
 
 void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                    const DatatypePtr& type, Op op, const Communicator& comm, const char* where) {
+                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, const char* where) {
   context.check_comm(comm, where);
   const int n = comm.size();
   const int rank = comm.rank();
@@ -43,7 +44,7 @@ void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::s
 }
 
 void reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
-                          const DatatypePtr& type, Op op, const Communicator& comm) {
+                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm) {
   const char* where = "MPI_Reduce_scatter_block";
   context.check_comm(comm, where);
   if (recvcount < 0 || recvcount > std::numeric_limits<int>::max())

@@ -5,15 +5,16 @@
 // `partial`; when the partner is lower, the partner's partial also belongs to this
 // rank's prefix and is folded into the result. ceil(log2 n) steps.
 //
-// The predefined ops are commutative; operands are still combined as (lower ranks)
-// op (higher ranks), the order MPI prescribes for a scan.
+// Operands are always combined as (lower ranks) op (higher ranks), the order MPI
+// prescribes for a scan and for a non-commutative op: `partial` and the partner's
+// partial cover adjacent runs of ranks.
 #include "mpi/coll/coll_support.hpp"
 
 namespace twinfab::mpi {
 namespace {
 
-void prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type, Op op,
-            const Communicator& comm, bool inclusive) {
+void prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+            const ReductionOp& op, const Communicator& comm, bool inclusive) {
   const char* where = inclusive ? "MPI_Scan" : "MPI_Exscan";
   const coll::Kind kind = inclusive ? coll::Kind::Scan : coll::Kind::Exscan;
   context.check_comm(comm, where);
@@ -52,13 +53,13 @@ void prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t c
 
 }  // namespace
 
-void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type, Op op,
-          const Communicator& comm) {
+void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+          const ReductionOp& op, const Communicator& comm) {
   prefix(context, sendbuf, recvbuf, count, type, op, comm, true);
 }
 
 void exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            Op op, const Communicator& comm) {
+            const ReductionOp& op, const Communicator& comm) {
   prefix(context, sendbuf, recvbuf, count, type, op, comm, false);
 }
 

@@ -203,4 +203,25 @@ void reduce_local(Op op, const void* in, void* inout, std::int64_t count, const 
   unpack(packed_inout, inout, count, type, 0, where);
 }
 
+std::string_view to_string(const ReductionOp& op) noexcept {
+  return op.is_user() ? "a user-defined op" : to_string(op.predefined());
+}
+
+void check_op(const ReductionOp& op, const Datatype* type, std::string_view where) {
+  if (!op.is_user()) {
+    check_op(op.predefined(), type, where);
+    return;
+  }
+  if (type == nullptr) {
+    throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype)", where), "datatype is MPI_DATATYPE_NULL");
+  }
+}
+
+void reduce_local_user(const ReductionOp& op, const void* in, void* inout, std::int64_t count, const Datatype& type,
+                       std::string_view where) {
+  check_buffer_type(count, &type, where);
+  if (count == 0 || type.size() == 0) return;
+  op.call(in, inout, count, type);
+}
+
 }  // namespace twinfab::mpi

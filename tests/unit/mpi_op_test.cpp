@@ -1,6 +1,7 @@
 // Unit tests of mpi/core/op: each predefined op on the types it is defined on,
 // MAXLOC/MINLOC with ties, derived datatypes, and MPI_ERR_OP/MPI_ERR_TYPE for the
-// combinations MPI leaves undefined.
+// combinations MPI leaves undefined; user-defined ops (ReductionOp::user): what their
+// function receives, on any datatype, and the checks they still get.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -207,6 +208,98 @@ TEST_F(MpiOpTest, EveryDefinedCombinationRuns) {
       EXPECT_EQ(result == ErrorClass::MPI_SUCCESS, is_defined(op, kind)) << to_string(op) << " " << to_string(kind);
     }
   }
+}
+
+// ---- user-defined ops
+
+/// What a user function saw, for the test to inspect.
+struct Seen {
+  int calls = 0;
+  const void* in = nullptr;
+  void* inout = nullptr;
+  std::int64_t count = -1;
+  const Datatype* type = nullptr;
+};
+
+// inout[i] = in[i] - inout[i] on ints: non-commutative, so the operand roles show.
+void subtract(const void* user_data, const void* in, void* inout, std::int64_t count, const Datatype& type) {
+  auto& seen = *static_cast<Seen*>(const_cast<void*>(user_data));
+  seen = {seen.calls + 1, in, inout, count, &type};
+  for (std::int64_t i = 0; i < count; ++i)
+    static_cast<int*>(inout)[i] = static_cast<const int*>(in)[i] - static_cast<int*>(inout)[i];
+}
+
+TEST_F(MpiOpTest, UserOpGetsTheBuffersCountAndTypeAsGiven) {
+  Seen seen;
+  const ReductionOp op = ReductionOp::user(&subtract, &seen, false);
+  EXPECT_TRUE(op.is_user());
+  EXPECT_FALSE(op.is_commutative());
+  EXPECT_EQ(to_string(op), "a user-defined op");
+  const std::array<int, 3> in{10, 20, 30};
+  std::array<int, 3> io{1, 2, 3};
+  reduce_local(op, in.data(), io.data(), 3, type(BasicKind::Int));
+  EXPECT_EQ(io, (std::array<int, 3>{9, 18, 27}));  // in op inout: `in` on the left
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_EQ(seen.in, in.data());
+  EXPECT_EQ(seen.inout, io.data());
+  EXPECT_EQ(seen.count, 3);
+  EXPECT_EQ(seen.type, &type(BasicKind::Int));
+
+  // A derived type goes to the function as it is: one call, the element count of
+  // that type, the user's buffers (no packed copy), holes and all.
+  auto pairs = Datatype::vector(2, 1, 2, types_.get(BasicKind::Int));  // ints 0 and 2 of 3
+  pairs->commit();
+  std::array<int, 3> holes{1, 2, 3};
+  reduce_local(op, in.data(), holes.data(), 1, *pairs);
+  EXPECT_EQ(seen.calls, 2);
+  EXPECT_EQ(seen.count, 1);
+  EXPECT_EQ(seen.type, pairs.get());
+  EXPECT_EQ(seen.inout, holes.data());
+
+  // Count 0 and empty types do not call it.
+  reduce_local(op, in.data(), io.data(), 0, type(BasicKind::Int));
+  auto empty = Datatype::contiguous(0, types_.get(BasicKind::Int));
+  empty->commit();
+  reduce_local(op, in.data(), io.data(), 4, *empty);
+  EXPECT_EQ(seen.calls, 2);
+}
+
+TEST_F(MpiOpTest, UserOpTakesAnyDatatypeButStillChecksIt) {
+  Seen seen;
+  const ReductionOp op = ReductionOp::user(&subtract, &seen, true);
+  EXPECT_TRUE(op.is_commutative());
+  // A struct of mixed basic types, which no predefined op but REPLACE takes.
+  const std::array<std::int64_t, 2> lengths{1, 1};
+  const std::array<std::int64_t, 2> displacements{0, 8};
+  const std::array<DatatypePtr, 2> members{types_.get(BasicKind::Int), types_.get(BasicKind::Double)};
+  auto mixed = Datatype::create_struct(lengths, displacements, members);
+  mixed->commit();
+  EXPECT_EQ(error_of([&] { check_op(op, mixed.get(), "MPI_Reduce"); }), ErrorClass::MPI_SUCCESS);
+  EXPECT_EQ(error_of([&] { check_op(op, &type(BasicKind::CDoubleComplex), "MPI_Reduce"); }), ErrorClass::MPI_SUCCESS);
+  std::string message;
+  EXPECT_EQ(error_of([&] { check_op(op, nullptr, "MPI_Reduce"); }, &message), ErrorClass::MPI_ERR_TYPE);
+  EXPECT_EQ(message, "MPI_Reduce(datatype): datatype is MPI_DATATYPE_NULL");
+  std::array<int, 2> a{}, b{};
+  auto uncommitted = Datatype::contiguous(1, types_.get(BasicKind::Int));
+  EXPECT_EQ(error_of([&] { reduce_local(op, a.data(), b.data(), 1, *uncommitted); }), ErrorClass::MPI_ERR_TYPE);
+  EXPECT_EQ(error_of([&] { reduce_local(op, a.data(), b.data(), -1, type(BasicKind::Int)); }),
+            ErrorClass::MPI_ERR_COUNT);
+  EXPECT_EQ(seen.calls, 0);
+}
+
+TEST_F(MpiOpTest, PredefinedOpsConvertToReductionOps) {
+  const ReductionOp sum = Op::Sum;
+  EXPECT_FALSE(sum.is_user());
+  EXPECT_TRUE(sum.is_commutative());
+  EXPECT_EQ(sum.predefined(), Op::Sum);
+  EXPECT_EQ(to_string(sum), "MPI_SUM");
+  const std::array<int, 2> in{1, 2};
+  std::array<int, 2> io{10, 20};
+  reduce_local(sum, in.data(), io.data(), 2, type(BasicKind::Int));
+  EXPECT_EQ(io, (std::array<int, 2>{11, 22}));
+  float f = 1, g = 2;
+  EXPECT_EQ(error_of([&] { reduce_local(ReductionOp(Op::Band), &f, &g, 1, type(BasicKind::Float)); }),
+            ErrorClass::MPI_ERR_OP);
 }
 
 }  // namespace
