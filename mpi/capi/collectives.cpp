@@ -1,5 +1,6 @@
 // MPI C API: the blocking collectives (mpi/coll). MPI_IN_PLACE has mpi/coll's value
-// (kInPlace), so buffers pass through unchanged.
+// (kInPlace), so buffers pass through unchanged. A reduction's op goes through an
+// OpCall (rank_state.hpp), which binds a user-defined op to the call's datatype handle.
 #include "mpi/capi/rank_state.hpp"
 
 using namespace twinfab::mpi;
@@ -48,7 +49,8 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
                MPI_Comm comm) {
   return entry("MPI_Reduce", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Reduce");
-    reduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Reduce"), op_of(op, "MPI_Reduce"), root, c);
+    const OpCall reduction(s, op, datatype, "MPI_Reduce");
+    reduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Reduce"), reduction.op(), root, c);
     return MPI_SUCCESS;
   });
 }
@@ -56,7 +58,8 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return entry("MPI_Allreduce", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Allreduce");
-    allreduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Allreduce"), op_of(op, "MPI_Allreduce"), c);
+    const OpCall reduction(s, op, datatype, "MPI_Allreduce");
+    allreduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Allreduce"), reduction.op(), c);
     return MPI_SUCCESS;
   });
 }
@@ -178,8 +181,9 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   const char* where = "MPI_Reduce_scatter";
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
+    const OpCall reduction(s, op, datatype, where);
     reduce_scatter(s.ctx(), sendbuf, recvbuf, per_rank(recvcounts, c, where, "recvcounts"), s.type(datatype, where),
-                   op_of(op, where), c);
+                   reduction.op(), c);
     return MPI_SUCCESS;
   });
 }
@@ -189,7 +193,8 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
   const char* where = "MPI_Reduce_scatter_block";
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
-    reduce_scatter_block(s.ctx(), sendbuf, recvbuf, recvcount, s.type(datatype, where), op_of(op, where), c);
+    const OpCall reduction(s, op, datatype, where);
+    reduce_scatter_block(s.ctx(), sendbuf, recvbuf, recvcount, s.type(datatype, where), reduction.op(), c);
     return MPI_SUCCESS;
   });
 }
@@ -197,7 +202,8 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return entry("MPI_Scan", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Scan");
-    scan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Scan"), op_of(op, "MPI_Scan"), c);
+    const OpCall reduction(s, op, datatype, "MPI_Scan");
+    scan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Scan"), reduction.op(), c);
     return MPI_SUCCESS;
   });
 }
@@ -205,7 +211,8 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return entry("MPI_Exscan", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Exscan");
-    exscan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Exscan"), op_of(op, "MPI_Exscan"), c);
+    const OpCall reduction(s, op, datatype, "MPI_Exscan");
+    exscan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Exscan"), reduction.op(), c);
     return MPI_SUCCESS;
   });
 }

@@ -102,7 +102,8 @@ typedef long long MPI_Offset;
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)0x4c000025)
 #define TWINFAB_MPI_BASIC_TYPE_COUNT 38
 
-/* Predefined reduction operations: 0x58000000 + mpi::Op's value. */
+/* Predefined reduction operations: 0x58000000 + mpi::Op's value. Those of
+ * MPI_Op_create are 0x98000000 + an index in the rank's table (never reused). */
 #define MPI_OP_NULL ((MPI_Op)0x18000000)
 #define MPI_MAX ((MPI_Op)0x58000000)
 #define MPI_MIN ((MPI_Op)0x58000001)
@@ -339,6 +340,17 @@ TWINFAB_MPI_API int MPI_Pack(const void* inbuf, int incount, MPI_Datatype dataty
 TWINFAB_MPI_API int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                                MPI_Datatype datatype, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+
+/* ---- reduction operations (MPI-3.1 §5.9.5, §5.9.7). A user function computes
+ * inoutvec[i] = invec[i] op inoutvec[i] for *len elements of *datatype, the handle
+ * the reduction was called with (a derived one included: *len counts its elements).
+ * A non-commutative op (commute = 0) is applied in rank order. */
+typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+TWINFAB_MPI_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+TWINFAB_MPI_API int MPI_Op_free(MPI_Op* op);
+TWINFAB_MPI_API int MPI_Op_commutative(MPI_Op op, int* commute);
+TWINFAB_MPI_API int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                                     MPI_Op op);
 
 /* ---- collectives */
 TWINFAB_MPI_API int MPI_Barrier(MPI_Comm comm);

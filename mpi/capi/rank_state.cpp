@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace twinfab::mpi::capi {
 
@@ -80,12 +83,78 @@ void store_status(const MessageStatus& in, MPI_Status* out) {
   out->twinfab_count_bytes = in.count_bytes;
 }
 
+namespace {
+[[noreturn]] void throw_bad_op(MPI_Op handle, const char* where) {
+  if (handle == MPI_OP_NULL) throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op)", where), "op is MPI_OP_NULL");
+  throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=0x{:x})", where, bits(handle)),
+              "not an MPI_Op handle (neither predefined nor made by MPI_Op_create, or freed)");
+}
+}  // namespace
+
 Op op_of(MPI_Op handle, const char* where) {
   const std::uint32_t b = bits(handle);
-  if (handle == MPI_OP_NULL) throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op)", where), "op is MPI_OP_NULL");
   if ((b & ~kHandleIndexMask) != kOpBase || (b & kHandleIndexMask) > static_cast<std::uint32_t>(Op::Minloc))
-    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=0x{:x})", where, b), "not a predefined MPI_Op handle");
+      [[unlikely]]
+    throw_bad_op(handle, where);
   return static_cast<Op>(b & kHandleIndexMask);
+}
+
+OpCall::OpCall(const RankState& state, MPI_Op handle, MPI_Datatype datatype, const char* where)
+    : datatype_(datatype), op_(Op::NoOp) {
+  if (!is_user_op_handle(handle)) [[likely]] {
+    op_ = op_of(handle, where);
+    return;
+  }
+  const UserOpEntry entry = state.user_op(handle, where);
+  function_ = entry.function;
+  op_ = ReductionOp::user(&OpCall::call, this, entry.commutative);
+}
+
+void OpCall::call(const void* self, const void* in, void* inout, std::int64_t count, const Datatype& type) {
+  const auto& call = *static_cast<const OpCall*>(self);
+  const auto* a = static_cast<const std::byte*>(in);
+  auto* b = static_cast<std::byte*>(inout);
+  // The C function takes an int count. Every count the C API hands the core fits
+  // one (reduce-scatter checks its sum of counts), but the core's are 64-bit: a
+  // larger one would go in pieces of whole elements.
+  while (count > 0) {
+    const int piece = static_cast<int>(std::min<std::int64_t>(count, std::numeric_limits<int>::max()));
+    // Copies: the function may write through its pointer arguments.
+    int len = piece;
+    MPI_Datatype datatype = call.datatype_;
+    call.function_(const_cast<std::byte*>(a), b, &len, &datatype);
+    a += static_cast<std::int64_t>(piece) * type.extent();
+    b += static_cast<std::int64_t>(piece) * type.extent();
+    count -= piece;
+  }
+}
+
+// ---- user-defined reduction operations
+
+MPI_Op RankState::add_op(MPI_User_function* function, bool commutative) {
+  if (ops_.size() > kHandleIndexMask)
+    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Op_create", "more than 16M user-defined ops created on one rank");
+  ops_.push_back({function, commutative});
+  return handle_of(kUserOpBase, ops_.size() - 1);
+}
+
+UserOpEntry RankState::user_op(MPI_Op handle, const char* where) const {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kUserOpBase || index >= ops_.size() || ops_[index].function == nullptr)
+    throw_bad_op(handle, where);
+  return ops_[index];
+}
+
+void RankState::free_op(MPI_Op& handle, const char* where) {
+  if (!is_user_op_handle(handle)) {
+    const Op predefined = op_of(handle, where);  // MPI_ERR_OP for anything else
+    throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op={})", where, to_string(predefined)),
+                "predefined ops cannot be freed");
+  }
+  user_op(handle, where);  // checks
+  ops_[bits(handle) & kHandleIndexMask] = {};
+  handle = MPI_OP_NULL;
 }
 
 // ---- communicators

@@ -5,7 +5,7 @@
 // mutable globals in mpi/capi besides the installed-host pointer (rank_host.cpp).
 // It owns the rank's mpi::Context and the tables that turn the integer handles of
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
-// derived datatypes and requests.
+// derived datatypes, user-defined reduction operations and requests.
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
@@ -41,6 +41,7 @@ inline constexpr std::uint32_t kGroupBase = 0x48000000;
 inline constexpr std::uint32_t kBasicTypeBase = 0x4c000000;
 inline constexpr std::uint32_t kDerivedTypeBase = 0x8c000000;
 inline constexpr std::uint32_t kOpBase = 0x58000000;
+inline constexpr std::uint32_t kUserOpBase = 0x98000000;
 inline constexpr std::uint32_t kRequestBase = 0xac000000;
 
 struct CommEntry {
@@ -58,6 +59,12 @@ struct PersistentOp {
   int peer = 0;
   int tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
+};
+
+/// An op of MPI_Op_create.
+struct UserOpEntry {
+  MPI_User_function* function = nullptr;  ///< null: freed slot
+  bool commutative = true;
 };
 
 struct RequestEntry {
@@ -134,6 +141,17 @@ class RankState {
   MPI_Datatype add_type(DatatypePtr type);
   void free_type(MPI_Datatype& handle, const char* where);
 
+  // ---- user-defined reduction operations (MPI_Op_create). Slots are not reused, so
+  // a freed handle stays invalid.
+  MPI_Op add_op(MPI_User_function* function, bool commutative);
+  /// The live entry of a user op handle (MPI_ERR_OP for anything else, predefined
+  /// ops included: callers check for those first). Returned by value: a user
+  /// function may create or free ops while a reduction runs, which would move or
+  /// clear an entry held by reference.
+  UserOpEntry user_op(MPI_Op handle, const char* where) const;
+  /// MPI_Op_free: MPI_ERR_OP for MPI_OP_NULL, a predefined op or an invalid handle.
+  void free_op(MPI_Op& handle, const char* where);
+
   // ---- requests
   MPI_Request add_request(RequestId id, MPI_Comm comm, const char* what);
   /// The entry of an active request handle (MPI_ERR_REQUEST for anything else); null
@@ -166,6 +184,7 @@ class RankState {
   std::vector<CommEntry> comms_;
   std::vector<GroupPtr> groups_;
   std::vector<DatatypePtr> types_;  // derived types; null: freed slot
+  std::vector<UserOpEntry> ops_;
   std::vector<RequestEntry> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::vector<RequestId> detached_;
@@ -179,8 +198,37 @@ class RankState {
 /// The calling rank's state, or null before MPI_Init.
 RankState* current_state();
 
-/// Translates an mpi::Op handle; MPI_ERR_OP for anything else.
+/// Whether `handle` has the form of a user-defined op's (live or not).
+inline bool is_user_op_handle(MPI_Op handle) {
+  return (static_cast<std::uint32_t>(handle) & ~kHandleIndexMask) == kUserOpBase;
+}
+
+/// Translates a predefined MPI_Op handle; MPI_ERR_OP for anything else.
 Op op_of(MPI_Op handle, const char* where);
+
+/// An MPI_Op handle resolved for one reduction call: op() is the predefined op, or
+/// the user function bound to the datatype handle the caller passed, which is what
+/// the function receives (MPI-3.1 §5.9.5), not a handle made up for the core's type.
+/// Holds copies of the op's entry, so freeing the op while the call runs (from the
+/// user function itself) does not affect it. Lives on the calling entry point's
+/// stack: op() refers to this object, which therefore cannot be copied or moved.
+class OpCall {
+ public:
+  /// MPI_ERR_OP for MPI_OP_NULL, a freed or an invalid handle.
+  OpCall(const RankState& state, MPI_Op handle, MPI_Datatype datatype, const char* where);
+  OpCall(const OpCall&) = delete;
+  OpCall& operator=(const OpCall&) = delete;
+  const ReductionOp& op() const noexcept { return op_; }
+
+ private:
+  /// ReductionOp::UserFunction: calls the C function with (in, inout, &len, &datatype),
+  /// in pieces of at most INT_MAX elements.
+  static void call(const void* self, const void* in, void* inout, std::int64_t count, const Datatype& type);
+
+  MPI_User_function* function_ = nullptr;
+  MPI_Datatype datatype_;
+  ReductionOp op_;
+};
 
 /// Aborts the job: prints "twinfab: <message>" (through the host) and exits `code`.
 [[noreturn]] void fatal(int code, std::string_view message);
