@@ -40,6 +40,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Info;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -52,6 +53,10 @@ typedef long long MPI_Offset;
 #define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+
+/* No MPI_Info_create yet: MPI_INFO_NULL is the only info object, and the calls that
+ * take one (MPI_Comm_split_type) refuse any other value. */
+#define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
@@ -134,6 +139,10 @@ typedef long long MPI_Offset;
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
+
+/* MPI_Comm_split_type: the ranks that share a host (a simulated host under
+ * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
+#define MPI_COMM_TYPE_SHARED 1
 
 /* Thread levels: this library provides at most MPI_THREAD_FUNNELED (one thread per
  * rank makes the MPI calls; there are no locks inside). */
@@ -249,7 +258,21 @@ TWINFAB_MPI_API int MPI_Comm_free(MPI_Comm* comm);
 TWINFAB_MPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
 TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
 TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+/* Collective over comm; ranks outside group get MPI_COMM_NULL. */
+TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; info MPI_INFO_NULL. */
+TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
+TWINFAB_MPI_API int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
+/* Group constructors return MPI_GROUP_EMPTY for an empty result. */
 TWINFAB_MPI_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
 TWINFAB_MPI_API int MPI_Group_free(MPI_Group* group);
 TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
 TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
