@@ -144,6 +144,12 @@ typedef long long MPI_Offset;
  * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
 #define MPI_COMM_TYPE_SHARED 1
 
+/* MPI_Topo_test results. Only Cartesian topologies can be created here; MPI_GRAPH and
+ * MPI_DIST_GRAPH are defined for programs that compare against them. */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
 /* Thread levels: this library provides at most MPI_THREAD_FUNNELED (one thread per
  * rank makes the MPI calls; there are no locks inside). */
 #define MPI_THREAD_SINGLE 0
@@ -278,6 +284,19 @@ TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
 TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
 TWINFAB_MPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                               int ranks2[]);
+
+/* ---- Cartesian topologies. reorder is ignored (allowed by MPI): rank r of comm_old is
+   rank r of the grid. */
+TWINFAB_MPI_API int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+TWINFAB_MPI_API int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                                    MPI_Comm* comm_cart);
+TWINFAB_MPI_API int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+TWINFAB_MPI_API int MPI_Cartdim_get(MPI_Comm comm, int* ndims);
+TWINFAB_MPI_API int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank);
+TWINFAB_MPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
+TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
 
 /* ---- point-to-point */
 TWINFAB_MPI_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
