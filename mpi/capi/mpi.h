@@ -55,7 +55,7 @@ typedef long long MPI_Offset;
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 
 /* No MPI_Info_create yet: MPI_INFO_NULL is the only info object, and the calls that
- * take one (MPI_Comm_split_type) refuse any other value. */
+ * take one (MPI_Comm_split_type, MPI_Alloc_mem) refuse any other value. */
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
@@ -247,6 +247,13 @@ TWINFAB_MPI_API double MPI_Wtick(void);
 TWINFAB_MPI_API int MPI_Get_version(int* version, int* subversion);
 TWINFAB_MPI_API int MPI_Get_library_version(char* version, int* resultlen);
 TWINFAB_MPI_API int MPI_Get_processor_name(char* name, int* resultlen);
+/* The level MPI_Init_thread provided (MPI_THREAD_SINGLE after MPI_Init). */
+TWINFAB_MPI_API int MPI_Query_thread(int* provided);
+/* Plain memory, aligned to 64 bytes (to the page from 4 KiB up), not registered with
+   the device in advance: a rendezvous transfer registers it through the registration
+   cache like any buffer. MPI_Free_mem takes only what MPI_Alloc_mem gave. */
+TWINFAB_MPI_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+TWINFAB_MPI_API int MPI_Free_mem(void* base);
 
 /* ---- errors */
 TWINFAB_MPI_API int MPI_Error_string(int errorcode, char* string, int* resultlen);
@@ -349,6 +356,8 @@ TWINFAB_MPI_API int MPI_Request_free(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Cancel(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 TWINFAB_MPI_API int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
+TWINFAB_MPI_API int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
+TWINFAB_MPI_API int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 
 /* ---- datatypes */
 TWINFAB_MPI_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);

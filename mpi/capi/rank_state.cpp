@@ -97,6 +97,10 @@ Op op_of(MPI_Op handle, const char* where) {
   return static_cast<Op>(b & kHandleIndexMask);
 }
 
+RankState::~RankState() {
+  for (const auto& [block, bytes] : allocated_memory) std::free(block);
+}
+
 // ---- communicators
 
 void RankState::set_up(std::unique_ptr<Context> c) {

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "mpi/capi/mpi.h"
@@ -88,10 +89,19 @@ struct BsendBuffer {
 
 class RankState {
  public:
+  RankState() = default;
+  /// Frees what MPI_Alloc_mem gave and the program never gave back.
+  ~RankState();
+  RankState(const RankState&) = delete;
+  RankState& operator=(const RankState&) = delete;
+
   bool initialized = false;
   bool finalized = false;
   std::unique_ptr<Context> context;
   int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
+  int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
+  /// The blocks MPI_Alloc_mem handed out and MPI_Free_mem has not taken back.
+  std::unordered_map<void*, std::size_t> allocated_memory;
 
   Context& ctx() { return *context; }
   /// MPI_Init: takes the rank's context and sets up the predefined handles.
