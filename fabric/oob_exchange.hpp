@@ -5,9 +5,14 @@
 // simulator it is shared memory between actors plus a simulated barrier; on hardware
 // it is PMIx (PMIx_Put/Commit/Fence/Get). put/fence/barrier are collective and called
 // by every rank in the same order.
+//
+// It also says where each rank runs (node()): the process manager is what knows the
+// placement (PMIx's locality keys on hardware, the platform's ranks per host in the
+// simulator), and MPI needs it for MPI_Comm_split_type(MPI_COMM_TYPE_SHARED).
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -27,6 +32,12 @@ class OobExchange {
   virtual std::vector<std::byte> get(int rank) const = 0;
   /// Synchronisation only.
   virtual void barrier() { fence(); }
+  /// The host (node) this rank runs on: ranks on the same host, which share its
+  /// memory, have the same value, ranks on different hosts different ones (a
+  /// non-negative id, not necessarily 0..hosts-1). Local: no communication. Empty when
+  /// the process manager does not say. The simulator gives the simulated host's
+  /// index; on hardware it comes from PMIx.
+  virtual std::optional<int> node() const noexcept = 0;
 };
 
 }  // namespace twinfab::fabric

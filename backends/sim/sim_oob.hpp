@@ -26,16 +26,19 @@ class SimOob {
 /// One rank's handle.
 class SimOobView final : public fabric::OobExchange {
  public:
-  SimOobView(SimOob& shared, unsigned rank) : shared_(shared), rank_(rank) {}
+  /// `host`: the simulated host the rank runs on (its node()).
+  SimOobView(SimOob& shared, unsigned rank, unsigned host) : shared_(shared), rank_(rank), host_(host) {}
   int rank() const noexcept override { return static_cast<int>(rank_); }
   int size() const noexcept override { return static_cast<int>(shared_.size()); }
   void put(std::span<const std::byte> blob) override;
   void fence() override;
   std::vector<std::byte> get(int rank) const override;
+  std::optional<int> node() const noexcept override { return static_cast<int>(host_); }
 
  private:
   SimOob& shared_;
   unsigned rank_;
+  unsigned host_;
 };
 
 }  // namespace twinfab::sim

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "fabric/error.hpp"
 
@@ -15,6 +18,52 @@ std::string address_key(unsigned epoch) { return fmt::format("twinfab.address.{}
 
 fabric::Error pmix_error(const char* call, pmix_status_t rc) {
   return fabric::Error(fabric::Status::IoError, fmt::format("{} failed: {} ({})", call, PMIx_Error_string(rc), rc));
+}
+
+// A job-level or process-level key the server gave at start-up, or null. PMIX_OPTIONAL:
+// look only at what this client already holds, never wait for a value that may never
+// come (these keys are not put by peers).
+pmix_value_t* get_startup_value(const pmix_proc_t& proc, const char* key) {
+  pmix_info_t info;
+  PMIX_INFO_CONSTRUCT(&info);
+  bool optional = true;
+  PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+  pmix_value_t* value = nullptr;
+  const pmix_status_t rc = PMIx_Get(&proc, key, &info, 1, &value);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS) return nullptr;
+  return value;
+}
+
+// Which node the process runs on. The lowest rank among the job's processes on this
+// node (PMIX_LOCAL_PEERS, "0,1,2,3") names the node the same way in every process on
+// it, and differently on every other node. PMIX_NODEID, the server's own number, is
+// the fallback. Open MPI's prterun and Slurm give both.
+std::optional<int> read_node(const pmix_proc_t& self) {
+  pmix_proc_t job;
+  PMIX_LOAD_PROCID(&job, self.nspace, PMIX_RANK_WILDCARD);
+  std::optional<int> node;
+  if (pmix_value_t* value = get_startup_value(job, PMIX_LOCAL_PEERS)) {
+    if (value->type == PMIX_STRING && value->data.string != nullptr) {
+      const std::string_view peers(value->data.string);
+      std::size_t at = 0;
+      while (at < peers.size()) {
+        std::size_t end = peers.find(',', at);
+        if (end == std::string_view::npos) end = peers.size();
+        int rank = -1;
+        const auto [ptr, ec] = std::from_chars(peers.data() + at, peers.data() + end, rank);
+        if (ec == std::errc() && ptr == peers.data() + end && rank >= 0) node = std::min(node.value_or(rank), rank);
+        at = end + 1;
+      }
+    }
+    PMIX_VALUE_RELEASE(value);
+  }
+  if (node) return node;
+  if (pmix_value_t* value = get_startup_value(self, PMIX_NODEID)) {
+    if (value->type == PMIX_UINT32 && value->data.uint32 <= 0x7fffffffu) node = static_cast<int>(value->data.uint32);
+    PMIX_VALUE_RELEASE(value);
+  }
+  return node;
 }
 
 }  // namespace
@@ -45,6 +94,7 @@ PmixSession::PmixSession() {
   }
   size_ = static_cast<int>(value->data.uint32);
   PMIX_VALUE_RELEASE(value);
+  node_ = read_node(self_);
 }
 
 PmixSession::~PmixSession() { PMIx_Finalize(nullptr, 0); }

@@ -12,6 +12,7 @@
 
 #include <pmix.h>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,12 +37,17 @@ class PmixSession {
   const pmix_proc_t& self() const noexcept { return self_; }
   int rank() const noexcept { return static_cast<int>(self_.rank); }
   int size() const noexcept { return size_; }
+  /// The node this process runs on, read once at PMIx_Init: the lowest rank of the
+  /// job on the node (from PMIX_LOCAL_PEERS), else the server's PMIX_NODEID; empty when
+  /// the server gives neither.
+  std::optional<int> node() const noexcept { return node_; }
   /// PMIx_Abort: asks the process manager to end the whole job.
   void abort(int code, const std::string& message) noexcept;
 
  private:
   pmix_proc_t self_{};
   int size_ = 0;
+  std::optional<int> node_;
 };
 
 class PmixOobExchange final : public fabric::OobExchange {
@@ -54,6 +60,7 @@ class PmixOobExchange final : public fabric::OobExchange {
   void fence() override;
   std::vector<std::byte> get(int rank) const override;
   void barrier() override;
+  std::optional<int> node() const noexcept override { return session_.node(); }
 
  private:
   void publish();

@@ -18,6 +18,8 @@ class SingletonOobExchange final : public fabric::OobExchange {
   void fence() override { visible_ = pending_; }
   /// Throws fabric::Error(InvalidArgument) for any rank but 0.
   std::vector<std::byte> get(int rank) const override;
+  /// The one process is the one host.
+  std::optional<int> node() const noexcept override { return 0; }
 
  private:
   std::vector<std::byte> pending_, visible_;

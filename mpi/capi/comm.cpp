@@ -1,7 +1,8 @@
-// MPI C API: communicators, groups, attributes.
+// MPI C API: communicators (and their names), groups, attributes.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <span>
 
 #include "mpi/capi/rank_state.hpp"
@@ -13,6 +14,18 @@ namespace {
 
 void check_count(int n, const char* where, const char* arg) {
   if (n < 0) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, arg, n), "must not be negative");
+}
+
+/// The set operations share their checks: two live groups and somewhere to put the result.
+template <class Operation>
+int group_set_operation(const char* where, MPI_Group group1, MPI_Group group2, MPI_Group* newgroup, Operation op) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& a = s.group(group1, where, "group1");
+    const GroupPtr& b = s.group(group2, where, "group2");
+    require_pointer(newgroup, where, "newgroup");
+    *newgroup = s.add_group(op(*a, *b));
+    return MPI_SUCCESS;
+  });
 }
 
 }  // namespace
@@ -96,6 +109,48 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   });
 }
 
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_create", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_create");
+    const GroupPtr& g = s.group(group, "MPI_Comm_create");
+    require_pointer(newcomm, "MPI_Comm_create", "newcomm");
+    *newcomm = s.add_comm(s.ctx().comm_create(c, g), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_split_type", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_split_type");
+    require_info_null(info, "MPI_Comm_split_type");
+    require_pointer(newcomm, "MPI_Comm_split_type", "newcomm");
+    *newcomm = s.add_comm(s.ctx().comm_split_type(c, split_type, key), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  return entry("MPI_Comm_set_name", comm, [&](RankState& s) {
+    CommEntry& e = s.comm_entry(comm, "MPI_Comm_set_name");
+    require_pointer(comm_name, "MPI_Comm_set_name", "comm_name");
+    // MPI-3.1 §6.8: a longer name is truncated to what MPI_Comm_get_name can return.
+    e.name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+  return entry("MPI_Comm_get_name", comm, [&](RankState& s) {
+    const CommEntry& e = s.comm_entry(comm, "MPI_Comm_get_name");
+    require_pointer(comm_name, "MPI_Comm_get_name", "comm_name");
+    require_pointer(resultlen, "MPI_Comm_get_name", "resultlen");
+    std::memcpy(comm_name, e.name.data(), e.name.size());  // at most MPI_MAX_OBJECT_NAME - 1
+    comm_name[e.name.size()] = '\0';
+    *resultlen = static_cast<int>(e.name.size());
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
   return entry("MPI_Comm_get_attr", comm, [&](RankState& s) {
     s.comm(comm, "MPI_Comm_get_attr");
@@ -117,6 +172,61 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (n > 0) require_pointer(ranks, "MPI_Group_incl", "ranks");
     require_pointer(newgroup, "MPI_Group_incl", "newgroup");
     *newgroup = s.add_group(g->incl(std::span<const int>(ranks, static_cast<std::size_t>(n))));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return entry("MPI_Group_excl", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_excl");
+    check_count(n, "MPI_Group_excl", "n");
+    if (n > 0) require_pointer(ranks, "MPI_Group_excl", "ranks");
+    require_pointer(newgroup, "MPI_Group_excl", "newgroup");
+    *newgroup = s.add_group(g->excl(std::span<const int>(ranks, static_cast<std::size_t>(n))));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return entry("MPI_Group_range_incl", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_range_incl");
+    check_count(n, "MPI_Group_range_incl", "n");
+    if (n > 0) require_pointer(ranges, "MPI_Group_range_incl", "ranges");
+    require_pointer(newgroup, "MPI_Group_range_incl", "newgroup");
+    *newgroup = s.add_group(g->range_incl(std::span<const int>(n > 0 ? ranges[0] : nullptr, 3 * static_cast<std::size_t>(n))));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return entry("MPI_Group_range_excl", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& g = s.group(group, "MPI_Group_range_excl");
+    check_count(n, "MPI_Group_range_excl", "n");
+    if (n > 0) require_pointer(ranges, "MPI_Group_range_excl", "ranges");
+    require_pointer(newgroup, "MPI_Group_range_excl", "newgroup");
+    *newgroup = s.add_group(g->range_excl(std::span<const int>(n > 0 ? ranges[0] : nullptr, 3 * static_cast<std::size_t>(n))));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return group_set_operation("MPI_Group_union", group1, group2, newgroup, &Group::set_union);
+}
+
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return group_set_operation("MPI_Group_intersection", group1, group2, newgroup, &Group::intersection);
+}
+
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+  return group_set_operation("MPI_Group_difference", group1, group2, newgroup, &Group::difference);
+}
+
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+  return entry("MPI_Group_compare", MPI_COMM_WORLD, [&](RankState& s) {
+    const GroupPtr& a = s.group(group1, "MPI_Group_compare", "group1");
+    const GroupPtr& b = s.group(group2, "MPI_Group_compare", "group2");
+    require_pointer(result, "MPI_Group_compare", "result");
+    *result = static_cast<int>(Group::compare(*a, *b));
     return MPI_SUCCESS;
   });
 }

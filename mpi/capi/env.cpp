@@ -59,7 +59,16 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = init("MPI_Init_thread");
   // One thread per rank makes MPI calls; nothing inside is locked.
   *provided = std::min(required, MPI_THREAD_FUNNELED);
+  current_state()->thread_level = *provided;
   return rc;
+}
+
+int MPI_Query_thread(int* provided) {
+  return entry("MPI_Query_thread", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(provided, "MPI_Query_thread", "provided");
+    *provided = s.thread_level;
+    return MPI_SUCCESS;
+  });
 }
 
 int MPI_Initialized(int* flag) {

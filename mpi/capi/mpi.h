@@ -40,6 +40,7 @@ typedef int MPI_Datatype;
 typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Info;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -52,6 +53,10 @@ typedef long long MPI_Offset;
 #define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+
+/* No MPI_Info_create yet: MPI_INFO_NULL is the only info object, and the calls that
+ * take one (MPI_Comm_split_type, MPI_Alloc_mem) refuse any other value. */
+#define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
@@ -135,6 +140,16 @@ typedef long long MPI_Offset;
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
 #define MPI_UNEQUAL 3
+
+/* MPI_Comm_split_type: the ranks that share a host (a simulated host under
+ * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* MPI_Topo_test results. Only Cartesian topologies can be created here; MPI_GRAPH and
+ * MPI_DIST_GRAPH are defined for programs that compare against them. */
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
 
 /* Thread levels: this library provides at most MPI_THREAD_FUNNELED (one thread per
  * rank makes the MPI calls; there are no locks inside). */
@@ -233,6 +248,13 @@ TWINFAB_MPI_API double MPI_Wtick(void);
 TWINFAB_MPI_API int MPI_Get_version(int* version, int* subversion);
 TWINFAB_MPI_API int MPI_Get_library_version(char* version, int* resultlen);
 TWINFAB_MPI_API int MPI_Get_processor_name(char* name, int* resultlen);
+/* The level MPI_Init_thread provided (MPI_THREAD_SINGLE after MPI_Init). */
+TWINFAB_MPI_API int MPI_Query_thread(int* provided);
+/* Plain memory, aligned to 64 bytes (to the page from 4 KiB up), not registered with
+   the device in advance: a rendezvous transfer registers it through the registration
+   cache like any buffer. MPI_Free_mem takes only what MPI_Alloc_mem gave. */
+TWINFAB_MPI_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+TWINFAB_MPI_API int MPI_Free_mem(void* base);
 
 /* ---- errors */
 TWINFAB_MPI_API int MPI_Error_string(int errorcode, char* string, int* resultlen);
@@ -250,12 +272,39 @@ TWINFAB_MPI_API int MPI_Comm_free(MPI_Comm* comm);
 TWINFAB_MPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
 TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
 TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+/* Collective over comm; ranks outside group get MPI_COMM_NULL. */
+TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; info MPI_INFO_NULL. */
+TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
+TWINFAB_MPI_API int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
+/* Group constructors return MPI_GROUP_EMPTY for an empty result. */
 TWINFAB_MPI_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+TWINFAB_MPI_API int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
 TWINFAB_MPI_API int MPI_Group_free(MPI_Group* group);
 TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
 TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
 TWINFAB_MPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                               int ranks2[]);
+
+/* ---- Cartesian topologies. reorder is ignored (allowed by MPI): rank r of comm_old is
+   rank r of the grid. */
+TWINFAB_MPI_API int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+TWINFAB_MPI_API int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                                    MPI_Comm* comm_cart);
+TWINFAB_MPI_API int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+TWINFAB_MPI_API int MPI_Cartdim_get(MPI_Comm comm, int* ndims);
+TWINFAB_MPI_API int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank);
+TWINFAB_MPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
+TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
 
 /* ---- point-to-point */
 TWINFAB_MPI_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -308,6 +357,8 @@ TWINFAB_MPI_API int MPI_Request_free(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Cancel(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 TWINFAB_MPI_API int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
+TWINFAB_MPI_API int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
+TWINFAB_MPI_API int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 
 /* ---- datatypes */
 TWINFAB_MPI_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);

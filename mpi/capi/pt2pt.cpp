@@ -1,6 +1,7 @@
 // MPI C API: point-to-point communication, completion, probe and cancel.
 #include <fmt/format.h>
 
+#include <optional>
 #include <vector>
 
 #include "mpi/capi/rank_state.hpp"
@@ -450,6 +451,43 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
       *count = MPI_UNDEFINED;
     else
       *count = static_cast<int>(bytes / t->size());
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+namespace {
+
+/// MPI_Get_elements and MPI_Get_elements_x: the basic elements the status's message
+/// holds as `datatype` (mpi::Datatype::elements_in), MPI_UNDEFINED when it ends
+/// inside one.
+long long elements_of(RankState& s, const MPI_Status* status, MPI_Datatype datatype, const char* where) {
+  if (status == nullptr || status == MPI_STATUS_IGNORE)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(status)", where), "null or MPI_STATUS_IGNORE");
+  const DatatypePtr& t = s.type(datatype, where);
+  const std::optional<std::int64_t> n = t->elements_in(status->twinfab_count_bytes);
+  return n ? *n : MPI_UNDEFINED;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+  return entry("MPI_Get_elements", MPI_COMM_WORLD, [&](RankState& s) {
+    const long long n = elements_of(s, status, datatype, "MPI_Get_elements");
+    require_pointer(count, "MPI_Get_elements", "count");
+    *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);  // the _x variant has the large counts
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return entry("MPI_Get_elements_x", MPI_COMM_WORLD, [&](RankState& s) {
+    const long long n = elements_of(s, status, datatype, "MPI_Get_elements_x");
+    require_pointer(count, "MPI_Get_elements_x", "count");
+    *count = n;
     return MPI_SUCCESS;
   });
 }

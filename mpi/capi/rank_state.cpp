@@ -25,6 +25,9 @@ static_assert(static_cast<std::uint32_t>(MPI_MINLOC) - kOpBase == static_cast<st
 static_assert(static_cast<std::uint32_t>(MPI_BXOR) - kOpBase == static_cast<std::uint32_t>(Op::Bxor));
 static_assert(MPI_PROC_NULL == kProcNull && MPI_ANY_SOURCE == kAnySource && MPI_ANY_TAG == kAnyTag);
 static_assert(MPI_UNDEFINED == kUndefined);
+static_assert(MPI_COMM_TYPE_SHARED == kCommTypeShared);
+static_assert(MPI_IDENT == static_cast<int>(Comparison::Ident) && MPI_CONGRUENT == static_cast<int>(Comparison::Congruent) &&
+              MPI_SIMILAR == static_cast<int>(Comparison::Similar) && MPI_UNEQUAL == static_cast<int>(Comparison::Unequal));
 static_assert(static_cast<std::uint32_t>(MPI_COMM_WORLD) == kCommBase);
 static_assert(static_cast<std::uint32_t>(MPI_GROUP_EMPTY) == kGroupBase);
 
@@ -72,6 +75,12 @@ int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view mes
 
 void require_pointer(const void* p, const char* where, const char* arg) {
   if (p == nullptr) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, arg), "null pointer");
+}
+
+void require_info_null(MPI_Info info, const char* where) {
+  if (info != MPI_INFO_NULL)
+    throw Error(ErrorClass::MPI_ERR_INFO, fmt::format("{}(info=0x{:x})", where, bits(info)),
+                "only MPI_INFO_NULL exists here (no MPI_Info_create yet)");
 }
 
 void store_status(const MessageStatus& in, MPI_Status* out) {
@@ -157,11 +166,16 @@ void RankState::free_op(MPI_Op& handle, const char* where) {
   handle = MPI_OP_NULL;
 }
 
+RankState::~RankState() {
+  for (const auto& [block, bytes] : allocated_memory) std::free(block);
+}
+
 // ---- communicators
 
 void RankState::set_up(std::unique_ptr<Context> c) {
   context = std::move(c);
-  comms_ = {{&context->world(), MPI_ERRORS_ARE_FATAL}, {&context->self(), MPI_ERRORS_ARE_FATAL}};
+  comms_ = {{&context->world(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
+            {&context->self(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"}};
   groups_ = {std::make_shared<const Group>(std::vector<int>{}, context->world().rank())};
   initialized = true;
 }
@@ -175,7 +189,7 @@ void RankState::throw_bad_comm(MPI_Comm handle, const char* where) {
 
 MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited) {
   if (comm == nullptr) return MPI_COMM_NULL;
-  comms_.push_back({comm, inherited});
+  comms_.push_back({comm, inherited, {}});
   return handle_of(kCommBase, comms_.size() - 1);
 }
 
@@ -201,6 +215,7 @@ const GroupPtr& RankState::group(MPI_Group handle, const char* where, const char
 }
 
 MPI_Group RankState::add_group(GroupPtr g) {
+  if (g->size() == 0) return MPI_GROUP_EMPTY;
   groups_.push_back(std::move(g));
   return handle_of(kGroupBase, groups_.size() - 1);
 }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "mpi/capi/mpi.h"
@@ -47,6 +48,7 @@ inline constexpr std::uint32_t kRequestBase = 0xac000000;
 struct CommEntry {
   const Communicator* comm = nullptr;  ///< null: freed slot
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;  ///< MPI_Comm_set_name (a property of the handle, not copied by dup)
 };
 
 /// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
@@ -94,10 +96,19 @@ struct BsendBuffer {
 
 class RankState {
  public:
+  RankState() = default;
+  /// Frees what MPI_Alloc_mem gave and the program never gave back.
+  ~RankState();
+  RankState(const RankState&) = delete;
+  RankState& operator=(const RankState&) = delete;
+
   bool initialized = false;
   bool finalized = false;
   std::unique_ptr<Context> context;
   int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
+  int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
+  /// The blocks MPI_Alloc_mem handed out and MPI_Free_mem has not taken back.
+  std::unordered_map<void*, std::size_t> allocated_memory;
 
   Context& ctx() { return *context; }
   /// MPI_Init: takes the rank's context and sets up the predefined handles.
@@ -125,6 +136,7 @@ class RankState {
 
   // ---- groups
   const GroupPtr& group(MPI_Group handle, const char* where, const char* arg = "group");
+  /// A handle for a new group; MPI_GROUP_EMPTY when it has no members (MPI-3.1 §6.3.2).
   MPI_Group add_group(GroupPtr group);
   void free_group(MPI_Group& handle, const char* where);
 
@@ -256,6 +268,8 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
 
 /// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.
 void require_pointer(const void* p, const char* where, const char* arg);
+/// Throws MPI_ERR_INFO unless `info` is MPI_INFO_NULL (the only info object so far).
+void require_info_null(MPI_Info info, const char* where);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.
 void store_status(const MessageStatus& in, MPI_Status* out);
 

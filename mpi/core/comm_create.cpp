@@ -1,5 +1,6 @@
-// Communicator construction: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_free,
-// MPI_Comm_group.
+// Communicator construction: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create,
+// MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub, MPI_Comm_free, MPI_Comm_group.
+// Every constructor but dup is a split (one allgather of color, key and next free id).
 //
 // Context ids. Each rank keeps the smallest even id it has not used
 // (next_context_id_). A new communicator takes the max of that over the parent's
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <unordered_map>
 
 #include "mpi/coll/collectives.hpp"
 #include "mpi/core/context.hpp"
@@ -30,11 +32,11 @@ std::vector<int> Communicator::world_ranks() const {
   return ranks;
 }
 
-const Communicator* Context::add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks) {
+Communicator* Context::add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks) {
   next_context_id_ = std::max(next_context_id_, context_id + 2);
   if (rank < 0) return nullptr;
   auto communicator = std::make_unique<Communicator>(context_id, rank, std::move(world_ranks));
-  const Communicator* result = communicator.get();
+  Communicator* result = communicator.get();
   communicators_.emplace(context_id, std::move(communicator));
   return result;
 }
@@ -43,7 +45,9 @@ const Communicator* Context::comm_dup(const Communicator& comm) {
   check_comm(comm, "MPI_Comm_dup");
   std::uint32_t id = next_context_id_;
   allreduce(*this, kInPlace, &id, 1, datatype(BasicKind::Uint32), Op::Max, comm);
-  return add_communicator(id, comm.rank(), comm.world_ranks());
+  Communicator* dup = add_communicator(id, comm.rank(), comm.world_ranks());
+  dup->set_cart(comm.shared_cart());  // MPI-3.1 §6.4.2: the topology comes along
+  return dup;
 }
 
 const Communicator* Context::comm_split(const Communicator& comm, int color, int key) {
@@ -52,6 +56,10 @@ const Communicator* Context::comm_split(const Communicator& comm, int color, int
   if (color < 0 && color != kUndefined)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(color={})", where, color),
                 "color must be non-negative or MPI_UNDEFINED");
+  return split(comm, color, key);
+}
+
+Communicator* Context::split(const Communicator& comm, int color, int key) {
   // One allgather carries what every rank needs: the colors and keys to form the
   // groups, and the next free ids to agree on the context id.
   const int n = comm.size();
@@ -73,6 +81,87 @@ const Communicator* Context::comm_split(const Communicator& comm, int color, int
     world_ranks.push_back(comm.world_rank(old_rank));
   }
   return add_communicator(id, new_rank, std::move(world_ranks));
+}
+
+const Communicator* Context::comm_create(const Communicator& comm, const GroupPtr& group) {
+  const char* where = "MPI_Comm_create";
+  check_comm(comm, where);
+  if (!group) throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where), "group is MPI_GROUP_NULL");
+  // A split in disguise: the members of one group share a color (the lowest comm rank
+  // among them, the same for every member of that group and different for any
+  // disjoint one) and are ordered by their rank in the group.
+  std::unordered_map<int, int> comm_rank_of;  // world rank -> rank in comm
+  comm_rank_of.reserve(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) comm_rank_of.emplace(comm.world_rank(r), r);
+  int color = kUndefined;
+  for (int i = 0; i < group->size(); ++i) {
+    auto it = comm_rank_of.find(group->world_rank(i));
+    if (it == comm_rank_of.end())
+      throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where),
+                  fmt::format("member {} (world rank {}) is not in the communicator; the group must be a subset of "
+                              "the communicator's",
+                              i, group->world_rank(i)));
+    color = color == kUndefined ? it->second : std::min(color, it->second);
+  }
+  if (group->rank() == kUndefined) color = kUndefined;
+  return split(comm, color, group->rank());
+}
+
+const Communicator* Context::comm_split_type(const Communicator& comm, int split_type, int key) {
+  const char* where = "MPI_Comm_split_type";
+  check_comm(comm, where);
+  if (split_type != kCommTypeShared && split_type != kUndefined)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(split_type={})", where, split_type),
+                "only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED are split types here");
+  if (split_type == kUndefined) return split(comm, kUndefined, key);
+  if (!node_)
+    throw Error(ErrorClass::MPI_ERR_OTHER, fmt::format("{}(split_type=MPI_COMM_TYPE_SHARED)", where),
+                "the process manager did not say which host this rank runs on (PMIx gave neither "
+                "PMIX_LOCAL_PEERS nor PMIX_NODEID)");
+  return split(comm, *node_, key);
+}
+
+const Communicator* Context::cart_create(const Communicator& comm, CartTopology topology) {
+  const char* where = "MPI_Cart_create";
+  check_comm(comm, where);
+  if (topology.size() > comm.size())
+    throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(dims)", where),
+                fmt::format("the grid has {} processes, the communicator only {}", topology.size(), comm.size()));
+  // reorder is not implemented (MPI allows ignoring it): rank r of comm is rank r of
+  // the grid.
+  Communicator* cart = split(comm, comm.rank() < topology.size() ? 0 : kUndefined, comm.rank());
+  if (cart != nullptr) cart->set_cart(std::make_shared<const CartTopology>(std::move(topology)));
+  return cart;
+}
+
+const Communicator* Context::cart_sub(const Communicator& comm, const std::vector<bool>& remain) {
+  const char* where = "MPI_Cart_sub";
+  check_comm(comm, where);
+  const CartTopology* grid = comm.cart();
+  if (grid == nullptr)
+    throw Error(ErrorClass::MPI_ERR_TOPOLOGY, fmt::format("{}(comm)", where), "not a Cartesian communicator");
+  if (remain.size() != static_cast<std::size_t>(grid->ndims()))
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "remain_dims does not have one entry per dimension");
+  // Color: the position in the dropped dimensions; key: the position in the kept ones
+  // (both row-major), so each new grid keeps the old order.
+  const std::vector<int> at = grid->coords(comm.rank(), where);
+  int color = 0, key = 0;
+  std::vector<int> dims;
+  std::vector<bool> periods;
+  for (std::size_t i = 0; i < remain.size(); ++i) {
+    const int extent = grid->dims()[i];
+    if (remain[i]) {
+      key = key * extent + at[i];
+      dims.push_back(extent);
+      periods.push_back(grid->periods()[i]);
+    } else {
+      color = color * extent + at[i];
+    }
+  }
+  CartTopology sub(std::move(dims), std::move(periods), where);
+  Communicator* result = split(comm, color, key);
+  result->set_cart(std::make_shared<const CartTopology>(std::move(sub)));
+  return result;
 }
 
 void Context::comm_free(const Communicator*& comm) {

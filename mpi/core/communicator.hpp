@@ -7,6 +7,7 @@
 // for the collectives in mpi/coll, so a collective's messages can never match a user
 // receive, whatever tags either side uses. COMM_WORLD uses ids 0/1, COMM_SELF 2/3;
 // derived communicators get ids agreed collectively (Context::comm_dup/comm_split).
+// A communicator may carry a Cartesian topology (topology.hpp), shared with its dups.
 //
 // A Group is an ordered set of world ranks (MPI_Group). Like datatypes, groups are
 // shared handles (GroupPtr): immutable once built, freed by dropping the handle
@@ -22,9 +23,17 @@
 
 namespace twinfab::mpi {
 
+class CartTopology;  // mpi/core/topology.hpp
+
 /// MPI_UNDEFINED (MPICH's value): the color that asks Comm_split for no communicator,
 /// and the rank of a process that is not in a group.
 inline constexpr int kUndefined = -32766;
+/// MPI_PROC_NULL (MPICH's value): sends and receives to it complete at once; what
+/// MPI_Cart_shift gives off the border of a non-periodic dimension.
+inline constexpr int kProcNull = -1;
+/// MPI_COMM_TYPE_SHARED (MPICH's value): the split type of MPI_Comm_split_type that
+/// groups the ranks sharing a host.
+inline constexpr int kCommTypeShared = 1;
 
 class Communicator {
  public:
@@ -59,6 +68,12 @@ class Communicator {
   bool freed() const noexcept { return freed_; }
   void mark_freed() noexcept { freed_ = true; }
 
+  /// The Cartesian topology (MPI_Cart_create, MPI_Cart_sub, kept by MPI_Comm_dup), or
+  /// null (MPI_Topo_test's MPI_UNDEFINED). Its size is the communicator's.
+  const CartTopology* cart() const noexcept { return cart_.get(); }
+  const std::shared_ptr<const CartTopology>& shared_cart() const noexcept { return cart_; }
+  void set_cart(std::shared_ptr<const CartTopology> cart) noexcept { cart_ = std::move(cart); }
+
  private:
   ContextId context_id_;
   int rank_;
@@ -66,6 +81,7 @@ class Communicator {
   std::vector<int> world_ranks_;  ///< empty when identity_
   bool identity_ = false;
   bool freed_ = false;
+  std::shared_ptr<const CartTopology> cart_;
 };
 
 inline constexpr ContextId kWorldContextId = 0;
@@ -76,6 +92,10 @@ inline constexpr ContextId kFirstDerivedContextId = 4;
 class Group;
 /// A group handle (MPI_Group). Copies share the group.
 using GroupPtr = std::shared_ptr<const Group>;
+
+/// The results of MPI_Group_compare and MPI_Comm_compare (MPI_IDENT ... MPI_UNEQUAL,
+/// MPICH's values).
+enum class Comparison : int { Ident = 0, Congruent = 1, Similar = 2, Unequal = 3 };
 
 /// An ordered set of processes, named by world rank (MPI_Group).
 class Group {
@@ -92,6 +112,25 @@ class Group {
   /// MPI_Group_incl: the members `ranks` (distinct, in [0, size())) in that order.
   /// Throws MPI_ERR_RANK naming the offending entry.
   GroupPtr incl(std::span<const int> ranks) const;
+  /// MPI_Group_excl: the members not in `ranks` (distinct, in [0, size())), in group
+  /// order. Throws MPI_ERR_RANK naming the offending entry.
+  GroupPtr excl(std::span<const int> ranks) const;
+  /// MPI_Group_range_incl / MPI_Group_range_excl: `triplets` holds n (first, last,
+  /// stride) triplets, each naming first, first + stride, ... up to last. first and last
+  /// must be ranks of the group (MPI_ERR_RANK), stride nonzero and pointing from first
+  /// to last (MPI_ERR_ARG), and no rank named twice (MPI_ERR_RANK).
+  GroupPtr range_incl(std::span<const int> triplets) const;
+  GroupPtr range_excl(std::span<const int> triplets) const;
+
+  /// MPI_Group_union: a's members, then b's that are not in a, each in its order.
+  static GroupPtr set_union(const Group& a, const Group& b);
+  /// MPI_Group_intersection: a's members that are in b, in a's order.
+  static GroupPtr intersection(const Group& a, const Group& b);
+  /// MPI_Group_difference: a's members that are not in b, in a's order.
+  static GroupPtr difference(const Group& a, const Group& b);
+  /// MPI_Group_compare: Ident (same members, same order), Similar (same members),
+  /// or Unequal.
+  static Comparison compare(const Group& a, const Group& b);
 
   /// MPI_Group_translate_ranks: for each rank of `from`, its rank in `to`, kUndefined
   /// when it is not there (kProcNull stays kProcNull). Throws MPI_ERR_GROUP for a null
@@ -99,6 +138,16 @@ class Group {
   static std::vector<int> translate_ranks(const GroupPtr& from, std::span<const int> ranks, const GroupPtr& to);
 
  private:
+  /// A group of the same caller with these members.
+  GroupPtr with_members(std::vector<int> world_ranks) const;
+  /// For each rank of the group, whether `ranks` names it; throws MPI_ERR_RANK
+  /// "<where>(ranks[i]=r)" for a rank outside the group or named twice.
+  std::vector<bool> marked(std::span<const int> ranks, const char* where) const;
+  /// The ranks `triplets` name, in order, checked as range_incl says.
+  std::vector<int> expand_ranges(std::span<const int> triplets, const char* where) const;
+  /// The members whose entry of `excluded` is false, in group order.
+  GroupPtr without(const std::vector<bool>& excluded) const;
+
   int my_world_rank_;
   int rank_ = kUndefined;
   std::vector<int> world_ranks_;

@@ -11,6 +11,7 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       config_(apply_environment(config)),
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
+      node_(oob.node()),
       registration_(device, config_.regcache,
                     regcache::Limits{config_.regcache_max_entries, config_.regcache_max_bytes, 4096}),
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 
@@ -27,13 +28,12 @@
 #include "mpi/core/datatype.hpp"
 #include "mpi/core/in_place.hpp"
 #include "mpi/core/request.hpp"
+#include "mpi/core/topology.hpp"
 #include "mpi/pt2pt/engine.hpp"
 #include "mpi/pt2pt/registration.hpp"
 
 namespace twinfab::mpi {
 
-/// MPI_PROC_NULL (MPICH's value): sends and receives to it complete at once.
-inline constexpr int kProcNull = -1;
 /// MPI_TAG_UB this implementation guarantees.
 inline constexpr int kTagUpperBound = (1 << 30) - 1;
 
@@ -59,11 +59,37 @@ class Context {
   // new communicator's context ids by a reduction (max) of every member's next free
   // id; ids are never reused, so a message for a freed communicator cannot match a
   // later one.
-  /// MPI_Comm_dup: same group, new matching spaces.
+  /// MPI_Comm_dup: same group and topology, new matching spaces.
   const Communicator* comm_dup(const Communicator& comm);
   /// MPI_Comm_split: the ranks with the same `color` form a communicator, ordered by
   /// `key`, then by rank in `comm`. `color` kUndefined gives null (MPI_COMM_NULL).
   const Communicator* comm_split(const Communicator& comm, int color, int key);
+  /// MPI_Comm_create: the members of `group` (a subset of comm's, in group order)
+  /// form a communicator; a rank outside `group` gets null. Ranks may pass different
+  /// groups as long as they are disjoint (MPI-2.2). MPI_ERR_GROUP for a null group or
+  /// one with a member outside `comm`.
+  const Communicator* comm_create(const Communicator& comm, const GroupPtr& group);
+  /// MPI_Comm_split_type: kCommTypeShared groups the ranks on the same host (node()),
+  /// ordered by `key`, then by rank in `comm`; kUndefined gives null. MPI_ERR_ARG for
+  /// another type; MPI_ERR_OTHER when the process manager did not say where this rank
+  /// runs.
+  const Communicator* comm_split_type(const Communicator& comm, int split_type, int key);
+  /// The host this rank runs on, as the out-of-band exchange said at construction
+  /// (fabric::OobExchange::node()); empty when unknown.
+  std::optional<int> node() const noexcept { return node_; }
+
+  // ---- Cartesian topologies (mpi/core/comm_create.cpp; the grid logic is
+  // topology.hpp). Collective over `comm`, like the constructors above.
+  /// MPI_Cart_create with reorder false (the only order implemented; MPI allows
+  /// ignoring reorder): comm's ranks 0 .. topology.size() - 1 form the grid in their
+  /// order, the others get null. MPI_ERR_DIMS when the grid is larger than `comm`.
+  const Communicator* cart_create(const Communicator& comm, CartTopology topology);
+  /// MPI_Cart_sub: the ranks that differ only in the dimensions where `remain` is true
+  /// form a communicator with the grid of those dimensions (zero of them: a
+  /// communicator of one rank). MPI_ERR_TOPOLOGY unless `comm` is Cartesian;
+  /// `remain` has one entry per dimension.
+  const Communicator* cart_sub(const Communicator& comm, const std::vector<bool>& remain);
+
   /// MPI_Comm_free: forgets the communicator and sets `comm` to null. Requests already
   /// started on it complete normally (they carry the context id, not the object).
   /// COMM_WORLD and COMM_SELF cannot be freed (MPI_ERR_COMM).
@@ -161,7 +187,10 @@ class Context {
                        int tag, const Communicator& comm, ContextId context_id);
   /// Registers a communicator whose context id the members agreed on, and moves this
   /// rank's next free id past it.
-  const Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);
+  Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);
+  /// What comm_split does, for every constructor built on it (create, split_type,
+  /// the topologies): collective over `comm`; `color` is >= 0 or kUndefined.
+  Communicator* split(const Communicator& comm, int color, int key);
   /// check_comm() for a communicator other than COMM_WORLD and COMM_SELF.
   void check_derived_comm(const Communicator& comm, const char* where) const;
   /// Throws the error of the first argument check_send() refuses, in its order.
@@ -179,6 +208,7 @@ class Context {
   /// Smallest even id this rank has not used; a new communicator's id is the max of
   /// this over its parent's members.
   ContextId next_context_id_ = kFirstDerivedContextId;
+  std::optional<int> node_;  ///< the host this rank runs on (OobExchange::node())
   // Before the request table: requests may still hold cached regions when it goes.
   CachedRegistration registration_;
   RequestTable requests_;

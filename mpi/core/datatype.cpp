@@ -134,10 +134,15 @@ DatatypePtr Datatype::predefined(BasicKind kind) {
   t->alignment_ = i.alignment;
   if (i.group == TypeGroup::Pair) {
     // The value, then the int index after the compiler's padding.
-    append_block(t->blocks_, 0, i.size - static_cast<std::int64_t>(sizeof(int)));
+    const std::int64_t value_size = i.size - static_cast<std::int64_t>(sizeof(int));
+    append_block(t->blocks_, 0, value_size);
     append_block(t->blocks_, i.index_offset, sizeof(int));
+    t->elements_ = 2;
+    t->element_size_ = value_size == static_cast<std::int64_t>(sizeof(int)) ? value_size : 0;
   } else {
     append_block(t->blocks_, 0, i.size);
+    t->elements_ = 1;
+    t->element_size_ = i.size;
   }
   t->name_ = std::string(i.name);
   t->committed_ = true;
@@ -152,6 +157,7 @@ DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placem
   const std::string_view where = "datatype constructor";
   bool any = false;
   bool first_kind = true;
+  bool mixed_sizes = false;  // basic elements of different sizes: keep the pieces
   for (const Placement& p : placements) {
     const Datatype& c = *p.type;
     t->explicit_bounds_ = t->explicit_bounds_ || c.explicit_bounds_;
@@ -161,12 +167,19 @@ DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placem
       // The reduction ops need one basic kind across the whole type map.
       if (first_kind) {
         t->basic_kind_ = c.basic_kind_;
+        t->element_size_ = c.element_size_;
         first_kind = false;
       } else if (t->basic_kind_ != c.basic_kind_) {
         t->basic_kind_.reset();
       }
+      if (c.element_size_ != t->element_size_) mixed_sizes = true;
+      if (!t->pieces_.empty() && t->pieces_.back().type == &c)
+        t->pieces_.back().count += p.count;
+      else
+        t->pieces_.push_back({&c, p.count});
     }
     t->size_ = add(t->size_, mul(p.count, c.size_, where), where);
+    t->elements_ += p.count * c.elements_;  // at most size_ (every element has a byte)
     const std::int64_t span = mul(p.count - 1, c.extent(), where);
     const std::int64_t lo = add(add(p.displacement, c.lb_, where), std::min<std::int64_t>(0, span), where);
     const std::int64_t hi = add(add(p.displacement, c.ub_, where), std::max<std::int64_t>(0, span), where);
@@ -189,9 +202,48 @@ DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placem
     const std::int64_t rem = extent % t->alignment_;
     if (rem != 0) t->ub_ += t->alignment_ - rem;
   }
+  if (mixed_sizes || t->element_size_ == 0) {
+    t->element_size_ = 0;
+  } else {
+    t->pieces_ = {};  // one size: elements_in() needs no map
+  }
   t->inputs_ = std::move(inputs);
   t->finish_layout();
   return t;
+}
+
+std::optional<std::int64_t> Datatype::elements_in(std::int64_t bytes) const noexcept {
+  if (size_ == 0 || bytes <= 0) return 0;
+  const std::int64_t whole = bytes / size_ * elements_;
+  const std::int64_t rest = bytes % size_;
+  if (rest == 0) return whole;
+  const std::optional<std::int64_t> partial = partial_elements(rest);
+  if (!partial) return std::nullopt;
+  return whole + *partial;
+}
+
+std::optional<std::int64_t> Datatype::partial_elements(std::int64_t bytes) const noexcept {
+  if (element_size_ != 0) {
+    if (bytes % element_size_ != 0) return std::nullopt;
+    return bytes / element_size_;
+  }
+  if (pieces_.empty()) {  // a predefined pair of unequal halves: the value is all but the int index
+    return bytes == size_ - static_cast<std::int64_t>(sizeof(int)) ? std::optional<std::int64_t>(1) : std::nullopt;
+  }
+  std::int64_t count = 0;
+  for (const Piece& piece : pieces_) {
+    const Datatype& c = *piece.type;
+    const std::int64_t whole = std::min(piece.count, bytes / c.size_);
+    count += whole * c.elements_;
+    bytes -= whole * c.size_;
+    if (bytes == 0) return count;
+    if (whole < piece.count) {  // the bytes end inside this piece's next element
+      const std::optional<std::int64_t> inside = c.partial_elements(bytes);
+      if (!inside) return std::nullopt;
+      return count + *inside;
+    }
+  }
+  return std::nullopt;  // not reached: bytes < size_
 }
 
 void Datatype::finish_layout() {

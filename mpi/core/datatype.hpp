@@ -194,6 +194,15 @@ class Datatype {
   /// The input types (MPI_Type_get_contents), kept alive by this type.
   const std::vector<DatatypePtr>& inputs() const noexcept { return inputs_; }
 
+  /// Basic elements in one element: the predefined types of its type map, a pair type
+  /// (MPI_2INT, MPI_DOUBLE_INT, ...) counting two, its value and its index, as MPICH
+  /// and Open MPI count them.
+  std::int64_t element_count() const noexcept { return elements_; }
+  /// MPI_Get_elements: how many basic elements `bytes` bytes received with this type
+  /// hold (whole elements, then the basic elements of a partial one in type-map order);
+  /// empty when the bytes end inside a basic element. 0 for a type of size 0.
+  std::optional<std::int64_t> elements_in(std::int64_t bytes) const noexcept;
+
   bool committed() const noexcept { return committed_; }
   /// MPI_Type_commit. Cheap: the layout was computed at construction.
   void commit() noexcept { committed_ = true; }
@@ -209,6 +218,17 @@ class Datatype {
   static DatatypePtr build(Combiner combiner, std::span<const Placement> placements,
                            std::vector<DatatypePtr> inputs);
   void finish_layout();
+  /// The basic elements in the first `bytes` packed bytes of one element (0 < bytes <
+  /// size()), or empty when they end inside one.
+  std::optional<std::int64_t> partial_elements(std::int64_t bytes) const noexcept;
+
+  /// `count` consecutive elements of an input type, in type-map order: the element map
+  /// of a type whose basic elements differ in size, without expanding it (a contiguous
+  /// type of 10^9 structs keeps one piece).
+  struct Piece {
+    const Datatype* type;  ///< kept alive by inputs_ (or by the input a dup copied them from)
+    std::int64_t count;
+  };
 
   std::int64_t size_ = 0;
   std::int64_t lb_ = 0;
@@ -225,6 +245,9 @@ class Datatype {
   std::vector<std::int64_t> packed_start_;  // packed offset of each block within an element
   std::vector<DatatypePtr> inputs_;
   std::string name_;
+  std::int64_t elements_ = 0;      ///< basic elements per element
+  std::int64_t element_size_ = 0;  ///< their common size; 0 when sizes differ (or there are none)
+  std::vector<Piece> pieces_;      ///< only when sizes differ and the type is derived
 };
 
 /// The predefined datatypes of one rank (owned by the rank's context). Each is made

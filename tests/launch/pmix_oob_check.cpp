@@ -1,9 +1,12 @@
 // Run under a PMIx process manager (mpirun -n N): every rank publishes a blob, fences,
 // and checks every other rank's blob; then republishes (a later put replaces the
 // earlier one) and checks again; a get of a rank outside the job must be refused.
+// node(): every rank knows its node, and (mpirun starts them all on this host) all
+// ranks name the same one, exchanged through a third round.
 // Exit status 0 only when every check held.
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 
 #include "fabric/error.hpp"
@@ -49,6 +52,22 @@ int main() {
       ++failures;
     } catch (const twinfab::fabric::Error& e) {
       if (e.status() != twinfab::fabric::Status::InvalidArgument) ++failures;
+    }
+    const std::optional<int> node = oob.node();
+    if (!node || *node < 0) {
+      fmt::print(stderr, "rank {}: node() is {}\n", oob.rank(), node ? fmt::format("{}", *node) : "empty");
+      ++failures;
+    } else {
+      oob.put(blob_of(fmt::format("{}", *node)));
+      oob.fence();
+      for (int r = 0; r < oob.size(); ++r) {
+        auto got = oob.get(r);
+        const std::string text(reinterpret_cast<const char*>(got.data()), got.size());
+        if (text != fmt::format("{}", *node)) {
+          fmt::print(stderr, "rank {}: node {}, but rank {} on the same host says {}\n", oob.rank(), *node, r, text);
+          ++failures;
+        }
+      }
     }
     if (failures == 0) fmt::print("rank {} of {}: pmix exchange ok\n", oob.rank(), oob.size());
     return failures == 0 ? 0 : 1;

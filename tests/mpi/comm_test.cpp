@@ -1,7 +1,10 @@
 // Communicators and groups: dup isolation, split (colors, keys, MPI_UNDEFINED),
-// collectives on the halves of a split running at the same time, groups, free.
+// collectives on the halves of a split running at the same time, groups (incl, excl,
+// ranges, set operations, compare), free, create (one group, disjoint groups),
+// split_type by host, Cartesian grids (create, sub, dup).
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <vector>
 
 #include "tests/mpi/coll_test_support.hpp"
@@ -177,6 +180,152 @@ TEST(Comm, FreedAndPredefinedCommunicatorErrors) {
     int x = 3;
     mpi::allreduce(c, mpi::kInPlace, &x, 1, c.datatype(BasicKind::Int), Op::Prod, c.self());
     EXPECT_EQ(x, 3);
+  });
+}
+
+
+TEST(Comm, GroupExclRangesAndSetOperations) {
+  run_ranks("ideal", 6, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    mpi::GroupPtr world = c.comm_group(c.world());
+    auto members = [](const mpi::GroupPtr& g) {
+      return std::vector<int>(g->world_ranks().begin(), g->world_ranks().end());
+    };
+    const int drop[] = {3, 1};
+    mpi::GroupPtr evens_and_5 = world->excl(drop);
+    EXPECT_EQ(members(evens_and_5), (std::vector<int>{0, 2, 4, 5}));
+    EXPECT_EQ(evens_and_5->rank(), rank == 1 || rank == 3 ? mpi::kUndefined : rank == 5 ? 3 : rank / 2);
+    // (0, 4, 2) then (5, 1, -4): in the triplets' order.
+    const int up_down[] = {0, 4, 2, 5, 1, -4};
+    mpi::GroupPtr picked = world->range_incl(up_down);
+    EXPECT_EQ(members(picked), (std::vector<int>{0, 2, 4, 5, 1}));
+    const int odds[] = {1, 5, 2};
+    mpi::GroupPtr evens = world->range_excl(odds);
+    EXPECT_EQ(members(evens), (std::vector<int>{0, 2, 4}));
+    const int last_first[] = {5, 0};
+    mpi::GroupPtr ends = world->incl(last_first);
+    EXPECT_EQ(members(mpi::Group::set_union(*ends, *evens)), (std::vector<int>{5, 0, 2, 4}));
+    EXPECT_EQ(members(mpi::Group::intersection(*evens, *ends)), (std::vector<int>{0}));
+    EXPECT_EQ(members(mpi::Group::difference(*evens, *ends)), (std::vector<int>{2, 4}));
+    EXPECT_EQ(mpi::Group::difference(*evens, *world)->size(), 0);
+    EXPECT_EQ(mpi::Group::set_union(*evens, *ends)->rank(), rank == 0 ? 0 : rank == 2 ? 1 : rank == 4 ? 2 : rank == 5 ? 3 : mpi::kUndefined);
+    EXPECT_EQ(mpi::Group::compare(*world, *c.comm_group(c.world())), mpi::Comparison::Ident);
+    EXPECT_EQ(mpi::Group::compare(*picked, *world->excl(std::vector<int>{3})), mpi::Comparison::Similar);
+    EXPECT_EQ(mpi::Group::compare(*evens, *ends), mpi::Comparison::Unequal);
+    // Refusals name the triplet.
+    const int zero_stride[] = {0, 3, 0};
+    expect_mpi_error([&] { world->range_incl(zero_stride); }, ErrorClass::MPI_ERR_ARG,
+                     "MPI_Group_range_incl(ranges[0][2]=0)");
+    const int backwards[] = {4, 1, 1};
+    expect_mpi_error([&] { world->range_excl(backwards); }, ErrorClass::MPI_ERR_ARG,
+                     "MPI_Group_range_excl(ranges[0]={4, 1, 1})");
+    const int outside[] = {0, 1, 1, 2, 6, 1};
+    expect_mpi_error([&] { world->range_incl(outside); }, ErrorClass::MPI_ERR_RANK,
+                     "MPI_Group_range_incl(ranges[1][1]=6)");
+    const int overlap[] = {0, 4, 2, 3, 4, 1};
+    expect_mpi_error([&] { world->range_incl(overlap); }, ErrorClass::MPI_ERR_RANK, "rank 4 named twice");
+    const int twice[] = {2, 2};
+    expect_mpi_error([&] { world->excl(twice); }, ErrorClass::MPI_ERR_RANK, "MPI_Group_excl(ranks[1]=2)");
+  });
+}
+
+TEST(Comm, CreateKeepsTheGroupsOrderAndAcceptsDisjointGroups) {
+  run_ranks("ideal", 6, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    mpi::GroupPtr world = c.comm_group(c.world());
+    const int order[] = {4, 2, 0};
+    const Communicator* made = c.comm_create(c.world(), world->incl(order));
+    if (rank % 2 == 1) {
+      EXPECT_EQ(made, nullptr);
+    } else {
+      ASSERT_NE(made, nullptr);
+      EXPECT_EQ(made->world_ranks(), (std::vector<int>{4, 2, 0}));
+      EXPECT_EQ(made->rank(), (4 - rank) / 2);
+      int sum = rank;
+      mpi::allreduce(c, mpi::kInPlace, &sum, 1, c.datatype(BasicKind::Int), Op::Sum, *made);
+      EXPECT_EQ(sum, 6);
+      c.comm_free(made);
+    }
+    // MPI-2.2: disjoint groups, one per parity, in one call.
+    const int evens[] = {0, 2, 4}, odds[] = {5, 3, 1};
+    const Communicator* half = c.comm_create(c.world(), rank % 2 == 0 ? world->incl(evens) : world->incl(odds));
+    ASSERT_NE(half, nullptr);
+    EXPECT_EQ(half->world_ranks(), rank % 2 == 0 ? (std::vector<int>{0, 2, 4}) : (std::vector<int>{5, 3, 1}));
+    int sum = rank;
+    mpi::allreduce(c, mpi::kInPlace, &sum, 1, c.datatype(BasicKind::Int), Op::Sum, *half);
+    EXPECT_EQ(sum, rank % 2 == 0 ? 6 : 9);
+    // An empty group gives every rank null, and still agrees on a context id.
+    EXPECT_EQ(c.comm_create(c.world(), world->incl(std::vector<int>{})), nullptr);
+    // A group reaching outside the communicator is refused on every rank.
+    expect_mpi_error([&] { c.comm_create(*half, world); }, ErrorClass::MPI_ERR_GROUP,
+                     "MPI_Comm_create(group): member");
+    mpi::GroupPtr null;
+    expect_mpi_error([&] { c.comm_create(c.world(), null); }, ErrorClass::MPI_ERR_GROUP, "MPI_GROUP_NULL");
+    c.comm_free(half);
+    mpi::barrier(c, c.world());
+  });
+}
+
+TEST(Comm, SplitTypeSharedGroupsTheRanksOfEachHost) {
+  run_ranks("ideal", 6, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    ASSERT_EQ(c.node(), std::optional<int>(rank / 3));  // 3 ranks per host
+    const Communicator* host = c.comm_split_type(c.world(), mpi::kCommTypeShared, -rank);
+    ASSERT_NE(host, nullptr);
+    const int first = rank / 3 * 3;
+    EXPECT_EQ(host->world_ranks(), (std::vector<int>{first + 2, first + 1, first}));  // by key
+    EXPECT_EQ(c.comm_split_type(c.world(), mpi::kUndefined, 0), nullptr);
+    // Within the host communicator, everyone is on one host.
+    const Communicator* again = c.comm_split_type(*host, mpi::kCommTypeShared, 0);
+    EXPECT_EQ(again->size(), 3);
+    expect_mpi_error([&] { c.comm_split_type(c.world(), 7, 0); }, ErrorClass::MPI_ERR_ARG,
+                     "MPI_Comm_split_type(split_type=7)");
+    c.comm_free(again);
+    c.comm_free(host);
+  }, 3);
+  run_ranks("ideal", 2, {}, [](Context& c) {  // one rank per host: nobody shares
+    const Communicator* host = c.comm_split_type(c.world(), mpi::kCommTypeShared, 0);
+    EXPECT_EQ(host->size(), 1);
+    c.comm_free(host);
+  }, 1);
+}
+
+TEST(Comm, CartesianGridsCreateSubAndDup) {
+  run_ranks("ideal", 7, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    const Communicator* grid = c.cart_create(c.world(), mpi::CartTopology({2, 3}, {true, false}, "test"));
+    if (rank == 6) {
+      EXPECT_EQ(grid, nullptr);  // outside the 2 x 3 grid
+    } else {
+      ASSERT_NE(grid, nullptr);
+      ASSERT_NE(grid->cart(), nullptr);
+      EXPECT_EQ(grid->rank(), rank);
+      EXPECT_EQ(grid->cart()->dims(), (std::vector<int>{2, 3}));
+      const Communicator* dup = c.comm_dup(*grid);
+      ASSERT_NE(dup->cart(), nullptr);
+      EXPECT_EQ(dup->cart()->dims(), (std::vector<int>{2, 3}));
+      EXPECT_EQ(c.comm_split(*grid, 0, 0)->cart(), nullptr);
+      // Rows (keep dimension 1) and columns (keep dimension 0).
+      const Communicator* row = c.cart_sub(*grid, {false, true});
+      EXPECT_EQ(row->size(), 3);
+      EXPECT_EQ(row->rank(), rank % 3);
+      EXPECT_EQ(row->world_rank(0), rank / 3 * 3);
+      EXPECT_EQ(row->cart()->dims(), (std::vector<int>{3}));
+      EXPECT_EQ(row->cart()->periods(), (std::vector<bool>{false}));
+      const Communicator* column = c.cart_sub(*grid, {true, false});
+      EXPECT_EQ(column->world_ranks(), (std::vector<int>{rank % 3, rank % 3 + 3}));
+      EXPECT_EQ(column->cart()->periods(), (std::vector<bool>{true}));
+      const Communicator* point = c.cart_sub(*grid, {false, false});
+      EXPECT_EQ(point->size(), 1);
+      EXPECT_EQ(point->cart()->ndims(), 0);
+      int sum = rank;
+      mpi::allreduce(c, mpi::kInPlace, &sum, 1, c.datatype(BasicKind::Int), Op::Sum, *row);
+      EXPECT_EQ(sum, rank < 3 ? 3 : 12);
+      expect_mpi_error([&] { c.cart_create(*grid, mpi::CartTopology({7}, {false}, "MPI_Cart_create")); },
+                       ErrorClass::MPI_ERR_DIMS, "the grid has 7 processes, the communicator only 6");
+    }
+    expect_mpi_error([&] { c.cart_sub(c.world(), {}); }, ErrorClass::MPI_ERR_TOPOLOGY, "MPI_Cart_sub(comm)");
+    mpi::barrier(c, c.world());
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/sim/simulation.hpp"
@@ -37,6 +38,7 @@ TEST(Simulation, RanksRunWithTheirOwnDevicesAndExchange) {
       auto next = env.oob.get(static_cast<int>((env.rank + 1) % env.size));
       seen[env.rank] = static_cast<int>(next.at(0));
       EXPECT_EQ(env.host, env.rank / 2);
+      EXPECT_EQ(env.oob.node(), std::optional<int>(static_cast<int>(env.host)));  // the placement, for MPI
       EXPECT_THROW(env.oob.get(99), fabric::Error);
     }, 2);
     EXPECT_EQ(seen, (std::vector<int>{10, 20, 30, 0}));

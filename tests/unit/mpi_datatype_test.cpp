@@ -1,6 +1,6 @@
 // Unit tests of mpi/core/datatype: predefined layouts, derived constructors, bounds,
 // the flattened layout, pack/unpack (whole and resumed in chunks), the MPI_Type_free
-// lifetime rule, and every bad-input path.
+// lifetime rule, basic element counts (MPI_Get_elements), and every bad-input path.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -484,6 +485,75 @@ TEST_F(MpiDatatypeTest, OverflowingSizeIsErrCount) {
   const auto& d = *type(BasicKind::Double);
   EXPECT_EQ(error_of([&] { check_buffer_type(std::numeric_limits<std::int64_t>::max() / 4, &d, "MPI_Send"); }),
             ErrorClass::MPI_ERR_COUNT);
+}
+
+// ------------------------------------------------------------------ basic elements (MPI_Get_elements)
+
+TEST_F(MpiDatatypeTest, ElementsOfPredefinedAndUniformTypes) {
+  const DatatypePtr& i = type(BasicKind::Int);
+  EXPECT_EQ(i->element_count(), 1);
+  EXPECT_EQ(i->elements_in(12), 3);
+  EXPECT_EQ(i->elements_in(0), 0);
+  EXPECT_EQ(i->elements_in(10), std::nullopt);  // ends inside an int
+  // MPI-3.1 §4.1.11's example: a message of 1 or 3 doubles received as pairs of them.
+  auto pair = committed(Datatype::contiguous(2, type(BasicKind::Double)));
+  EXPECT_EQ(pair->element_count(), 2);
+  EXPECT_EQ(pair->elements_in(8), 1);
+  EXPECT_EQ(pair->elements_in(24), 3);
+  auto strided = Datatype::vector(3, 2, 5, type(BasicKind::Short));
+  EXPECT_EQ(strided->element_count(), 6);
+  EXPECT_EQ(strided->elements_in(2 * 6 * 2 + 2), 13);
+  EXPECT_EQ(Datatype::contiguous(0, i)->elements_in(0), 0);
+}
+
+TEST_F(MpiDatatypeTest, PairTypesCountValueAndIndex) {
+  EXPECT_EQ(type(BasicKind::TwoInt)->element_count(), 2);
+  EXPECT_EQ(type(BasicKind::TwoInt)->elements_in(4), 1);
+  const DatatypePtr& di = type(BasicKind::DoubleInt);
+  EXPECT_EQ(di->element_count(), 2);
+  EXPECT_EQ(di->elements_in(8), 1);    // the value
+  EXPECT_EQ(di->elements_in(12), 2);   // and the index
+  EXPECT_EQ(di->elements_in(24 + 8), 5);
+  EXPECT_EQ(di->elements_in(4), std::nullopt);
+  EXPECT_EQ(di->elements_in(10), std::nullopt);
+  auto nested = Datatype::contiguous(2, di);
+  EXPECT_EQ(nested->elements_in(12 + 8), 3);
+}
+
+TEST_F(MpiDatatypeTest, ElementsOfAStructFollowTheTypeMapOrder) {
+  // {int a; double b[2];} then a char: sizes 4, 8, 8, 1.
+  const std::array<std::int64_t, 3> lengths{1, 2, 1};
+  const std::array<std::int64_t, 3> displacements{0, 8, 24};
+  const std::array<DatatypePtr, 3> members{type(BasicKind::Int), type(BasicKind::Double), type(BasicKind::Char)};
+  auto item = committed(Datatype::create_struct(lengths, displacements, members));
+  EXPECT_EQ(item->size(), 21);
+  EXPECT_EQ(item->element_count(), 4);
+  EXPECT_EQ(item->elements_in(4), 1);
+  EXPECT_EQ(item->elements_in(12), 2);
+  EXPECT_EQ(item->elements_in(20), 3);
+  EXPECT_EQ(item->elements_in(21), 4);
+  EXPECT_EQ(item->elements_in(21 + 12), 6);
+  EXPECT_EQ(item->elements_in(6), std::nullopt);
+  EXPECT_EQ(item->elements_in(21 + 13), std::nullopt);
+  // Nested and repeated: a vector of the struct, then a dup and a resized copy of it.
+  auto rows = committed(Datatype::vector(3, 2, 4, item));
+  EXPECT_EQ(rows->element_count(), 24);
+  EXPECT_EQ(rows->elements_in(5 * 21 + 20), 23);
+  EXPECT_EQ(Datatype::dup(rows)->elements_in(5 * 21 + 20), 23);
+  EXPECT_EQ(Datatype::create_resized(rows, 0, 1000)->elements_in(5 * 21 + 20), 23);
+}
+
+TEST_F(MpiDatatypeTest, ElementsOfAHugeContiguousStructNeedNoExpansion) {
+  // A struct without padding, resized to its size: contiguous, so 10^9 of them are one
+  // block, and their element map must be one piece, not 2 * 10^9 entries.
+  const std::array<std::int64_t, 2> lengths{1, 1};
+  const std::array<std::int64_t, 2> displacements{0, 4};
+  const std::array<DatatypePtr, 2> members{type(BasicKind::Int), type(BasicKind::Double)};
+  auto packed = Datatype::create_resized(Datatype::create_struct(lengths, displacements, members), 0, 12);
+  auto huge = Datatype::contiguous(1000000000, packed);
+  EXPECT_EQ(huge->element_count(), 2000000000);
+  EXPECT_EQ(huge->elements_in(12 * 5 + 4), 11);
+  EXPECT_EQ(huge->elements_in(huge->size()), 2000000000);
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ class ThreadOob final : public fabric::OobExchange {
   void put(std::span<const std::byte> blob) override;
   void fence() override;
   std::vector<std::byte> get(int rank) const override;
+  /// Threads of one process: one host.
+  std::optional<int> node() const noexcept override { return 0; }
 
  private:
   ThreadOobGroup& group_;
