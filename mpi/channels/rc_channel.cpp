@@ -571,8 +571,9 @@ void RcChannel::maybe_send_credit_update(int peer) {
   PacketHeader update;
   update.type = PacketType::CreditUpdate;
   // If this cannot leave now (no credit or send buffer), the next completion or
-  // packet from the peer brings this peer back here.
-  try_send(peer, c, update, 0, [](std::span<std::byte>) {});
+  // packet from the peer brings this peer back here; the waiter must then wake for
+  // send completions too (wait_sources()).
+  if (try_send(peer, c, update, 0, [](std::span<std::byte>) {}) == Try::Blocked) update_blocked_ = true;
 }
 
 PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
@@ -695,11 +696,13 @@ std::size_t RcChannel::progress() {
   // completion to be reaped). Polling a CQ costs a lock and a queue read (much more
   // in a VM), and a ping-pong polled it twice per message for nothing.
   n = 0;
-  if (send_cq_ && (rdma_outstanding_ > 0 || pending_total_ > 0 || draining_ || send_cq_outstanding_ >= lazy_reap_))
+  if (send_cq_ && (rdma_outstanding_ > 0 || pending_total_ > 0 || draining_ || update_blocked_ ||
+                   send_cq_outstanding_ >= lazy_reap_))
     n = send_cq_->poll(completions_);
   for (std::size_t i = 0; i < n; ++i) handle_send_completion(completions_[i]);
   events += n;
   if (n > 0) {
+    update_blocked_ = false;  // the updates are retried below; a blocked one sets it again
     // A freed send buffer or send-queue slot may unblock any connection.
     for (int peer : active_peers_) {
       Connection& c = connection(peer);

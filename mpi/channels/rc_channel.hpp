@@ -168,14 +168,15 @@ class RcChannel {
   /// Every CQ of the channel.
   std::span<fabric::CompletionQueue* const> completion_queues() const noexcept { return cq_list_; }
   /// The CQs a waiter hands to Runtime::wait: the send CQ only when a send completion
-  /// can change what happens next (an RDMA operation of a protocol is in flight, or a
-  /// packet waits for a send buffer or queue slot). Otherwise a packet's completion
+  /// can change what happens next (an RDMA operation of a protocol is in flight, a
+  /// packet waits for a send buffer or queue slot, or a due credit update does). Otherwise a packet's completion
   /// only returns its buffer, which the next progress() finds; not waking up for it
   /// saves the simulator an ACK message per packet (sim_device.cpp: an ACK travels as
   /// a message only when the requester sleeps on that CQ).
   std::span<fabric::CompletionQueue* const> wait_sources() const noexcept {
-    return pending_total_ == 0 && rdma_outstanding_ == 0 ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
-                                                         : std::span<fabric::CompletionQueue* const>(cq_list_);
+    return pending_total_ == 0 && rdma_outstanding_ == 0 && !update_blocked_
+               ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
+               : std::span<fabric::CompletionQueue* const>(cq_list_);
   }
   /// The deadline a waiter hands to Runtime::wait: when a connection Request must be
   /// re-sent, or kForever.
@@ -359,6 +360,12 @@ class RcChannel {
   std::vector<int> flush_list_;        // peers whose FIFO may move now
   std::vector<int> scratch_;           // progress(): the list being worked through
   std::vector<int> update_candidates_;  // peers that may be owed a credit update, each once
+  // A due credit update could not leave (no send buffer, send-queue or CQ room, or
+  // credit): a send completion must wake the waiter, or a peer that waits for those
+  // credits and the rank that owes them both sleep (found by a randomized traffic
+  // test with 2 send buffers; tests/mpi/c/random_traffic.c). Cleared when send
+  // completions are reaped, set again if the retried update is still blocked.
+  bool update_blocked_ = false;
   /// Receive buffers consumed and not yet re-posted. Re-posting waits for the next
   /// progress() or the next packet sent: a receive completes and the application's
   /// reply goes out before the re-post, which is then off the latency path. Credits
