@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "fabric/address.hpp"
@@ -25,6 +26,16 @@ namespace twinfab::fabric {
 
 class CompletionQueue;
 class SharedReceiveQueue;
+
+/// The RC reliability settings a QP runs with, in the verbs encodings. The defaults are
+/// the usual verbs settings (what MVAPICH2 and Open MPI use, but for a shorter ACK
+/// timeout than their 20 = 4.3 s).
+struct RcReliability {
+  uint8_t ack_timeout = 14;    ///< local ACK timeout = 4.096 us * 2^ack_timeout (67 ms); 0 = infinite
+  uint8_t retry_count = 7;     ///< losses in a row before RetryExceededError
+  uint8_t rnr_retry = 7;       ///< RNR retries before RnrRetryExceededError; 7 = infinite
+  uint8_t min_rnr_timer = 12;  ///< what a sender waits after an RNR NAK of ours; 12 = 0.64 ms
+};
 
 /// What create_qp needs. The RC reliability knobs use the verbs encodings.
 struct QpConfig {
@@ -38,11 +49,17 @@ struct QpConfig {
   uint32_t max_recv_sge = 4;
   uint32_t max_inline = 64;
   uint32_t qkey = 0x11111111;  ///< UD
-  uint8_t ack_timeout = 14;    ///< local ACK timeout = 4.096 us * 2^ack_timeout
-  uint8_t retry_count = 7;     ///< transport retries before RetryExceededError
-  uint8_t rnr_retry = 7;       ///< RNR retries before RnrRetryExceededError; 7 = infinite
-  uint8_t min_rnr_timer = 12;  ///< verbs encoding; 12 = 0.64 ms
+  /// RC reliability (RcReliability's fields). Unset, a field takes the device's
+  /// default: the simulator's is the platform's `[hca]` value, a verbs device's the
+  /// RcReliability default.
+  std::optional<uint8_t> ack_timeout{};
+  std::optional<uint8_t> retry_count{};
+  std::optional<uint8_t> rnr_retry{};
+  std::optional<uint8_t> min_rnr_timer{};
 };
+
+/// `config`'s RC reliability fields where set, `device_default`'s where not.
+RcReliability resolve_reliability(const QpConfig& config, const RcReliability& device_default) noexcept;
 
 /// Throws fabric::Error(InvalidArgument) for a QpConfig no backend can honour the same
 /// way: a transport value that names none, and reliability fields outside their verbs

@@ -11,15 +11,22 @@ void check_qp_config(const QpConfig& config) {
   if (config.transport != Transport::RC && config.transport != Transport::UC && config.transport != Transport::UD)
     throw Error(Status::InvalidArgument,
                 fmt::format("create_qp: transport {} is not a fabric::Transport", static_cast<int>(config.transport)));
-  const auto check = [](const char* name, unsigned value, unsigned max) {
-    if (value > max)
+  const auto check = [](const char* name, const std::optional<uint8_t>& value, unsigned max) {
+    if (value && *value > max)
       throw Error(Status::InvalidArgument,
-                  fmt::format("create_qp: {} = {} is outside 0..{} (its verbs encoding)", name, value, max));
+                  fmt::format("create_qp: {} = {} is outside 0..{} (its verbs encoding)", name, *value, max));
   };
   check("ack_timeout", config.ack_timeout, 31);
   check("min_rnr_timer", config.min_rnr_timer, 31);
   check("retry_count", config.retry_count, 7);
   check("rnr_retry", config.rnr_retry, 7);
+}
+
+RcReliability resolve_reliability(const QpConfig& config, const RcReliability& device_default) noexcept {
+  return RcReliability{config.ack_timeout.value_or(device_default.ack_timeout),
+                       config.retry_count.value_or(device_default.retry_count),
+                       config.rnr_retry.value_or(device_default.rnr_retry),
+                       config.min_rnr_timer.value_or(device_default.min_rnr_timer)};
 }
 
 void check_access(Access access) {

@@ -35,7 +35,8 @@ struct HcaParams {
   uint32_t header_bytes = 0;    ///< wire header per packet (LRH/BTH/... or Eth/IP/UDP/BTH)
   uint32_t icm_cache_entries = 0;  ///< QP contexts cached on the HCA; 0 = no cache model
   double icm_miss_penalty = 0;     ///< PCIe fetch of a QP context on a miss
-  // RC defaults for QPs created on this device (QpConfig can override per QP).
+  // RC reliability of the QPs created on this device, where their QpConfig leaves a
+  // field unset (fabric::RcReliability has the encodings).
   uint8_t ack_timeout = 14;    ///< 4.096 us * 2^ack_timeout
   uint8_t retry_count = 7;
   uint8_t rnr_retry = 7;       ///< 7 = infinite

@@ -276,17 +276,26 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     return;
   }
 
-  // RC: each lost packet costs an ACK timeout and a go-back-N retransmission from it;
-  // more losses than retry_count fail the WR with RETRY_EXC_ERR.
-  const auto& cfg = qp.config();
+  // RC: each lost packet costs an ACK timeout and a go-back-N retransmission from it.
+  // The retry counter counts losses without progress in between: packets that got
+  // through before a loss were acknowledged, and hardware reloads its counter when an
+  // ACK acknowledges new packets (rxe: reset_retry_counters). More than retry_count
+  // losses in a row fail the WR with RETRY_EXC_ERR.
+  const fabric::RcReliability& cfg = qp.reliability();
   const double timeout = ack_timeout_seconds(cfg.ack_timeout);
   uint64_t pos = 0, resent = 0;
-  unsigned losses = 0;
+  unsigned losses = 0, in_a_row = 0;
+  bool exhausted = false;
   for (;;) {
     uint64_t first = fabric_.loss().first_loss(pkts - pos, prob);
     if (first >= pkts - pos) break;
     ++c.packets_dropped;
-    if (++losses > cfg.retry_count) break;
+    ++losses;
+    in_a_row = first > 0 ? 1 : in_a_row + 1;
+    if (in_a_row > cfg.retry_count) {
+      exhausted = true;
+      break;
+    }
     resent += pkts - (pos + first);
     pos += first;
   }
@@ -294,9 +303,11 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   c.retransmissions += resent;
   wire += resent * (wire / pkts);
   c.wire_bytes += wire;
-  if (losses > cfg.retry_count || !responder_alive) {
-    // No responder (or nothing got through): the requester retries until it gives up.
-    double give_up = now + extra + (cfg.retry_count + 1) * timeout;
+  if (exhausted || !responder_alive) {
+    // No responder (or too many losses in a row): the requester retries until it
+    // gives up, one ACK timeout per try.
+    const unsigned tries = exhausted ? losses : cfg.retry_count + 1u;
+    double give_up = now + extra + tries * timeout;
     if (std::isfinite(give_up))
       runtime_.schedule_completion(give_up, qp, m->sq_seq, WcStatus::RetryExceededError, 0);
     fabric_.free_message(m);
@@ -414,7 +425,7 @@ void SimDevice::process_arrival(WireMessage* m) {
     if (m->transport == Transport::RC && fabric_.device_alive(m->from_id)) {
       // (A requester QP destroyed meanwhile has nothing left to complete.)
       if (SimQueuePair* rq = fabric_.resolve(m->src_qp)) {
-        const double timeout = ack_timeout_seconds(rq->config().ack_timeout) * (rq->config().retry_count + 1);
+        const double timeout = ack_timeout_seconds(rq->reliability().ack_timeout) * (rq->reliability().retry_count + 1);
         if (std::isfinite(timeout))
           rq->runtime().schedule_completion(now + timeout, *rq, m->sq_seq, WcStatus::RetryExceededError, 0);
       }
@@ -516,14 +527,14 @@ bool SimDevice::wait_for_receive(SimQueuePair& qp, WireMessage* m) {
     fabric_.free_message(m);
     return false;
   }
-  const uint8_t retries = requester->config().rnr_retry;
+  const uint8_t retries = requester->reliability().rnr_retry;
   if (retries != 7 && m->rnr_attempts > retries) {
     nak(m, WcStatus::RnrRetryExceededError);
     return false;
   }
   // The requester gets an RNR NAK, waits the responder's RNR timer and sends again.
   const Route& r = fabric_.route(hca_.index(), m->src_host);
-  double delay = rnr_timer_seconds(qp.config().min_rnr_timer) + 2 * r.latency;
+  double delay = rnr_timer_seconds(qp.reliability().min_rnr_timer) + 2 * r.latency;
   runtime_.schedule_arrival(s4u::Engine::get_clock() + delay, this, m);
   rnr_pending_ = true;
   return false;

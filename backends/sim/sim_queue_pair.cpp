@@ -52,6 +52,12 @@ WireKind wire_kind(Opcode op) {
   return WireKind::Send;
 }
 
+/// The platform's [hca] reliability keys: what a QP gets for the fields its QpConfig
+/// leaves unset.
+fabric::RcReliability platform_reliability(const HcaParams& hca) {
+  return fabric::RcReliability{hca.ack_timeout, hca.retry_count, hca.rnr_retry, hca.min_rnr_timer};
+}
+
 }  // namespace
 
 // Shared with sim_device.cpp (address handles parse the same payload).
@@ -80,6 +86,7 @@ SimQueuePair::SimQueuePair(SimDevice& device, const fabric::QpConfig& config)
       runtime_(device.sim_runtime()),
       device_id_(device.id()),
       config_(config),
+      reliability_(fabric::resolve_reliability(config, platform_reliability(device.fabric().platform().hca))),
       send_cq_(&static_cast<SimCompletionQueue&>(config.send_cq->underlying())),
       recv_cq_(&static_cast<SimCompletionQueue&>(config.recv_cq->underlying())),
       srq_(config.srq != nullptr ? &static_cast<SimSharedReceiveQueue&>(config.srq->underlying()) : nullptr),

@@ -60,6 +60,8 @@ class SimQueuePair final : public fabric::QueuePair {
   /// The owning context's id, readable after the context closed (SimFabric::device_alive).
   uint32_t device_id() const noexcept { return device_id_; }
   const fabric::QpConfig& config() const noexcept { return config_; }
+  /// The RC reliability settings it runs with: the config's, else the platform's [hca].
+  const fabric::RcReliability& reliability() const noexcept { return reliability_; }
   /// The send CQ (null once it was destroyed under this QP: forget()).
   SimCompletionQueue* send_cq() const noexcept { return send_cq_; }
   /// Lets go of `cq` or `srq` (either may be null) if this QP holds it; true if it did.
@@ -109,6 +111,7 @@ class SimQueuePair final : public fabric::QueuePair {
   SimRuntime& runtime_;
   uint32_t device_id_;
   fabric::QpConfig config_;
+  fabric::RcReliability reliability_;
   // The config's CQs and SRQ as the simulator's objects (create_qp checked them): no
   // virtual underlying() per completion, and forget() can null them.
   SimCompletionQueue* send_cq_;

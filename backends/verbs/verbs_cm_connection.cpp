@@ -282,8 +282,8 @@ void CmConnection::handle(const Event& e) {
         param.private_data_len = static_cast<uint8_t>(data.size());
         param.responder_resources = limits_.responder_resources;
         param.initiator_depth = limits_.initiator_depth;
-        param.retry_count = 7;
-        param.rnr_retry_count = 7;
+        param.retry_count = limits_.retry_count;
+        param.rnr_retry_count = limits_.rnr_retry_count;
         param.qp_num = self_.qp_num;
         if (rdma_connect(conn_id_, &param) != 0) {
           attempt_failed(errno_message("rdma_connect", errno));
@@ -366,8 +366,8 @@ void CmConnection::accept_pending() {
     param.qp_num = self_.qp_num;
     param.responder_resources = std::min(req.initiator_depth, limits_.responder_resources);
     param.initiator_depth = std::min(req.responder_resources, limits_.initiator_depth);
-    param.retry_count = 7;
-    param.rnr_retry_count = 7;
+    param.retry_count = limits_.retry_count;
+    param.rnr_retry_count = limits_.rnr_retry_count;
     if (rdma_accept(req.id, &param) != 0) {
       const int err = errno;
       rdma_destroy_id(req.id);

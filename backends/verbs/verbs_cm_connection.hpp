@@ -44,6 +44,8 @@ class CmConnection final {
   struct Limits {
     uint8_t responder_resources = 1;  ///< RDMA reads we serve in flight (IRD)
     uint8_t initiator_depth = 1;      ///< RDMA reads we issue in flight (ORD)
+    uint8_t retry_count = 7;          ///< rdma_conn_param's (InfiniBand/RoCE; iWARP's TCP ignores it)
+    uint8_t rnr_retry_count = 7;      ///< likewise
   };
 
   /// Creates the event channel and the listener on `ipv4` (network order), port

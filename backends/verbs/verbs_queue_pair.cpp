@@ -82,7 +82,10 @@ uint32_t initial_psn(uint32_t qp_num) noexcept { return (qp_num * 2654435761u) &
 }  // namespace
 
 VerbsQueuePair::VerbsQueuePair(VerbsDevice& device, const fabric::QpConfig& config)
-    : device_(device), transport_(config.transport), config_(config) {
+    : device_(device),
+      transport_(config.transport),
+      config_(config),
+      reliability_(fabric::resolve_reliability(config, fabric::RcReliability{})) {
   const fabric::DeviceCapabilities& caps = device.capabilities();
   const bool supported = (transport_ == Transport::RC && caps.rc) || (transport_ == Transport::UC && caps.uc) ||
                          (transport_ == Transport::UD && caps.ud);
@@ -155,7 +158,8 @@ VerbsQueuePair::VerbsQueuePair(VerbsDevice& device, const fabric::QpConfig& conf
     try {
       const ibv_device_attr& dev = device.device_attr();
       cm_ = std::make_unique<CmConnection>(
-          device.iwarp_ipv4(), CmConnection::Limits{clamp_u8(dev.max_qp_rd_atom), clamp_u8(dev.max_qp_init_rd_atom)});
+          device.iwarp_ipv4(), CmConnection::Limits{clamp_u8(dev.max_qp_rd_atom), clamp_u8(dev.max_qp_init_rd_atom),
+                                                     reliability_.retry_count, reliability_.rnr_retry});
     } catch (...) {
       ibv_destroy_qp(qp_);
       throw;
@@ -274,7 +278,7 @@ Status VerbsQueuePair::to_rtr(const fabric::Address* remote) {
   if (transport_ == Transport::RC) {
     // What local_address() advertised as responder resources.
     attr.max_dest_rd_atomic = clamp_u8(device_.device_attr().max_qp_rd_atom);
-    attr.min_rnr_timer = config_.min_rnr_timer;
+    attr.min_rnr_timer = reliability_.min_rnr_timer;
     mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
   }
   Status s = modify(attr, mask, QpState::ReadyToReceive, "RTR");
@@ -296,9 +300,9 @@ Status VerbsQueuePair::to_rts() {
   attr.sq_psn = psn_;
   int mask = IBV_QP_SQ_PSN;
   if (transport_ == Transport::RC) {
-    attr.timeout = config_.ack_timeout;
-    attr.retry_cnt = config_.retry_count;
-    attr.rnr_retry = config_.rnr_retry;
+    attr.timeout = reliability_.ack_timeout;
+    attr.retry_cnt = reliability_.retry_count;
+    attr.rnr_retry = reliability_.rnr_retry;
     // Never more reads in flight than the peer said it can serve.
     const uint8_t peer_resources = remote_ ? remote_->responder_resources : 1;
     attr.max_rd_atomic = std::min(clamp_u8(device_.device_attr().max_qp_init_rd_atom), peer_resources);

@@ -82,6 +82,7 @@ class VerbsQueuePair final : public fabric::QueuePair {
   ibv_qp* qp_ = nullptr;
   fabric::Transport transport_;
   fabric::QpConfig config_;  // WRs are checked against what was asked, not what the provider rounded up to
+  fabric::RcReliability reliability_;  // the config's, else the verbs defaults (RcReliability{})
   uint32_t psn_ = 0;
   mutable fabric::QpState state_ = fabric::QpState::Reset;
   std::optional<RoutedEndpoint> remote_;   // IB/RoCE RC/UC, set by to_rtr

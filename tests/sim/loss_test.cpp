@@ -1,9 +1,11 @@
 // Loss as hardware handles it: RC retransmits after an ACK timeout and fails with
-// RETRY_EXC_ERR after retry_count; UD/UC lose messages silently. Seeded and
+// RETRY_EXC_ERR after more than retry_count losses in a row; UD/UC lose messages
+// silently. Seeded and
 // reproducible.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 
 #include "backends/sim/simulation.hpp"
 #include "tests/sim/sim_pair.hpp"
@@ -27,21 +29,24 @@ sim::Platform lossy(double p, uint64_t seed = 7) {
 
 struct LossRun {
   size_t ok = 0;
+  double sender_seconds = 0;  ///< simulated time from the first post to the sender's last completion
   size_t received = 0;
   bool data_intact = true;
   std::vector<uint8_t> arrivals;  ///< which message each receive got, in order
   sim::Counters counters;
 };
 
-/// Sends `n` messages of `bytes` from host 0 to host 1 over `t`.
-LossRun send_many(const sim::Platform& plat, Transport t, unsigned n, uint32_t bytes, uint8_t retry_count = 7) {
+/// Sends `n` messages of `bytes` from host 0 to host 1 over `t`. Unset reliability
+/// fields take the platform's values.
+LossRun send_many(const sim::Platform& plat, Transport t, unsigned n, uint32_t bytes,
+                  std::optional<uint8_t> retry_count = 7, std::optional<uint8_t> ack_timeout = 4) {
   LossRun r;
   sim::Simulation s(plat);
   s.run_single([&] {
     auto da = s.open_device(0), db = s.open_device(1);
     fabric::QpConfig cfg;
     cfg.retry_count = retry_count;
-    cfg.ack_timeout = 4;  // 65 us: keeps the run short
+    cfg.ack_timeout = ack_timeout;  // 4: 65 us, keeps the run short
     auto a = make_side(*da, t, size_t(bytes) * n, cfg);
     auto b = make_side(*db, t, size_t(bytes) * n + fabric::kUdGrhBytes * n, cfg);
     testing::connect_sides(a, b);
@@ -52,6 +57,7 @@ LossRun send_many(const sim::Platform& plat, Transport t, unsigned n, uint32_t b
       fabric::Sge sge = b.mr->sge(size_t(i) * recv_len, recv_len);
       ASSERT_EQ(b.qp->post_recv({i, {&sge, 1}}), fabric::Status::Ok);
     }
+    const double start = da->runtime().now();
     for (unsigned i = 0; i < n; ++i) {
       std::memset(a.buffer.data() + size_t(i) * bytes, int(i % 251) + 1, bytes);
       fabric::Sge sge = a.mr->sge(size_t(i) * bytes, bytes);
@@ -64,6 +70,7 @@ LossRun send_many(const sim::Platform& plat, Transport t, unsigned n, uint32_t b
     }
     for (const auto& wc : collect(*da, *a.cq, n, 10.0))
       if (wc.status == WcStatus::Success) ++r.ok;
+    r.sender_seconds = da->runtime().now() - start;
     for (const auto& wc : collect(*db, *b.cq, n, 0.01)) {
       if (wc.status != WcStatus::Success) continue;
       ++r.received;
@@ -99,6 +106,42 @@ TEST(Loss, RcGivesUpAfterRetryCount) {
     EXPECT_EQ(r.received, 0u);
     // All three were on the wire before the first gave up: each lost 1 try + 2 retries.
     EXPECT_EQ(r.counters.packets_dropped, 9u);
+  });
+}
+
+// The retry counter counts losses without progress between them, as hardware reloads
+// it when an ACK acknowledges new packets: a 256-packet message at 2 % loss loses ~5
+// packets, far more than retry_count = 2, and still arrives.
+TEST(Loss, RcRetryCountLimitsLossesInARowNotLossesPerMessage) {
+  testing::run_forked([] {
+    constexpr unsigned kMessages = 20;
+    LossRun r = send_many(lossy(0.02), Transport::RC, kMessages, 1u << 20, /*retry_count=*/2);
+    EXPECT_EQ(r.ok, kMessages);
+    EXPECT_EQ(r.received, kMessages);
+    EXPECT_TRUE(r.data_intact);
+    EXPECT_GT(r.counters.packets_dropped, 3u * kMessages);
+  });
+}
+
+// A QP whose config leaves the reliability fields unset runs with the platform's [hca]
+// values; fields the config sets win.
+TEST(Loss, RcQpsTakeThePlatformsRetryCountAndAckTimeoutUnlessTheirConfigSetsThem) {
+  testing::run_forked([] {
+    sim::Platform plat = lossy(1.0);
+    plat.hca.retry_count = 1;
+    plat.hca.ack_timeout = 4;  // 65.5 us
+    LossRun from_platform = send_many(plat, Transport::RC, 1, 64, std::nullopt, std::nullopt);
+    EXPECT_EQ(from_platform.ok, 0u);
+    EXPECT_EQ(from_platform.counters.packets_dropped, 2u);  // a try and one retry
+    EXPECT_NEAR(from_platform.sender_seconds, 2 * 65.536e-6, 10e-6);
+
+    plat.hca.ack_timeout = 6;  // 262 us
+    LossRun longer = send_many(plat, Transport::RC, 1, 64, std::nullopt, std::nullopt);
+    EXPECT_NEAR(longer.sender_seconds, 2 * 262.144e-6, 10e-6);
+
+    LossRun from_config = send_many(plat, Transport::RC, 1, 64, /*retry_count=*/3, /*ack_timeout=*/4);
+    EXPECT_EQ(from_config.counters.packets_dropped, 4u);
+    EXPECT_NEAR(from_config.sender_seconds, 4 * 65.536e-6, 10e-6);
   });
 }
 
