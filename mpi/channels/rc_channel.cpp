@@ -617,8 +617,7 @@ PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot,
 void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   const int peer = wr_peer(wc.wr_id);
   const std::uint32_t slot = wr_index(wc.wr_id);
-  if (wc.status != WcStatus::Success)
-    fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(wc.status)));
+  if (wc.status != WcStatus::Success) fail_receive(peer, wc.status);
   Connection& c = connection(peer);
   c.may_send = true;  // the peer has spoken: on iWARP the connection is now fully up
   ++counters_.packets_received;
@@ -654,6 +653,18 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
   }
 }
 
+void RcChannel::fail_receive(int peer, fabric::WcStatus status) {
+  // Flushed receives mean the QP broke; what broke it (a send that ran out of retries,
+  // a remote access error) is on the send CQ, which is polled lazily: report that
+  // first, it is what the user can act on.
+  if (status == WcStatus::WrFlushError && send_cq_) {
+    fabric::WorkCompletion sends[16];
+    for (std::size_t n; (n = send_cq_->poll(sends)) > 0;)
+      for (std::size_t i = 0; i < n; ++i) handle_send_completion(sends[i]);
+  }
+  fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(status)));
+}
+
 void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   const int peer = wr_peer(wc.wr_id);
   Connection& c = connection(peer);
@@ -663,7 +674,13 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   if (kind == WrKind::Packet || kind == WrKind::Control) {
     if (kind == WrKind::Packet) free_send_slots_.push_back(wr_index(wc.wr_id));
     if (wc.status != WcStatus::Success)
-      fail("progress", fmt::format("a packet to rank {} completed with {}", peer, fabric::to_string(wc.status)));
+      fail("progress", fmt::format("a packet to rank {} completed with {}{}", peer, fabric::to_string(wc.status),
+                                   wc.status == WcStatus::RetryExceededError
+                                       ? fmt::format(" (rank {}'s device stopped acknowledging: its process or node "
+                                                     "is gone, or the fabric lost more packets in a row than the "
+                                                     "connection's retry count)",
+                                                     peer)
+                                       : std::string()));
   } else {
     --rdma_outstanding_;
     if (wc.opcode == WcOpcode::RdmaRead) --c.reads_outstanding;

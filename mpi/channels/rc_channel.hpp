@@ -270,6 +270,9 @@ class RcChannel {
   std::size_t flush(int peer);
   void maybe_send_credit_update(int peer);
   void handle_receive(const fabric::WorkCompletion& wc);
+  /// Fails on a receive that completed with `status`, naming the send that broke the
+  /// connection when there is one (a flushed receive is only the consequence).
+  [[noreturn]] void fail_receive(int peer, fabric::WcStatus status);
   /// The header of the packet in receive `slot` of `c` (a compact one expanded) and,
   /// in `payload`, what follows it; fails on a packet too short for its header.
   PacketHeader read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,

@@ -20,13 +20,12 @@ namespace twinfab::mpitest {
 using mpi::BasicKind;
 using mpi::Context;
 
-/// Runs `body` on `ranks` ranks of `platform`, each with a Context built from
+/// Runs `body` on `ranks` ranks of `loaded`, each with a Context built from
 /// `config`. ranks_per_host 0: the platform's value, raised so that the ranks fit
 /// on the platform's hosts.
-inline void run_ranks(const std::string& platform, unsigned ranks, const mpi::Config& config,
+inline void run_ranks(const sim::Platform& loaded, unsigned ranks, const mpi::Config& config,
                       const std::function<void(Context&)>& body, unsigned ranks_per_host = 0) {
   testing::run_forked([&] {
-    const sim::Platform loaded = sim::load_platform(platform);
     if (ranks_per_host == 0) {
       const unsigned hosts = loaded.hosts;
       ranks_per_host = std::max(loaded.ranks_per_host, (ranks + hosts - 1) / hosts);
@@ -37,6 +36,12 @@ inline void run_ranks(const std::string& platform, unsigned ranks, const mpi::Co
       body(context);
     }, ranks_per_host);
   });
+}
+
+/// The same on the preset or platform file `platform`.
+inline void run_ranks(const std::string& platform, unsigned ranks, const mpi::Config& config,
+                      const std::function<void(Context&)>& body, unsigned ranks_per_host = 0) {
+  run_ranks(sim::load_platform(platform), ranks, config, body, ranks_per_host);
 }
 
 /// A deterministic byte pattern that differs per message and position.
