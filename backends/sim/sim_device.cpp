@@ -154,7 +154,7 @@ std::unique_ptr<fabric::CompletionQueue> SimDevice::create_cq(uint32_t capacity)
   if (capacity == 0 || capacity > capabilities().max_cqe)
     throw Error(Status::InvalidArgument,
                 fmt::format("create_cq: capacity {} outside 1..{}", capacity, capabilities().max_cqe));
-  return std::make_unique<SimCompletionQueue>(*this, capacity);
+  return std::make_unique<SimCompletionQueue>(*this, runtime_, capacity);
 }
 
 std::unique_ptr<fabric::SharedReceiveQueue> SimDevice::create_srq(uint32_t capacity, uint32_t max_sge) {

@@ -19,6 +19,7 @@ namespace twinfab::sim {
 
 class SimDevice;
 class SimHca;
+class SimRuntime;
 
 class SimMemoryRegion final : public fabric::MemoryRegion {
  public:
@@ -63,8 +64,8 @@ class QpUsers {
 
 class SimCompletionQueue final : public fabric::CompletionQueue, public QpUsers {
  public:
-  SimCompletionQueue(SimDevice& device, uint32_t capacity)
-      : device_(device), capacity_(capacity), entries_(capacity) {}
+  SimCompletionQueue(SimDevice& device, const SimRuntime& runtime, uint32_t capacity)
+      : device_(device), runtime_(runtime), capacity_(capacity), entries_(capacity) {}
   ~SimCompletionQueue() override;
   SimCompletionQueue(const SimCompletionQueue&) = delete;
   SimCompletionQueue& operator=(const SimCompletionQueue&) = delete;
@@ -79,9 +80,13 @@ class SimCompletionQueue final : public fabric::CompletionQueue, public QpUsers 
   /// Completions lost because the CQ was full.
   uint64_t overruns() const noexcept { return overruns_; }
   SimDevice& device() const noexcept { return device_; }
+  /// Its device context's runtime: the only one its completions wake (kept here, in
+  /// the line a wait reads anyway, so checking a wait's sources touches no device).
+  const SimRuntime& runtime() const noexcept { return runtime_; }
 
  private:
   SimDevice& device_;
+  const SimRuntime& runtime_;
   uint32_t capacity_;
   RingQueue<fabric::WorkCompletion> entries_;
   uint64_t overruns_ = 0;

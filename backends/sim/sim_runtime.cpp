@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <typeinfo>
 
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_fabric.hpp"
@@ -197,8 +198,28 @@ Status SimRuntime::wait_for_completion(std::span<fabric::CompletionQueue* const>
   return wait_until(sources, deadline, false);
 }
 
+void SimRuntime::check_sources(std::span<fabric::CompletionQueue* const> sources, const char* where) const {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i] == nullptr)
+      throw fabric::Error(Status::InvalidArgument, fmt::format("{}: source {} is a null CQ", where, i));
+    const fabric::CompletionQueue& cq = sources[i]->underlying();
+    if (typeid(cq) != typeid(SimCompletionQueue))
+      throw fabric::Error(Status::InvalidArgument,
+                          fmt::format("{}: source {} is not a CQ of a simulated device; a simulated rank can only "
+                                      "wait on CQs its own device contexts made",
+                                      where, i));
+    if (&static_cast<const SimCompletionQueue&>(cq).runtime() != this)
+      throw fabric::Error(Status::InvalidArgument,
+                          fmt::format("{}: source {} is a CQ of {}, a device context of another rank; its completions "
+                                      "only wake that rank",
+                                      where, i, static_cast<const SimCompletionQueue&>(cq).device().name()));
+  }
+}
+
 Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory) {
-  check_time(deadline, "Runtime::wait");
+  const char* where = memory ? "Runtime::wait" : "Runtime::wait_for_completion";
+  check_time(deadline, where);
+  check_sources(sources, where);
   empty_polls_ = 0;
   // Only data placed during this wait makes it return early: the caller looked at its
   // memory before calling.

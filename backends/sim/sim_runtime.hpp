@@ -86,6 +86,10 @@ class SimRuntime final : public fabric::Runtime {
   void process_arrival();
 
   bool any_ready(std::span<fabric::CompletionQueue* const> sources) const;
+  /// Throws fabric::Error(InvalidArgument) naming `where` for a source that is null, not
+  /// a simulated CQ, or made by a device context of another rank (whose completions
+  /// would never wake this one).
+  void check_sources(std::span<fabric::CompletionQueue* const> sources, const char* where) const;
 
   SimFabric& fabric_;
   std::vector<SimDevice*> devices_;
