@@ -40,6 +40,9 @@ class Runtime {
   /// promptly (after a short spin) rather than at the deadline; the simulator returns
   /// exactly when an RDMA write or atomic landed in this rank's memory. Either way the
   /// idiom `while (!memory_changed()) runtime.wait({}, deadline);` works.
+  /// `sources` are CQs of this runtime's backend (in the simulator, of the calling
+  /// rank's device contexts, the only ones whose completions wake it); a null or
+  /// foreign source throws fabric::Error(InvalidArgument), as does a NaN deadline.
   virtual Status wait(std::span<CompletionQueue* const> sources, double deadline) = 0;
   /// Like wait(), for a caller that never polls memory (its progress comes only from
   /// completions, as MPI's does): returns Ok when one of `sources` may have a

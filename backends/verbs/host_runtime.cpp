@@ -10,9 +10,12 @@
 #include <thread>
 #include <typeinfo>
 
+#include <fmt/format.h>
+
 #include "backends/verbs/cpu_relax.hpp"
 #include "backends/verbs/verbs_completion_queue.hpp"
 #include "fabric/completion_queue.hpp"
+#include "fabric/error.hpp"
 
 namespace twinfab::verbs {
 namespace {
@@ -103,19 +106,25 @@ fabric::Status HostRuntime::wait_for_completion(std::span<fabric::CompletionQueu
 
 fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline,
                                        bool memory) {
-  check_time(deadline, "Runtime::wait");
+  const char* where = memory ? "Runtime::wait" : "Runtime::wait_for_completion";
+  check_time(deadline, where);
   // At most a few CQs per wait; no allocation on this path.
   constexpr size_t kMaxCqs = 16;
   std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
   size_t n = 0;
-  for (fabric::CompletionQueue* source : sources) {
-    if (source == nullptr) continue;
-    fabric::CompletionQueue& cq = source->underlying();
-    // A CQ this runtime cannot look into (another backend's) might hold anything, and
-    // so might one beyond kMaxCqs: returning at once is the only answer that never hangs.
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i] == nullptr)
+      throw fabric::Error(fabric::Status::InvalidArgument, fmt::format("{}: source {} is a null CQ", where, i));
+    fabric::CompletionQueue& cq = sources[i]->underlying();
     // VerbsCompletionQueue is final: comparing the dynamic type is the whole
     // dynamic_cast, at a fraction of its cost on this (spun) path.
-    if (typeid(cq) != typeid(VerbsCompletionQueue) || n == kMaxCqs) return fabric::Status::Ok;
+    if (typeid(cq) != typeid(VerbsCompletionQueue))
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("{}: source {} is not a CQ of a verbs device; a verbs runtime can only wait "
+                                      "on CQs of verbs device contexts",
+                                      where, i));
+    // A CQ beyond kMaxCqs might hold anything: returning at once never hangs.
+    if (n == kMaxCqs) return fabric::Status::Ok;
     cqs[n++] = static_cast<VerbsCompletionQueue*>(&cq);
   }
   // What is already there ends the wait before any clock read (a reply that came

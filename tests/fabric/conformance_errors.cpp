@@ -748,6 +748,45 @@ TEST_P(Errors, ANanDeadlineOrDurationIsRefused) {
   });
 }
 
+/// A CQ of no backend's device (another backend's, as far as a runtime can tell).
+class ForeignCq final : public fabric::CompletionQueue {
+ public:
+  size_t poll(std::span<fabric::WorkCompletion>) override { return 0; }
+  uint32_t capacity() const noexcept override { return 1; }
+  bool overrun() noexcept override { return false; }
+};
+
+// A runtime reads the CQs it waits on as its own backend's: a null source, or a CQ it
+// cannot read (the simulator took it for one of its own), is refused, not waited on.
+TEST_P(Errors, WaitingOnANullOrForeignCqIsRefused) {
+  run_on_backend([&](Device& a, Device&) {
+    auto cq = a.create_cq(16);
+    ForeignCq foreign;
+    fabric::CompletionQueue* with_null[] = {cq.get(), nullptr};
+    fabric::CompletionQueue* with_foreign[] = {&foreign, cq.get()};
+    const double soon = a.runtime().now() + 1e-4;
+    for (int which = 0; which < 4; ++which) {
+      SCOPED_TRACE(which);
+      const bool null_case = which % 2 == 0;
+      std::span<fabric::CompletionQueue* const> sources =
+          null_case ? std::span<fabric::CompletionQueue* const>(with_null)
+                    : std::span<fabric::CompletionQueue* const>(with_foreign);
+      try {
+        if (which < 2) a.runtime().wait(sources, soon);
+        else a.runtime().wait_for_completion(sources, soon);
+        ADD_FAILURE() << "the wait was accepted";
+      } catch (const fabric::Error& e) {
+        EXPECT_TRUE(is_error(e, Status::InvalidArgument));
+        EXPECT_NE(std::string(e.what()).find(null_case ? "source 1 is a null CQ" : "source 0 is not a CQ of"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    fabric::CompletionQueue* fine[] = {cq.get()};
+    EXPECT_EQ(a.runtime().wait_for_completion(fine, a.runtime().now() + 1e-4), Status::Timeout);
+  });
+}
+
 }  // namespace
 
 TWINFAB_INSTANTIATE_CONFORMANCE(Errors);
