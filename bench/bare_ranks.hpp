@@ -1,6 +1,6 @@
 // The simulator's scheduling floor: what a simulated rank costs per resume when it does
 // nothing but block and be woken, the reference next to which bench_mpi_ring --scaling
-// reads the ring's cost per message (docs/mpi.md, "Performance").
+// reads the ring's cost per message (docs/mpi.md, "Performance"; docs/performance-notes.md).
 //
 // N SimGrid actors on the platform's hosts (one per host, as the ring places ranks),
 // configured as the simulator configures its ranks (ensure_engine: stack size, context

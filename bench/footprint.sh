@@ -3,7 +3,8 @@
 # lines of memory (its stack, heap objects of the simulator, SimGrid and the MPI
 # library) one rank reads or writes between two of its MPI_Irecv calls, counted under
 # valgrind's memory tracer (lackey). At thousands of ranks every one of these lines
-# comes back from memory on every iteration (docs/mpi.md, "Performance"), so this is
+# comes back from memory on every iteration (docs/mpi.md, "Performance";
+# docs/performance-notes.md), so this is
 # the figure that decides the cost per message at scale, counted exactly and
 # identically on every machine, unlike the wall clock.
 #

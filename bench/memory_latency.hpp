@@ -1,6 +1,6 @@
 // What a dependent load costs on this machine, by how much memory it ranges over: the
 // reference next to which the simulator's cost per message at thousands of ranks is
-// read (bench_mpi_ring --scaling, docs/mpi.md "Performance").
+// read (bench_mpi_ring --scaling, docs/mpi.md "Performance", docs/performance-notes.md).
 //
 // Each point follows a random cycle through every 64-byte line of a buffer of the given
 // size, one load depending on the previous one (no prefetcher can guess the next
