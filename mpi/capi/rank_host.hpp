@@ -24,6 +24,23 @@
 
 namespace twinfab::mpi::capi {
 
+/// What the program's own calls of a few libc functions go through (twinfab-mpicc links
+/// them with `-Wl,--wrap=...` to the wrappers in program_wrappers.cpp), for a host that
+/// runs several ranks in one process. SMPI does the same for the same functions.
+class ProgramServices {
+ public:
+  virtual ~ProgramServices() = default;
+  /// The calling rank's clock in seconds: gettimeofday, clock_gettime and time read it.
+  virtual double now() = 0;
+  /// Spends `seconds` of the calling rank's time: sleep, usleep and nanosleep.
+  virtual void sleep_for(double seconds) = 0;
+  /// Around each getopt/getopt_long/getopt_long_only call of the calling rank: libc
+  /// keeps one parsing position per process (optind, optarg, optopt and its own
+  /// cursor), which before_getopt() makes the rank's own and after_getopt() takes back.
+  virtual void before_getopt() = 0;
+  virtual void after_getopt() = 0;
+};
+
 /// What MPI_Init gets for the calling rank. Both stay valid until RankHost::close().
 struct RankResources {
   fabric::Device& device;
@@ -48,6 +65,10 @@ class RankHost {
   [[noreturn]] virtual void abort(int code, std::string_view message) = 0;
   /// For diagnostics: "simulator", "pmix", ...
   virtual std::string_view name() const noexcept = 0;
+  /// The services the program's libc calls go through while the caller is a rank of
+  /// this host; nullptr (hardware: one rank per process, or a caller that is no rank):
+  /// the real libc functions.
+  virtual ProgramServices* program_services() noexcept { return nullptr; }
 };
 
 /// Installs the host the C API uses from now on (nullptr: back to the default).

@@ -1,7 +1,8 @@
 # libtwinfab-mpi.so.0 exports exactly the functions mpi.h declares, plus the
 # launcher entry points of mpi/capi/rank_host.hpp, and the registration cache's
-# memory hooks (munmap, mremap, madvise, brk, sbrk), and nothing else (the MPI
-# implementation, fabric layer and fmt stay local).
+# memory hooks (munmap, mremap, madvise, brk, sbrk), and the __wrap_ functions that
+# twinfab-mpicc links programs' libc calls to (program_wrappers.cpp), and nothing else
+# (the MPI implementation, fabric layer and fmt stay local).
 #   -DLIB=<path to the library> -DHEADER=<path to mpi.h>
 execute_process(COMMAND nm -D --defined-only ${LIB} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -10,6 +11,7 @@ endif()
 string(REPLACE "\n" ";" lines "${out}")
 set(exported)
 set(hooks)
+set(wraps)
 set(unexpected)
 foreach(line IN LISTS lines)
   if(NOT line MATCHES " ([A-Za-z]) ([^ @]+)")
@@ -24,6 +26,8 @@ foreach(line IN LISTS lines)
     list(APPEND exported ${symbol})
   elseif(symbol MATCHES "^(munmap|mremap|madvise|brk|sbrk)$")
     list(APPEND hooks ${symbol})
+  elseif(symbol MATCHES "^__wrap_")
+    list(APPEND wraps ${symbol})
   elseif(NOT symbol MATCHES "^_ZN7twinfab3mpi4capi(17install_rank_hostEPNS1_8RankHostE|9rank_hostEv|8end_rankEv)$")
     list(APPEND unexpected ${symbol})
   endif()
@@ -31,6 +35,13 @@ endforeach()
 list(LENGTH hooks n_hooks)
 if(NOT n_hooks EQUAL 5)
   message(FATAL_ERROR "libtwinfab-mpi must export the memory hooks munmap, mremap, madvise, brk, sbrk; it exports: ${hooks}")
+endif()
+set(expected_wraps __wrap_clock_gettime __wrap_getopt __wrap_getopt_long __wrap_getopt_long_only __wrap_gettimeofday
+                   __wrap_nanosleep __wrap_sleep __wrap_time __wrap_usleep)
+list(SORT wraps)
+if(NOT "${wraps}" STREQUAL "${expected_wraps}")
+  message(FATAL_ERROR "libtwinfab-mpi must export exactly the wrappers ${expected_wraps} that twinfab-mpicc links "
+                      "programs to; it exports: ${wraps}")
 endif()
 if(unexpected)
   message(FATAL_ERROR "libtwinfab-mpi exports symbols outside the C API: ${unexpected}")

@@ -18,6 +18,7 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "mpi/capi/rank_host.hpp"
+#include "tools/twinfab/rank_getopt.hpp"
 
 namespace twinfab::tools {
 
@@ -165,6 +166,23 @@ std::vector<char> load_and_unmark_pie(const fs::path& program) {
 struct RankRecord {
   sim::RankEnv* env = nullptr;
   void* state = nullptr;
+  GetoptPosition getopt;
+};
+
+/// The program's clock, sleeps and getopt position (linked through mpi/capi's
+/// wrappers): the rank's simulated time, as MPI_Wtime's, and its own getopt position.
+/// Only ranks reach it (SimRankHost::program_services).
+class SimProgramServices final : public mpi::capi::ProgramServices {
+ public:
+  double now() override { return record().env->runtime.now(); }
+  // The fabric runtime's sleep: the rank's HCA keeps serving meanwhile.
+  void sleep_for(double seconds) override { record().env->runtime.sleep_for(seconds); }
+  void before_getopt() override { getopt_.before(record().getopt); }
+  void after_getopt() override { getopt_.after(record().getopt); }
+
+ private:
+  static RankRecord& record() { return *s4u::Actor::self()->get_data<RankRecord>(); }
+  RankGetopt getopt_;
 };
 
 class SimRankHost final : public mpi::capi::RankHost {
@@ -189,6 +207,9 @@ class SimRankHost final : public mpi::capi::RankHost {
     std::_Exit(status != 0 || code == 0 ? status : 1);
   }
   std::string_view name() const noexcept override { return "simulator"; }
+  mpi::capi::ProgramServices* program_services() noexcept override {
+    return current() != nullptr ? &services_ : nullptr;
+  }
 
  private:
   static RankRecord* current() {
@@ -197,6 +218,7 @@ class SimRankHost final : public mpi::capi::RankHost {
     return self == nullptr ? nullptr : self->get_data<RankRecord>();
   }
   void* outside_ = nullptr;
+  SimProgramServices services_;
 };
 
 /// Uninstalls the host however the run ends.
@@ -308,7 +330,7 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
   simulation.run(
       n,
       [&](sim::RankEnv& env) {
-        RankRecord record{&env, nullptr};
+        RankRecord record{&env, nullptr, {}};
         s4u::Actor::self()->set_data(&record);
         // Each rank gets its own argv, as a process would (programs may modify it).
         std::vector<std::string> args = command;
