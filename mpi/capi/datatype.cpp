@@ -130,9 +130,10 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
   });
 }
 
-int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_struct";
+namespace {
+
+int type_struct(const char* where, int count, const int array_of_blocklengths[],
+                const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
     if (count > 0) require_pointer(array_of_types, where, "array_of_types");
@@ -144,6 +145,28 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     *newtype = s.add_type(Datatype::create_struct(blocks.lengths, blocks.displacements, types));
     return MPI_SUCCESS;
   });
+}
+
+int get_address(const char* where, const void* location, MPI_Aint* address) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState&) {
+    require_pointer(address, where, "address");
+    *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
+    return MPI_SUCCESS;
+  });
+}
+
+}  // namespace
+
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return type_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                     newtype);
+}
+
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+  return type_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                     newtype);
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
@@ -171,12 +194,10 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
 }
 
 int MPI_Get_address(const void* location, MPI_Aint* address) {
-  return entry("MPI_Get_address", MPI_COMM_WORLD, [&](RankState&) {
-    require_pointer(address, "MPI_Get_address", "address");
-    *address = static_cast<MPI_Aint>(reinterpret_cast<std::uintptr_t>(location));
-    return MPI_SUCCESS;
-  });
+  return get_address("MPI_Get_address", location, address);
 }
+
+int MPI_Address(void* location, MPI_Aint* address) { return get_address("MPI_Address", location, address); }
 
 int MPI_Type_commit(MPI_Datatype* datatype) {
   return entry("MPI_Type_commit", MPI_COMM_WORLD, [&](RankState& s) {

@@ -29,8 +29,10 @@ extern "C" {
 
 #if defined(__GNUC__)
 #define TWINFAB_MPI_API __attribute__((visibility("default")))
+#define TWINFAB_MPI_REMOVED_IN_MPI3(replacement) __attribute__((deprecated("removed in MPI-3.0; use " replacement)))
 #else
 #define TWINFAB_MPI_API
+#define TWINFAB_MPI_REMOVED_IN_MPI3(replacement)
 #endif
 
 /* ---- handles */
@@ -380,6 +382,12 @@ TWINFAB_MPI_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, M
 TWINFAB_MPI_API int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
 TWINFAB_MPI_API int MPI_Get_address(const void* location, MPI_Aint* address);
+/* MPI-1 names that MPI-3.0 removed, kept as MPICH and MVAPICH2 keep them (HPL and
+   HPCC call them): the same as MPI_Get_address and MPI_Type_create_struct. */
+TWINFAB_MPI_API int MPI_Address(void* location, MPI_Aint* address) TWINFAB_MPI_REMOVED_IN_MPI3("MPI_Get_address");
+TWINFAB_MPI_API int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                                    MPI_Datatype array_of_types[], MPI_Datatype* newtype)
+    TWINFAB_MPI_REMOVED_IN_MPI3("MPI_Type_create_struct");
 TWINFAB_MPI_API int MPI_Type_commit(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_free(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_size(MPI_Datatype datatype, int* size);

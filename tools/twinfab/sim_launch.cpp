@@ -174,7 +174,16 @@ struct RankRecord {
 /// Only ranks reach it (SimRankHost::program_services).
 class SimProgramServices final : public mpi::capi::ProgramServices {
  public:
-  double now() override { return record().env->runtime.now(); }
+  /// What reading the clock costs the rank: a program that waits by reading the clock
+  /// in a loop (STREAM's checktick, `while (MPI_Wtime() < t)`) would otherwise never
+  /// see it move. 10 ns, SMPI's default (smpi/wtime).
+  static constexpr double kClockReadSeconds = 10e-9;
+
+  double now() override {
+    fabric::Runtime& runtime = record().env->runtime;
+    runtime.sleep_for(kClockReadSeconds);
+    return runtime.now();
+  }
   // The fabric runtime's sleep: the rank's HCA keeps serving meanwhile.
   void sleep_for(double seconds) override { record().env->runtime.sleep_for(seconds); }
   void before_getopt() override { getopt_.before(record().getopt); }

@@ -3,7 +3,8 @@
  * from the compiler's padding and, for a packed subset, MPI_Type_create_resized),
  * MPI_Type_create_hvector, MPI_Type_create_hindexed, MPI_Type_dup and
  * MPI_Type_get_true_extent; arrays of them sent between ranks 0 and 1 (eager and
- * rendezvous sizes) and checked field by field, padding untouched. */
+ * rendezvous sizes) and checked field by field, padding untouched. And the MPI-1
+ * MPI_Address and MPI_Type_struct, which MPI-3.0 removed. */
 #include <stddef.h>
 #include <string.h>
 
@@ -120,6 +121,30 @@ int main(int argc, char** argv) {
   EXPECT_CLASS(MPI_ERR_COUNT, MPI_Type_create_hvector(-1, 1, 8, MPI_INT, &bad));
   EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_create_struct(2, lengths, NULL, types, &bad));
   EXPECT_CLASS(MPI_ERR_TYPE, MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 8, &bad));
+
+  /* The MPI-1 names MPI-3.0 removed (HPL calls them): the same type as the MPI-2 ones,
+     and their errors name them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  MPI_Aint old_base, old_pos;
+  OK(MPI_Address(&probe, &old_base));
+  OK(MPI_Address(&probe.pos, &old_pos));
+  CHECK(old_base == base && old_pos == a_pos, "MPI_Address %ld %ld, MPI_Get_address %ld %ld", (long)old_base,
+        (long)old_pos, (long)base, (long)a_pos);
+  int old_lengths[3] = {1, 3, 1};
+  MPI_Aint old_displs[3] = {a_id - base, a_pos - base, a_tag - base};
+  MPI_Datatype old_types[3] = {MPI_INT, MPI_DOUBLE, MPI_CHAR}, old_ptype;
+  OK(MPI_Type_struct(3, old_lengths, old_displs, old_types, &old_ptype));
+  int old_size;
+  MPI_Aint old_lb, old_extent;
+  OK(MPI_Type_size(old_ptype, &old_size));
+  OK(MPI_Type_get_extent(old_ptype, &old_lb, &old_extent));
+  CHECK(old_size == tsize && old_lb == lb && old_extent == extent, "MPI_Type_struct: size %d extent %ld", old_size,
+        (long)old_extent);
+  OK(MPI_Type_free(&old_ptype));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Address(&probe, NULL));
+  EXPECT_CLASS(MPI_ERR_COUNT, MPI_Type_struct(-1, old_lengths, old_displs, old_types, &bad));
+#pragma GCC diagnostic pop
 
   OK(MPI_Type_free(&ptype));
   OK(MPI_Type_free(&ptype_dup));
