@@ -14,6 +14,7 @@ core=(
   python3-matplotlib python3-tqdm
   time  # /usr/bin/time: peak memory in bench/smpi_ring.sh
   valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
+  curl libblas-dev  # bench/real_programs.sh: fetches NetPIPE and HPCC; HPL needs a BLAS
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware
