@@ -91,5 +91,9 @@ struct RankOutcome {
 /// initialized keeps its Context (destroying it is collective), and the launcher must
 /// end the job.
 RankOutcome end_rank() noexcept;
+/// For launchers, when a job deadlocked: the MPI function (e.g. "MPI_Recv") the rank
+/// whose C-API state is `state` (the contents of its state_slot()) was blocked in, or
+/// nullptr when it was in none.
+const char* call_in_progress(const void* state) noexcept;
 
 }  // namespace twinfab::mpi::capi

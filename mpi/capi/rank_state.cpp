@@ -59,6 +59,10 @@ RankOutcome end_rank() noexcept {
   return outcome;
 }
 
+const char* call_in_progress(const void* state) noexcept {
+  return state != nullptr ? static_cast<const RankState*>(state)->call : nullptr;
+}
+
 void fatal(int code, std::string_view message) {
   std::fflush(stdout);
   rank_host().abort(code, message);

@@ -104,6 +104,9 @@ class RankState {
 
   bool initialized = false;
   bool finalized = false;
+  /// The MPI function the rank is in (entry() sets it, a normal return clears it): what
+  /// a launcher names for a rank that never came back (call_in_progress()).
+  const char* call = nullptr;
   std::unique_ptr<Context> context;
   int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
@@ -255,15 +258,21 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
   RankState* state = current_state();
   if (state == nullptr || !state->initialized) fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init");
   if (state->finalized) fatal(MPI_ERR_OTHER, std::string(function) + " called after MPI_Finalize");
+  state->call = function;
   try {
-    return body(*state);
+    const int rc = body(*state);
+    state->call = nullptr;
+    return rc;
   } catch (const Error& e) {
+    state->call = nullptr;
     return raise(*state, comm, e.code(), e.what());
   } catch (const std::exception& e) {
+    state->call = nullptr;
     return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
   }
   // Anything else is not an error of this library but the runtime unwinding the rank
-  // (SimGrid killing a deadlocked actor, thread cancellation): it must pass through.
+  // (SimGrid killing a deadlocked actor, thread cancellation): it must pass through,
+  // and `call` keeps naming where the rank was.
 }
 
 /// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.

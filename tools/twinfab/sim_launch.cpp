@@ -236,10 +236,31 @@ struct HostInstallation {
   ~HostInstallation() { mpi::capi::install_rank_host(nullptr); }
 };
 
-/// Runs rank r's main() for every rank; fills `status` (return values) and `killed`.
+/// Where the ranks are, for the report of a job that deadlocked.
+struct RankTracking {
+  explicit RankTracking(unsigned n) : killed(n, 0), live(n, nullptr), waiting_in(n, nullptr) {}
+  std::vector<char> killed;             ///< SimGrid found it blocked for good and killed it
+  std::vector<RankRecord*> live;        ///< its record while its main() runs
+  std::vector<const char*> waiting_in;  ///< the MPI function it was blocked in, if known
+
+  /// Notes the MPI call of every rank still inside main() (after the simulation gave up).
+  void note_live_calls() {
+    for (std::size_t r = 0; r < live.size(); ++r)
+      if (live[r] != nullptr) waiting_in[r] = mpi::capi::call_in_progress(live[r]->state);
+  }
+  /// "rank 0 in MPI_Recv, rank 1 in MPI_Finalize"; empty when no call is known.
+  std::string calls() const {
+    std::string out;
+    for (std::size_t r = 0; r < waiting_in.size(); ++r)
+      if (waiting_in[r] != nullptr) out += fmt::format("{}rank {} in {}", out.empty() ? "" : ", ", r, waiting_in[r]);
+    return out;
+  }
+};
+
+/// Runs rank r's main() for every rank; fills `status` (return values) and `tracking`.
 void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
                const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
-               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host);
+               std::vector<int>& status, RankTracking& tracking, unsigned ranks_per_host);
 
 }  // namespace
 
@@ -305,22 +326,25 @@ int run_sim_program(const SimLaunchOptions& options) {
   SimRankHost host;
   HostInstallation installation(host);
   std::vector<int> status(n, 0);
-  std::vector<char> killed(n, 0);
+  RankTracking tracking(n);
   sim::Simulation simulation(platform);
   try {
-    run_ranks(simulation, n, options.command, program, mains, host, status, killed, ranks_per_host);
+    run_ranks(simulation, n, options.command, program, mains, host, status, tracking, ranks_per_host);
   } catch (const simgrid::ForcefulKillException&) {
     // SimGrid found the remaining ranks blocked for good and killed them.
     std::string stuck;
     for (unsigned r = 0; r < n; ++r)
-      if (killed[r]) stuck += fmt::format("{}{}", stuck.empty() ? "" : ", ", r);
+      if (tracking.killed[r]) stuck += fmt::format("{}{}", stuck.empty() ? "" : ", ", r);
+    const std::string calls = tracking.calls();
     host.abort(1, fmt::format("error: simulation deadlocked: rank(s) {} were still waiting in MPI calls when nothing "
-                              "else could happen",
-                              stuck));
+                              "else could happen{}",
+                              stuck, calls.empty() ? "" : " (" + calls + ")"));
   } catch (const std::exception& e) {
     // Typically "simulation deadlocked": ranks are still parked inside the program's
     // frames, so end here rather than unwind the simulation around them.
-    host.abort(1, fmt::format("error: {}", e.what()));
+    tracking.note_live_calls();
+    const std::string calls = tracking.calls();
+    host.abort(1, fmt::format("error: {}{}", e.what(), calls.empty() ? "" : " (" + calls + ")"));
   }
   std::fflush(stdout);
   for (unsigned r = 0; r < n; ++r) {
@@ -335,12 +359,13 @@ namespace {
 
 void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
                const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
-               std::vector<int>& status, std::vector<char>& killed, unsigned ranks_per_host) {
+               std::vector<int>& status, RankTracking& tracking, unsigned ranks_per_host) {
   simulation.run(
       n,
       [&](sim::RankEnv& env) {
         RankRecord record{&env, nullptr, {}};
         s4u::Actor::self()->set_data(&record);
+        tracking.live[env.rank] = &record;
         // Each rank gets its own argv, as a process would (programs may modify it).
         std::vector<std::string> args = command;
         args.front() = program.string();
@@ -351,10 +376,13 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
         try {
           rc = mains[env.rank](static_cast<int>(args.size()), argv.data());
         } catch (const simgrid::ForcefulKillException&) {
-          killed[env.rank] = 1;  // an actor must never survive this: pass it on
+          tracking.killed[env.rank] = 1;  // an actor must never survive this: pass it on
+          tracking.waiting_in[env.rank] = mpi::capi::call_in_progress(record.state);
+          tracking.live[env.rank] = nullptr;
           s4u::Actor::self()->set_data(nullptr);
           throw;
         }
+        tracking.live[env.rank] = nullptr;
         const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
         s4u::Actor::self()->set_data(nullptr);
         if (outcome.initialized && !outcome.finalized)
