@@ -365,7 +365,12 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
       [&](sim::RankEnv& env) {
         RankRecord record{&env, nullptr, {}};
         s4u::Actor::self()->set_data(&record);
-        tracking.live[env.rank] = &record;
+        // However main() is left (a return, SimGrid's kill, a C++ exception), the record
+        // dies with this frame: the tracking must not keep pointing at it.
+        struct LiveRecord {
+          RankRecord*& slot;
+          ~LiveRecord() { slot = nullptr; }
+        } live{tracking.live[env.rank] = &record};
         // Each rank gets its own argv, as a process would (programs may modify it).
         std::vector<std::string> args = command;
         args.front() = program.string();
@@ -378,11 +383,9 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
         } catch (const simgrid::ForcefulKillException&) {
           tracking.killed[env.rank] = 1;  // an actor must never survive this: pass it on
           tracking.waiting_in[env.rank] = mpi::capi::call_in_progress(record.state);
-          tracking.live[env.rank] = nullptr;
           s4u::Actor::self()->set_data(nullptr);
           throw;
         }
-        tracking.live[env.rank] = nullptr;
         const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
         s4u::Actor::self()->set_data(nullptr);
         if (outcome.initialized && !outcome.finalized)
