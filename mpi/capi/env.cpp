@@ -39,6 +39,11 @@ int init(const char* function) {
   } catch (const std::exception& e) {
     fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, e.what()));
   }
+  ProgramServices* services = host.program_services();
+  if (services != nullptr && services->measures_computation()) {
+    state->computation = services;
+    services->mpi_call_ends();  // the program computes from here on
+  }
   slot = state.release();
   return MPI_SUCCESS;
 }
@@ -93,6 +98,7 @@ int MPI_Finalize(void) {
     s.context.reset();  // collective: drains the channel, meets every rank
     rank_host().close();
     s.finalized = true;
+    s.computation = nullptr;  // what the program does after MPI_Finalize is not timed
     return MPI_SUCCESS;
   });
 }

@@ -39,6 +39,19 @@ class ProgramServices {
   /// cursor), which before_getopt() makes the rank's own and after_getopt() takes back.
   virtual void before_getopt() = 0;
   virtual void after_getopt() = 0;
+
+  /// Whether the host turns the program's computation between MPI calls into the
+  /// calling rank's time (`twinfab sim --simulate-computation`, SMPI's
+  /// smpi/simulate-computation). MPI_Init asks once per rank; when it says yes, every
+  /// MPI call of the rank calls mpi_call_begins() on entry and mpi_call_ends() before it
+  /// returns (the outermost call only: MPI calls made by a user-defined operation are
+  /// part of the call that runs it), and MPI_Init ends with mpi_call_ends().
+  virtual bool measures_computation() noexcept { return false; }
+  /// The computation since mpi_call_ends() is over: the host may spend it as the
+  /// rank's time (and so block the rank) before the MPI call proceeds.
+  virtual void mpi_call_begins() {}
+  /// The program computes again from here.
+  virtual void mpi_call_ends() {}
 };
 
 /// What MPI_Init gets for the calling rank. Both stay valid until RankHost::close().

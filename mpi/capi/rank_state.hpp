@@ -107,6 +107,10 @@ class RankState {
   /// The MPI function the rank is in (entry() sets it, a normal return clears it): what
   /// a launcher names for a rank that never came back (call_in_progress()).
   const char* call = nullptr;
+  /// The host's services when they measure the program's computation between MPI
+  /// calls (ProgramServices::measures_computation()), else nullptr; MPI_Finalize
+  /// clears it.
+  ProgramServices* computation = nullptr;
   std::unique_ptr<Context> context;
   int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
@@ -258,16 +262,24 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
   RankState* state = current_state();
   if (state == nullptr || !state->initialized) fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init");
   if (state->finalized) fatal(MPI_ERR_OTHER, std::string(function) + " called after MPI_Finalize");
+  // A call made from inside another (a user-defined operation's, an error handler's)
+  // restores the outer one's name and leaves the computation alone.
+  const char* const outer = state->call;
   state->call = function;
+  if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_begins();
+  const auto leave = [state, outer] {
+    state->call = outer;
+    if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_ends();
+  };
   try {
     const int rc = body(*state);
-    state->call = nullptr;
+    leave();
     return rc;
   } catch (const Error& e) {
-    state->call = nullptr;
+    leave();
     return raise(*state, comm, e.code(), e.what());
   } catch (const std::exception& e) {
-    state->call = nullptr;
+    leave();
     return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
   }
   // Anything else is not an error of this library but the runtime unwinding the rank

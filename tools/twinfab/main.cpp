@@ -2,7 +2,8 @@
 //
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
 //   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
-//   twinfab sim   -n N [--platform P] [--ranks-per-host K] [--] ./prog args...  (sim_launch.hpp)
+//   twinfab sim   -n N [--platform P] [--ranks-per-host K] [--simulate-computation ...] [--] ./prog args...
+//                 (sim_launch.hpp)
 //   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -234,7 +236,8 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
       argc = j;
       return program;
     }
-    if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host") {
+    if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host" ||
+        word == "--compute-scale" || word == "--cpu-threshold") {
       ++j;  // its value
     } else if (word.empty() || word[0] != '-') {
       break;  // the program
@@ -277,9 +280,29 @@ int main(int argc, char** argv) {
   simcmd->add_option("--ranks-per-host", launch.ranks_per_host,
                      "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)")
       ->check(CLI::Range(1u, 4096u));
+  auto* simulate_computation = simcmd->add_flag(
+      "--simulate-computation", launch.computation.enabled,
+      "Spend the CPU time the program computes between MPI calls as the rank's simulated time (as SMPI; "
+      "results then depend on this machine's speed and are not bit-for-bit reproducible)");
+  simcmd->add_option("--compute-scale", launch.computation.scale,
+                     "With --simulate-computation: simulated seconds per second measured here (2: the simulated "
+                     "host computes twice as slowly as this machine)")
+      ->needs(simulate_computation)  // the range: ComputationMeter, with a message that says what is expected
+      ->capture_default_str();
+  simcmd->add_option("--cpu-threshold", launch.computation.threshold,
+                     "With --simulate-computation: bursts of computation shorter than this are not spent "
+                     "(seconds, or with a unit: 500ns, 1us, 2ms)")
+      ->transform(CLI::AsNumberWithUnit(std::map<std::string, double>{{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6},
+                                                                       {"ns", 1e-9}},
+                                        static_cast<CLI::AsNumberWithUnit::Options>(
+                                            CLI::AsNumberWithUnit::CASE_SENSITIVE | CLI::AsNumberWithUnit::UNIT_OPTIONAL),
+                                        "TIME"))
+      ->needs(simulate_computation)
+      ->capture_default_str();
   simcmd->prefix_command();  // everything from the program name on is the program's
   simcmd->footer("The program and its arguments follow the options:\n"
-                 "  twinfab sim -n N [--platform P] [--ranks-per-host K] [--] ./prog [args...]\n"
+                 "  twinfab sim -n N [--platform P] [--ranks-per-host K] [--simulate-computation\n"
+                 "              [--compute-scale F] [--cpu-threshold T]] [--] ./prog [args...]\n"
                  "Build the program with twinfab-mpicc; docs/mpi.md, \"Running under twinfab sim\".");
   tools::ExperimentCommand experiment(app);
 
@@ -313,7 +336,8 @@ int main(int argc, char** argv) {
         // Not an option of sim, and no program starts with '-' unless after "--".
         throw fabric::Error(fabric::Status::InvalidArgument,
                             fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
-                                        "--ranks-per-host; the program and its arguments come after them, or "
+                                        "--ranks-per-host, --simulate-computation, --compute-scale, "
+                                        "--cpu-threshold; the program and its arguments come after them, or "
                                         "after --)",
                                         launch.command.front()));
       }

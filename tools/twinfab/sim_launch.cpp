@@ -18,6 +18,7 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "mpi/capi/rank_host.hpp"
+#include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/rank_getopt.hpp"
 
 namespace twinfab::tools {
@@ -167,10 +168,12 @@ struct RankRecord {
   sim::RankEnv* env = nullptr;
   void* state = nullptr;
   GetoptPosition getopt;
+  ComputationBurst computing;
 };
 
 /// The program's clock, sleeps and getopt position (linked through mpi/capi's
-/// wrappers): the rank's simulated time, as MPI_Wtime's, and its own getopt position.
+/// wrappers): the rank's simulated time, as MPI_Wtime's, and its own getopt position;
+/// with --simulate-computation, its computation between MPI calls as simulated time.
 /// Only ranks reach it (SimRankHost::program_services).
 class SimProgramServices final : public mpi::capi::ProgramServices {
  public:
@@ -179,23 +182,43 @@ class SimProgramServices final : public mpi::capi::ProgramServices {
   /// see it move. 10 ns, SMPI's default (smpi/wtime).
   static constexpr double kClockReadSeconds = 10e-9;
 
-  double now() override {
-    fabric::Runtime& runtime = record().env->runtime;
-    runtime.sleep_for(kClockReadSeconds);
-    return runtime.now();
-  }
+  explicit SimProgramServices(const ComputationOptions& computation) : meter_(computation) {}
+
+  double now() override { return spend(record(), kClockReadSeconds); }
   // The fabric runtime's sleep: the rank's HCA keeps serving meanwhile.
-  void sleep_for(double seconds) override { record().env->runtime.sleep_for(seconds); }
+  void sleep_for(double seconds) override { spend(record(), seconds); }
   void before_getopt() override { getopt_.before(record().getopt); }
   void after_getopt() override { getopt_.after(record().getopt); }
 
+  bool measures_computation() noexcept override { return meter_.enabled(); }
+  void mpi_call_begins() override {
+    RankRecord& r = record();
+    if (const double computed = meter_.stop(r.computing); computed > 0) r.env->runtime.sleep_for(computed);
+  }
+  void mpi_call_ends() override { meter_.start(record().computing); }
+
  private:
   static RankRecord& record() { return *s4u::Actor::self()->get_data<RankRecord>(); }
+  /// Spends the computation so far and then `seconds` (a clock read's cost, a sleep)
+  /// as the rank's time, in one wait; returns the rank's clock after it. The burst
+  /// stops for the wait (other ranks run meanwhile, on the same thread's CPU clock)
+  /// and goes on afterwards.
+  double spend(RankRecord& r, double seconds) {
+    const bool computing = r.computing.open();
+    fabric::Runtime& runtime = r.env->runtime;
+    runtime.sleep_for(meter_.stop(r.computing) + seconds);
+    const double now = runtime.now();
+    if (computing) meter_.start(r.computing);
+    return now;
+  }
+
+  ComputationMeter meter_;
   RankGetopt getopt_;
 };
 
 class SimRankHost final : public mpi::capi::RankHost {
  public:
+  explicit SimRankHost(const ComputationOptions& computation) : services_(computation) {}
   void*& state_slot() override {
     if (RankRecord* record = current()) return record->state;
     outside_ = nullptr;  // not a rank (global constructor, maestro): never initialized
@@ -269,6 +292,7 @@ int run_sim_program(const SimLaunchOptions& options) {
     throw Error(Status::InvalidArgument, fmt::format("-n {}: the number of ranks must be at least 1", options.nranks));
   if (options.command.empty())
     throw Error(Status::InvalidArgument, "no program given: twinfab sim -n N [--] ./prog [args...]");
+  (void)ComputationMeter(options.computation);  // refuses bad options before N copies are loaded
   const fs::path program = find_program(options.command.front());
   std::vector<char> image = load_and_unmark_pie(program);
 
@@ -323,7 +347,7 @@ int run_sim_program(const SimLaunchOptions& options) {
     }
   }
 
-  SimRankHost host;
+  SimRankHost host(options.computation);
   HostInstallation installation(host);
   std::vector<int> status(n, 0);
   RankTracking tracking(n);
@@ -363,7 +387,7 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
   simulation.run(
       n,
       [&](sim::RankEnv& env) {
-        RankRecord record{&env, nullptr, {}};
+        RankRecord record{&env, nullptr, {}, {}};
         s4u::Actor::self()->set_data(&record);
         // However main() is left (a return, SimGrid's kill, a C++ exception), the record
         // dies with this frame: the tracking must not keep pointing at it.

@@ -1,4 +1,5 @@
-// `twinfab sim -n N [--platform P] [--ranks-per-host K] [--] ./prog args...`: runs an
+// `twinfab sim -n N [--platform P] [--ranks-per-host K] [--simulate-computation
+// [--compute-scale F] [--cpu-threshold T]] [--] ./prog args...`: runs an
 // unmodified MPI program, built with twinfab-mpicc, as N ranks on the simulated fabric.
 //
 // Every rank gets private globals and statics: the program is copied once per rank
@@ -19,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/twinfab/computation_meter.hpp"
+
 namespace twinfab::tools {
 
 struct SimLaunchOptions {
@@ -26,6 +29,8 @@ struct SimLaunchOptions {
   std::string platform = "connectx-ddr";
   unsigned ranks_per_host = 0;  ///< 0: the platform's, or packed to fit its hosts
   std::vector<std::string> command;  ///< program and its arguments
+  /// --simulate-computation, --compute-scale, --cpu-threshold (computation_meter.hpp).
+  ComputationOptions computation;
 };
 
 /// Runs the job; returns the exit status. Throws fabric::Error for bad options, a
