@@ -1,5 +1,6 @@
 #include "tools/twinfab/sim_launch.hpp"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fmt/format.h>
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <typeinfo>
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
@@ -381,6 +384,13 @@ int run_sim_program(const SimLaunchOptions& options) {
 
 namespace {
 
+/// "std::runtime_error" for typeid(std::runtime_error).name().
+std::string demangled(const char* mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? std::string(name.get()) : std::string(mangled);
+}
+
 void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::string>& command,
                const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
                std::vector<int>& status, RankTracking& tracking, unsigned ranks_per_host) {
@@ -409,6 +419,12 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
           tracking.waiting_in[env.rank] = mpi::capi::call_in_progress(record.state);
           s4u::Actor::self()->set_data(nullptr);
           throw;
+        } catch (const std::exception& e) {
+          // A process would die of std::terminate ("terminate called after throwing an
+          // instance of ..."), and mpirun end the job: so does the simulation, naming
+          // the rank, instead of leaving the others waiting for it.
+          host.abort(1, fmt::format("rank {} ended with an uncaught C++ exception ({}): {}", env.rank,
+                                    demangled(typeid(e).name()), e.what()));
         }
         const mpi::capi::RankOutcome outcome = mpi::capi::end_rank();
         s4u::Actor::self()->set_data(nullptr);
