@@ -104,8 +104,9 @@ class RankState {
 
   bool initialized = false;
   bool finalized = false;
-  /// The MPI function the rank is in (entry() sets it, a normal return clears it): what
-  /// a launcher names for a rank that never came back (call_in_progress()).
+  /// The MPI function the rank is in (entry() sets it, a normal return restores the
+  /// enclosing call's, usually none): what a launcher names for a rank that never came
+  /// back (call_in_progress()).
   const char* call = nullptr;
   /// The host's services when they measure the program's computation between MPI
   /// calls (ProgramServices::measures_computation()), else nullptr; MPI_Finalize
@@ -262,8 +263,8 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
   RankState* state = current_state();
   if (state == nullptr || !state->initialized) fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init");
   if (state->finalized) fatal(MPI_ERR_OTHER, std::string(function) + " called after MPI_Finalize");
-  // A call made from inside another (a user-defined operation's, an error handler's)
-  // restores the outer one's name and leaves the computation alone.
+  // A call made from inside another (by a user-defined reduction operation) restores
+  // the outer one's name when it returns and leaves the computation alone.
   const char* const outer = state->call;
   state->call = function;
   if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_begins();
