@@ -33,6 +33,18 @@ static double compute(double seconds) {
   return cpu_now() - start;
 }
 
+/* A user-defined reduction operation that computes, with MPI calls from inside the
+ * MPI_Allreduce that applies it before and after. */
+static double op_cpu = 0; /* what the operation computed, this rank */
+static void computing_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* nested: must not end the outer call's accounting */
+  op_cpu += compute(0.005);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank); /* nested: must not spend what the line above computed */
+  for (int i = 0; i < *len; ++i) ((double*)inout)[i] += ((double*)in)[i];
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -100,6 +112,34 @@ int main(int argc, char** argv) {
   elapsed = MPI_Wtime() - t0;
   if (scale == 0 || threshold_1ms)
     CHECK(elapsed < 1001 * 10e-9 * 1.01, "1000 clock reads took %.9f s of simulated time", elapsed);
+
+  /* 5. Computation inside an MPI call (a user-defined operation, with MPI calls nested
+   * in it) is not spent: only the outermost call starts and ends a burst. The burst
+   * after the call is spent as in 1. */
+  if (size >= 2) {
+    MPI_Op op;
+    OK(MPI_Op_create(computing_sum, 1, &op));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    double in = rank, out = 0;
+    op_cpu = 0;
+    t0 = MPI_Wtime();
+    OK(MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD));
+    elapsed = MPI_Wtime() - t0;
+    CHECK(out == size * (size - 1) / 2.0, "the reduction gave %g", out);
+    /* op_cpu is this rank's own: an operation applied by another rank does not count */
+    CHECK(elapsed < 1e-3, "MPI_Allreduce took %.6f s of simulated time; its operation computed %.6f s here, "
+          "which is inside the call and must not be spent", elapsed, op_cpu);
+    t0 = MPI_Wtime();
+    cpu = compute(0.01);
+    elapsed = MPI_Wtime() - t0;
+    if (scale == 0)
+      CHECK(elapsed < 1e-6, "%.9f s of simulated time after a nested call, without --simulate-computation", elapsed);
+    else
+      CHECK(elapsed >= scale * cpu * 0.999 && elapsed <= scale * (cpu + slack) * 1.05,
+            "%.6f s of simulated time over %.6f s of computation after a nested call, at scale %g", elapsed, cpu,
+            scale);
+    OK(MPI_Op_free(&op));
+  }
 
   OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("computation: %d ranks, scale %g ok\n", size, scale);
