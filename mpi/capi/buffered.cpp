@@ -1,10 +1,11 @@
-// MPI C API: buffered sends (MPI_Buffer_attach, MPI_Buffer_detach, MPI_Bsend) and
-// ready sends (MPI_Rsend, MPI_Irsend).
+// MPI C API: buffered sends (MPI_Buffer_attach, MPI_Buffer_detach, MPI_Bsend,
+// MPI_Ibsend) and ready sends (MPI_Rsend, MPI_Irsend).
 //
 // A buffered send packs the message into the attached buffer and starts an ordinary
 // send from that copy, whose request the rank keeps (BsendBuffer in rank_state.hpp):
 // MPI_Bsend returns once the data is copied, whatever the receiver does, which is
-// what the mode promises (a large message goes by rendezvous from the copy later).
+// what the mode promises (a large message goes by rendezvous from the copy later);
+// MPI_Ibsend's request is complete then too, as in MPICH.
 // Ready mode only promises that the receive is already posted: a standard send is a
 // correct implementation, as in MPICH and Open MPI.
 #include <fmt/format.h>
@@ -69,6 +70,40 @@ bool find_space(const BsendBuffer& b, std::size_t bytes, std::size_t& offset) {
 
 }  // namespace
 
+namespace twinfab::mpi::capi {
+
+void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& t, int dest,
+                   int tag, const Communicator& c) {
+  s.ctx().check_send(where, buf, count, t, dest, tag, c);
+  const std::uint64_t packed = static_cast<std::uint64_t>(count * t->size());
+  if (dest == kProcNull) return;
+  if (!s.bsend.attached)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, where, "no buffer attached (MPI_Buffer_attach)");
+  const std::size_t bytes = packed + MPI_BSEND_OVERHEAD;
+  std::size_t offset = 0;
+  reap_bsends(s);
+  // No room: earlier messages may be on their way out (their receives matched, the
+  // data moving); give them up to kBsendGraceSeconds of progress. What still holds
+  // space after that waits for a receiver, and the standard makes that an error.
+  const double deadline = s.ctx().runtime().now() + kBsendGraceSeconds;
+  while (!find_space(s.bsend, bytes, offset)) {
+    if (s.bsend.active.empty() || s.ctx().runtime().now() >= deadline)
+      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(count={})", where, count),
+                  fmt::format("not enough space in the attached buffer: the message needs {} bytes ({} + "
+                              "MPI_BSEND_OVERHEAD), the buffer has {} bytes of which {} messages still use some",
+                              bytes, packed, s.bsend.size, s.bsend.active.size()));
+    s.ctx().progress_or_wait(deadline);
+    reap_bsends(s);
+  }
+  std::byte* copy = s.bsend.base + offset;
+  if (packed > 0) pack(buf, count, *t, 0, {copy, static_cast<std::size_t>(packed)}, where);
+  const RequestId id = s.ctx().isend(copy, static_cast<std::int64_t>(packed), s.ctx().datatype(BasicKind::Byte),
+                                     dest, tag, c, SendMode::Standard, where);
+  s.bsend.active.push_back({offset, bytes, id});
+}
+
+}  // namespace twinfab::mpi::capi
+
 extern "C" {
 
 int MPI_Buffer_attach(void* buffer, int size) {
@@ -103,34 +138,20 @@ int MPI_Buffer_detach(void* buffer_addr, int* size) {
 int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   const char* where = "MPI_Bsend";
   return entry(where, comm, [&](RankState& s) {
+    buffered_send(s, where, buf, count, s.type(datatype, where), dest, tag, s.comm(comm, where));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  const char* where = "MPI_Ibsend";
+  return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
     const DatatypePtr& t = s.type(datatype, where);
-    s.ctx().check_send(where, buf, count, t, dest, tag, c);
-    const std::uint64_t packed = static_cast<std::uint64_t>(count * t->size());
-    if (dest == kProcNull) return MPI_SUCCESS;
-    if (!s.bsend.attached)
-      throw Error(ErrorClass::MPI_ERR_BUFFER, where, "no buffer attached (MPI_Buffer_attach)");
-    const std::size_t bytes = packed + MPI_BSEND_OVERHEAD;
-    std::size_t offset = 0;
-    reap_bsends(s);
-    // No room: earlier messages may be on their way out (their receives matched, the
-    // data moving); give them up to kBsendGraceSeconds of progress. What still holds
-    // space after that waits for a receiver, and the standard makes that an error.
-    const double deadline = s.ctx().runtime().now() + kBsendGraceSeconds;
-    while (!find_space(s.bsend, bytes, offset)) {
-      if (s.bsend.active.empty() || s.ctx().runtime().now() >= deadline)
-        throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(count={})", where, count),
-                    fmt::format("not enough space in the attached buffer: the message needs {} bytes ({} + "
-                                "MPI_BSEND_OVERHEAD), the buffer has {} bytes of which {} messages still use some",
-                                bytes, packed, s.bsend.size, s.bsend.active.size()));
-      s.ctx().progress_or_wait(deadline);
-      reap_bsends(s);
-    }
-    std::byte* copy = s.bsend.base + offset;
-    if (packed > 0) pack(buf, count, *t, 0, {copy, static_cast<std::size_t>(packed)}, where);
-    const RequestId id = s.ctx().isend(copy, static_cast<std::int64_t>(packed), s.ctx().datatype(BasicKind::Byte),
-                                       dest, tag, c, SendMode::Standard, where);
-    s.bsend.active.push_back({offset, bytes, id});
+    require_pointer(request, where, "request");
+    buffered_send(s, where, buf, count, t, dest, tag, c);
+    *request = s.add_request(s.ctx().completed_send(), comm, where);
     return MPI_SUCCESS;
   });
 }

@@ -330,15 +330,26 @@ TWINFAB_MPI_API int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype
 TWINFAB_MPI_API int MPI_Buffer_attach(void* buffer, int size);
 TWINFAB_MPI_API int MPI_Buffer_detach(void* buffer_addr, int* size);
 TWINFAB_MPI_API int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+/* Its request is complete once the message is in the attached buffer, as MPI_Bsend
+   returns then. */
+TWINFAB_MPI_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                               MPI_Request* request);
 TWINFAB_MPI_API int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                  MPI_Comm comm, MPI_Status* status);
+/* The message in buf is sent and replaced by the one received: buf's (count,
+   datatype) elements are packed into a temporary buffer first, as MPICH does. */
+TWINFAB_MPI_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                         int source, int recvtag, MPI_Comm comm, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Wait(MPI_Request* request, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of_statuses);
 TWINFAB_MPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                                  int array_of_indices[], MPI_Status array_of_statuses[]);
 TWINFAB_MPI_API int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+/* MPI_Test without completing: a done request stays valid (flag 1 and its status)
+   until MPI_Wait, MPI_Test or MPI_Request_free. */
+TWINFAB_MPI_API int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
                                 MPI_Status* status);
 TWINFAB_MPI_API int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
@@ -348,6 +359,12 @@ TWINFAB_MPI_API int MPI_Testall(int count, MPI_Request array_of_requests[], int*
 TWINFAB_MPI_API int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                                   MPI_Comm comm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                   MPI_Comm comm, MPI_Request* request);
+/* MPI_Start of a buffered one packs the message into the attached buffer (as
+   MPI_Bsend; MPI_ERR_BUFFER there); a ready one is a standard send, as MPI_Rsend. */
+TWINFAB_MPI_API int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                   MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                                    MPI_Comm comm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                   MPI_Comm comm, MPI_Request* request);

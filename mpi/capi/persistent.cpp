@@ -1,4 +1,5 @@
-// MPI C API: persistent requests. MPI_Send_init / MPI_Ssend_init / MPI_Recv_init make
+// MPI C API: persistent requests. MPI_Send_init / MPI_Ssend_init / MPI_Bsend_init /
+// MPI_Rsend_init (a standard send, as MPI_Rsend) / MPI_Recv_init make
 // an inactive request that remembers its arguments; MPI_Start / MPI_Startall begin
 // one transfer with them; the wait or test that completes it leaves the request
 // inactive (its handle stays valid) instead of freeing it; MPI_Request_free ends it.
@@ -51,6 +52,12 @@ void start(RankState& s, MPI_Request handle, const char* where) {
     case PersistentOp::Kind::Send:
       e.id = s.ctx().isend(op.buffer, op.count, op.type, op.peer, op.tag, c, SendMode::Standard, where);
       break;
+    case PersistentOp::Kind::Bsend:
+      // Into the attached buffer now (MPI_ERR_BUFFER from MPI_Start if there is none
+      // or it is full); the request is complete once the message is copied.
+      buffered_send(s, where, op.buffer, op.count, op.type, op.peer, op.tag, c);
+      e.id = s.ctx().completed_send();
+      break;
   }
 }
 
@@ -67,6 +74,18 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
   return make_persistent("MPI_Ssend_init", PersistentOp::Kind::Ssend, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_persistent("MPI_Bsend_init", PersistentOp::Kind::Bsend, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return make_persistent("MPI_Rsend_init", PersistentOp::Kind::Send, const_cast<void*>(buf), count, datatype, dest,
                          tag, comm, request);
 }
 

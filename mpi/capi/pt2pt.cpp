@@ -165,6 +165,35 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   });
 }
 
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return entry("MPI_Sendrecv_replace", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Sendrecv_replace");
+    const DatatypePtr& type = s.type(datatype, "MPI_Sendrecv_replace", "datatype");
+    // The send's arguments are checked first, the receive's (source, recvtag) when it
+    // is posted, before anything is sent: a refused call has sent nothing.
+    s.ctx().check_send("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, c);
+    // The outgoing message is packed before the receive may overwrite buf; it leaves
+    // as bytes (twinfab matches messages by bytes, not by type signature).
+    std::vector<std::byte> outgoing(static_cast<std::size_t>(packed_size(count, *type)));
+    pack(buf, count, *type, 0, outgoing, "MPI_Sendrecv_replace");
+    RequestId recv = s.ctx().irecv(buf, count, type, source, recvtag, c, "MPI_Sendrecv_replace");
+    try {
+      s.ctx().send(outgoing.data(), static_cast<std::int64_t>(outgoing.size()), s.ctx().datatype(BasicKind::Byte),
+                   dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv_replace");
+    } catch (...) {
+      s.ctx().cancel(recv);
+      s.ctx().wait(recv);
+      throw;
+    }
+    const MessageStatus st = s.ctx().wait(recv);
+    store_status(st, status);
+    if (st.error != ErrorClass::MPI_SUCCESS)
+      check_completion(st, fmt::format("MPI_Sendrecv_replace(count={})", count).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return entry("MPI_Wait", comm_of_request(request), [&](RankState& s) {
     require_pointer(request, "MPI_Wait", "request");
@@ -199,6 +228,30 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
       *flag = s.ctx().test(id, &st) ? 1 : 0;
     }
     if (*flag) finish(s, *request, st, status, "MPI_Test");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return entry("MPI_Request_get_status", comm_of_request(&request), [&](RankState& s) {
+    require_pointer(flag, "MPI_Request_get_status", "flag");
+    RequestEntry* e = s.request(request, "MPI_Request_get_status");
+    if (e == nullptr) {  // MPI_REQUEST_NULL or an inactive persistent request: an empty status
+      *flag = 1;
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      return MPI_SUCCESS;
+    }
+    MessageStatus st;
+    *flag = s.ctx().peek(e->id, &st) ? 1 : 0;
+    if (!*flag) {
+      idle_poll(s.ctx());
+      *flag = s.ctx().peek(e->id, &st) ? 1 : 0;
+    }
+    if (*flag) {
+      store_status(st, status);
+      if (st.error != ErrorClass::MPI_SUCCESS)
+        check_completion(st, fmt::format("MPI_Request_get_status ({} request)", e->what).c_str());
+    }
     return MPI_SUCCESS;
   });
 }

@@ -53,7 +53,7 @@ struct CommEntry {
 
 /// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
 struct PersistentOp {
-  enum class Kind : std::uint8_t { Send, Ssend, Recv };
+  enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv };
   Kind kind = Kind::Send;
   void* buffer = nullptr;
   int count = 0;
@@ -290,6 +290,13 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
 
 /// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.
 void require_pointer(const void* p, const char* where, const char* arg);
+
+/// A buffered-mode send (MPI_Bsend, MPI_Ibsend, a started MPI_Bsend_init): checks the
+/// arguments, packs the message into the attached buffer and starts its send from
+/// there; returns once the data is copied. MPI_ERR_BUFFER when no buffer is attached
+/// or it stays full (buffered.cpp).
+void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& type, int dest,
+                   int tag, const Communicator& comm);
 /// Throws MPI_ERR_INFO unless `info` is MPI_INFO_NULL (the only info object so far).
 void require_info_null(MPI_Info info, const char* where);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.

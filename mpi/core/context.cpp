@@ -164,6 +164,20 @@ bool Context::test(RequestId& id, MessageStatus* status) {
   return true;
 }
 
+RequestId Context::completed_send() {
+  Request& request = requests_.create(Request::Kind::Send);
+  request.done = true;
+  return request.id;
+}
+
+bool Context::peek(RequestId id, MessageStatus* status) {
+  Request& request = lookup(id, "MPI_Request_get_status");
+  if (!request.done) progress();
+  if (!request.done) return false;
+  if (status != nullptr) *status = request.status;
+  return true;
+}
+
 void Context::waitall(std::span<RequestId> ids, std::span<MessageStatus> statuses) {
   if (!statuses.empty() && statuses.size() != ids.size())
     throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Waitall(array_of_statuses)",

@@ -137,6 +137,12 @@ class Context {
   MessageStatus wait(RequestId& request);
   /// True (and the status) when done; progresses once otherwise.
   bool test(RequestId& request, MessageStatus* status = nullptr);
+  /// A send request that is complete already: what MPI_Ibsend returns once the
+  /// message is in the attached buffer (its own send is the library's business).
+  RequestId completed_send();
+  /// MPI_Request_get_status: as test(), but a done request stays (the caller still
+  /// completes it with wait or test).
+  bool peek(RequestId request, MessageStatus* status = nullptr);
   /// Waits for all; `statuses` (empty, or one per request) receives their statuses.
   void waitall(std::span<RequestId> requests, std::span<MessageStatus> statuses = {});
 
