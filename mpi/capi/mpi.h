@@ -285,6 +285,12 @@ TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attr
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 /* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+/* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does
+   not know), and MPI_Comm_get_info gives a new, empty info object (the caller frees
+   it). MPI_INFO_NULL is accepted wherever hints are. */
+TWINFAB_MPI_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+TWINFAB_MPI_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 TWINFAB_MPI_API int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
 TWINFAB_MPI_API int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
 /* Group constructors return MPI_GROUP_EMPTY for an empty result. */
