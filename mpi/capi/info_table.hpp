@@ -19,8 +19,9 @@
 // nothing is known here that a program could not see for itself (MPI_Init gets
 // argc/argv from the program; under `twinfab sim` the launcher's own are not the
 // program's), and "thread_level" is about a level requested before start-up, which
-// no launcher of twinfab takes. Like MPICH, the program may set and delete keys of
-// MPI_INFO_ENV (its rank's copy); it cannot free it.
+// no launcher of twinfab takes. MPI does not forbid changing it, so the program may
+// set and delete keys of MPI_INFO_ENV (its rank's copy); it cannot free it (a
+// predefined handle).
 #pragma once
 
 #include <cstddef>
