@@ -1,4 +1,10 @@
-// MPI C API: communicators (and their names), groups, attributes.
+// MPI C API: communicators (and their names and hints), groups, attributes.
+//
+// Communicator hints (MPI_Comm_dup_with_info, MPI_Comm_set_info, the info of
+// MPI_Comm_split_type): nothing here has a hint to act on, so every key is ignored, as
+// MPICH ignores the keys it does not know. The info argument is still checked
+// (MPI_ERR_INFO for anything but MPI_INFO_NULL or a live info object), nothing is
+// stored per communicator, and MPI_Comm_get_info says so with an empty info object.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,6 +62,35 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     require_pointer(newcomm, "MPI_Comm_dup", "newcomm");
     // MPI-3 §8.3.1: the new communicator inherits the error handler.
     *newcomm = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_dup_with_info", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_dup_with_info");
+    s.infos.check_hints(info, "MPI_Comm_dup_with_info");
+    require_pointer(newcomm, "MPI_Comm_dup_with_info", "newcomm");
+    // As MPI_Comm_dup (error handler and topology too), but with these hints instead
+    // of comm's; none is used either way.
+    *newcomm = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+  return entry("MPI_Comm_set_info", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Comm_set_info");
+    s.infos.check_hints(info, "MPI_Comm_set_info");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+  return entry("MPI_Comm_get_info", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Comm_get_info");
+    require_pointer(info_used, "MPI_Comm_get_info", "info_used");
+    *info_used = s.infos.add({}, "MPI_Comm_get_info");  // the hints in use: none
     return MPI_SUCCESS;
   });
 }
@@ -122,7 +157,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return entry("MPI_Comm_split_type", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Comm_split_type");
-    require_info_null(info, "MPI_Comm_split_type");
+    s.infos.check_hints(info, "MPI_Comm_split_type");
     require_pointer(newcomm, "MPI_Comm_split_type", "newcomm");
     *newcomm = s.add_comm(s.ctx().comm_split_type(c, split_type, key), s.errhandler_of(comm));
     return MPI_SUCCESS;

@@ -4,9 +4,10 @@
 // up, so that a registration of the block covers no neighbour's bytes). Nothing is
 // registered with the device in advance: the first rendezvous transfer from or to the
 // block registers it through the registration cache, and later ones hit the cache,
-// as for any other buffer. The rank remembers its blocks, so that MPI_Free_mem of
-// anything else is refused (MPI_ERR_BASE) instead of corrupting the heap, and frees
-// those the program left when its state goes (after main returns).
+// as for any other buffer; no hint of the info argument changes that, so all are
+// ignored. The rank remembers its blocks, so that MPI_Free_mem of anything else is
+// refused (MPI_ERR_BASE) instead of corrupting the heap, and frees those the program
+// left when its state goes (after main returns).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
   return entry("MPI_Alloc_mem", MPI_COMM_WORLD, [&](RankState& s) {
     if (size < 0)
       throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Alloc_mem(size={})", size), "must not be negative");
-    require_info_null(info, "MPI_Alloc_mem");
+    s.infos.check_hints(info, "MPI_Alloc_mem");
     require_pointer(baseptr, "MPI_Alloc_mem", "baseptr");
     const std::size_t alignment = size >= 4096 ? 4096 : 64;
     // aligned_alloc wants a multiple of the alignment; size 0 still gets a block of its

@@ -56,9 +56,10 @@ typedef long long MPI_Offset;
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 
-/* No MPI_Info_create yet: MPI_INFO_NULL is the only info object, and the calls that
- * take one (MPI_Comm_split_type, MPI_Alloc_mem) refuse any other value. */
+/* Info objects (MPI_Info_create, ...) are 0x9c000000 + an index in the rank's table
+ * (never reused). MPI_INFO_ENV, the start-up hints, is predefined (MPICH's values). */
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
+#define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
@@ -136,6 +137,11 @@ typedef long long MPI_Offset;
 #define MPI_MAX_PROCESSOR_NAME 128
 #define MPI_MAX_OBJECT_NAME 128
 #define MPI_MAX_LIBRARY_VERSION_STRING 8192
+/* Info keys and values (MPICH's bounds): a key has at most MPI_MAX_INFO_KEY - 1
+ * characters, a value at most MPI_MAX_INFO_VAL - 1, so that each fits with its
+ * terminator in a buffer of that size. */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 /* MPI_Comm_compare results */
 #define MPI_IDENT 0
@@ -254,7 +260,8 @@ TWINFAB_MPI_API int MPI_Get_processor_name(char* name, int* resultlen);
 TWINFAB_MPI_API int MPI_Query_thread(int* provided);
 /* Plain memory, aligned to 64 bytes (to the page from 4 KiB up), not registered with
    the device in advance: a rendezvous transfer registers it through the registration
-   cache like any buffer. MPI_Free_mem takes only what MPI_Alloc_mem gave. */
+   cache like any buffer. The hints of info are ignored. MPI_Free_mem takes only what
+   MPI_Alloc_mem gave. */
 TWINFAB_MPI_API int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
 TWINFAB_MPI_API int MPI_Free_mem(void* base);
 
@@ -276,8 +283,14 @@ TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result
 TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
 /* Collective over comm; ranks outside group get MPI_COMM_NULL. */
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
-/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; info MPI_INFO_NULL. */
+/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+/* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does
+   not know), and MPI_Comm_get_info gives a new, empty info object (the caller frees
+   it). MPI_INFO_NULL is accepted wherever hints are. */
+TWINFAB_MPI_API int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+TWINFAB_MPI_API int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+TWINFAB_MPI_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 TWINFAB_MPI_API int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
 TWINFAB_MPI_API int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
 /* Group constructors return MPI_GROUP_EMPTY for an empty result. */
@@ -294,6 +307,19 @@ TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
 TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
 TWINFAB_MPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                               int ranks2[]);
+
+/* ---- info objects (MPI-3.1 §9). Keys are kept in the order they were first set
+   (MPI_Info_get_nthkey); setting a key again replaces its value in place. In C,
+   MPI_Info_get's value buffer holds valuelen characters plus the terminator. */
+TWINFAB_MPI_API int MPI_Info_create(MPI_Info* info);
+TWINFAB_MPI_API int MPI_Info_set(MPI_Info info, const char* key, const char* value);
+TWINFAB_MPI_API int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
+TWINFAB_MPI_API int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
+TWINFAB_MPI_API int MPI_Info_get_nkeys(MPI_Info info, int* nkeys);
+TWINFAB_MPI_API int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
+TWINFAB_MPI_API int MPI_Info_delete(MPI_Info info, const char* key);
+TWINFAB_MPI_API int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
+TWINFAB_MPI_API int MPI_Info_free(MPI_Info* info);
 
 /* ---- Cartesian topologies. reorder is ignored (allowed by MPI): rank r of comm_old is
    rank r of the grid. */

@@ -30,6 +30,9 @@ static_assert(MPI_IDENT == static_cast<int>(Comparison::Ident) && MPI_CONGRUENT 
               MPI_SIMILAR == static_cast<int>(Comparison::Similar) && MPI_UNEQUAL == static_cast<int>(Comparison::Unequal));
 static_assert(static_cast<std::uint32_t>(MPI_COMM_WORLD) == kCommBase);
 static_assert(static_cast<std::uint32_t>(MPI_GROUP_EMPTY) == kGroupBase);
+// Info handles: MPI_INFO_NULL and MPI_INFO_ENV are outside the table's range.
+static_assert((static_cast<std::uint32_t>(MPI_INFO_NULL) & ~kHandleIndexMask) != kInfoBase &&
+              (static_cast<std::uint32_t>(MPI_INFO_ENV) & ~kHandleIndexMask) != kInfoBase);
 
 namespace {
 
@@ -79,12 +82,6 @@ int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view mes
 
 void require_pointer(const void* p, const char* where, const char* arg) {
   if (p == nullptr) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, arg), "null pointer");
-}
-
-void require_info_null(MPI_Info info, const char* where) {
-  if (info != MPI_INFO_NULL)
-    throw Error(ErrorClass::MPI_ERR_INFO, fmt::format("{}(info=0x{:x})", where, bits(info)),
-                "only MPI_INFO_NULL exists here (no MPI_Info_create yet)");
 }
 
 void store_status(const MessageStatus& in, MPI_Status* out) {
@@ -181,6 +178,7 @@ void RankState::set_up(std::unique_ptr<Context> c) {
   comms_ = {{&context->world(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
             {&context->self(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"}};
   groups_ = {std::make_shared<const Group>(std::vector<int>{}, context->world().rank())};
+  infos.set_up(context->world().size());
   initialized = true;
 }
 

@@ -5,7 +5,8 @@
 // mutable globals in mpi/capi besides the installed-host pointer (rank_host.cpp).
 // It owns the rank's mpi::Context and the tables that turn the integer handles of
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
-// derived datatypes, user-defined reduction operations and requests.
+// derived datatypes, user-defined reduction operations, info objects (info_table.hpp)
+// and requests.
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
@@ -26,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mpi/capi/info_table.hpp"
 #include "mpi/capi/mpi.h"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/coll/collectives.hpp"
@@ -44,6 +46,7 @@ inline constexpr std::uint32_t kDerivedTypeBase = 0x8c000000;
 inline constexpr std::uint32_t kOpBase = 0x58000000;
 inline constexpr std::uint32_t kUserOpBase = 0x98000000;
 inline constexpr std::uint32_t kRequestBase = 0xac000000;
+// kInfoBase (0x9c000000) is in info_table.hpp, with the info table.
 
 struct CommEntry {
   const Communicator* comm = nullptr;  ///< null: freed slot
@@ -195,6 +198,9 @@ class RankState {
     if (!detached_.empty()) reap_detached_requests(wait_all);
   }
 
+  // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
+  InfoTable infos;
+
   // ---- buffered sends (mpi/capi/buffered.cpp)
   BsendBuffer bsend;
   /// Waits for every buffered send still in flight (MPI_Buffer_detach, MPI_Finalize).
@@ -297,8 +303,6 @@ void require_pointer(const void* p, const char* where, const char* arg);
 /// or it stays full (buffered.cpp).
 void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& type, int dest,
                    int tag, const Communicator& comm);
-/// Throws MPI_ERR_INFO unless `info` is MPI_INFO_NULL (the only info object so far).
-void require_info_null(MPI_Info info, const char* where);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.
 void store_status(const MessageStatus& in, MPI_Status* out);
 

@@ -9,8 +9,8 @@
  *    element (MPI_UNDEFINED), an empty message, MPI_PROC_NULL.
  *  - MPI_Alloc_mem / MPI_Free_mem: alignment, a block of size 0, blocks used as the
  *    buffers of a rendezvous-sized message both ways, and the errors (negative size,
- *    an info other than MPI_INFO_NULL, null baseptr, freeing what MPI_Alloc_mem did
- *    not give or gave already).
+ *    an info handle that is no info object (info.c passes real ones), null baseptr,
+ *    freeing what MPI_Alloc_mem did not give or gave already).
  * Needs 2 ranks (more just wait at the final barrier). */
 #include <stdint.h>
 #include <string.h>

@@ -8,8 +8,8 @@
  *
  * Also: MPI_UNDEFINED gives MPI_COMM_NULL (the others still get theirs), a split of a
  * split (a parity half) stays within the host, collectives inside, the inherited
- * error handler, and the errors: an unknown split type (MPI_ERR_ARG), an info other
- * than MPI_INFO_NULL (MPI_ERR_INFO), null arguments. */
+ * error handler, and the errors: an unknown split type (MPI_ERR_ARG), an info handle
+ * that is no info object (MPI_ERR_INFO; info.c passes real ones), null arguments. */
 #include <string.h>
 
 #include "mpitest.h"
