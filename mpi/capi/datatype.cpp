@@ -1,4 +1,4 @@
-// MPI C API: derived datatypes, pack and unpack.
+// MPI C API: derived datatypes, their envelope and contents, pack and unpack.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +10,22 @@
 
 using namespace twinfab::mpi;
 using namespace twinfab::mpi::capi;
+
+// mpi.h's combiners and orders are mpi/core's values, passed through unchanged.
+static_assert(MPI_COMBINER_NAMED == static_cast<int>(Combiner::Named));
+static_assert(MPI_COMBINER_DUP == static_cast<int>(Combiner::Dup));
+static_assert(MPI_COMBINER_CONTIGUOUS == static_cast<int>(Combiner::Contiguous));
+static_assert(MPI_COMBINER_VECTOR == static_cast<int>(Combiner::Vector));
+static_assert(MPI_COMBINER_HVECTOR == static_cast<int>(Combiner::Hvector));
+static_assert(MPI_COMBINER_INDEXED == static_cast<int>(Combiner::Indexed));
+static_assert(MPI_COMBINER_HINDEXED == static_cast<int>(Combiner::Hindexed));
+static_assert(MPI_COMBINER_INDEXED_BLOCK == static_cast<int>(Combiner::IndexedBlock));
+static_assert(MPI_COMBINER_STRUCT == static_cast<int>(Combiner::Struct));
+static_assert(MPI_COMBINER_SUBARRAY == static_cast<int>(Combiner::Subarray));
+static_assert(MPI_COMBINER_RESIZED == static_cast<int>(Combiner::Resized));
+static_assert(MPI_COMBINER_HINDEXED_BLOCK == static_cast<int>(Combiner::HindexedBlock));
+static_assert(MPI_ORDER_C == static_cast<int>(ArrayOrder::C));
+static_assert(MPI_ORDER_FORTRAN == static_cast<int>(ArrayOrder::Fortran));
 
 namespace {
 
@@ -32,18 +48,27 @@ void check_count(int count, const char* where, const char* arg = "count") {
 }
 
 
-/// MPI_Type_get_extent and MPI_Type_get_true_extent: a pair of a type's bounds.
-int get_bounds(const char* where, MPI_Datatype datatype, MPI_Aint* lb, const char* lb_name, MPI_Aint* extent,
+/// MPI_Type_get_extent and MPI_Type_get_true_extent, and their _x forms (Bound is
+/// MPI_Aint or MPI_Count): a pair of a type's bounds.
+template <class Bound>
+int get_bounds(const char* where, MPI_Datatype datatype, Bound* lb, const char* lb_name, Bound* extent,
                const char* extent_name, std::int64_t (Datatype::*get_lb)() const noexcept,
                std::int64_t (Datatype::*get_extent)() const noexcept) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
     require_pointer(lb, where, lb_name);
     require_pointer(extent, where, extent_name);
-    *lb = static_cast<MPI_Aint>(((*t).*get_lb)());
-    *extent = static_cast<MPI_Aint>(((*t).*get_extent)());
+    *lb = static_cast<Bound>(((*t).*get_lb)());
+    *extent = static_cast<Bound>(((*t).*get_extent)());
     return MPI_SUCCESS;
   });
+}
+
+/// MPI_ERR_ARG for a negative block length (blocklength of the vector and block constructors).
+void check_blocklength(int blocklength, const char* where) {
+  if (blocklength < 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(blocklength={})", where, blocklength),
+                "must not be negative");
 }
 
 
@@ -64,6 +89,31 @@ BlockArrays block_arrays(const char* where, int count, const int lengths[], cons
   return {{lengths, lengths + n}, {displacements, displacements + n}};
 }
 
+/// MPI_Type_create_indexed_block and MPI_Type_create_hindexed_block (Displacement int
+/// or MPI_Aint): the checks they share, then `make` builds the type.
+template <class Displacement, class Make>
+int block_indexed(const char* where, int count, int blocklength, const Displacement displacements[],
+                  MPI_Datatype oldtype, MPI_Datatype* newtype, Make&& make) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    check_count(count, where);
+    check_blocklength(blocklength, where);
+    if (count > 0) require_pointer(displacements, where, "array_of_displacements");
+    require_pointer(newtype, where, "newtype");
+    const std::vector<std::int64_t> wide(displacements, displacements + static_cast<std::size_t>(count));
+    *newtype = s.add_type(make(blocklength, wide, old));
+    return MPI_SUCCESS;
+  });
+}
+
+/// The order argument of MPI_Type_create_subarray.
+ArrayOrder array_order(int order, const char* where) {
+  if (order == MPI_ORDER_C) return ArrayOrder::C;
+  if (order == MPI_ORDER_FORTRAN) return ArrayOrder::Fortran;
+  throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(order={})", where, order),
+              "must be MPI_ORDER_C or MPI_ORDER_FORTRAN");
+}
+
 }  // namespace
 
 extern "C" {
@@ -82,9 +132,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
   return entry("MPI_Type_vector", MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, "MPI_Type_vector", "oldtype");
     check_count(count, "MPI_Type_vector");
-    if (blocklength < 0)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Type_vector(blocklength={})", blocklength),
-                  "must not be negative");
+    check_blocklength(blocklength, "MPI_Type_vector");
     require_pointer(newtype, "MPI_Type_vector", "newtype");
     *newtype = s.add_type(Datatype::vector(count, blocklength, stride, old));
     return MPI_SUCCESS;
@@ -109,9 +157,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
     check_count(count, where);
-    if (blocklength < 0)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(blocklength={})", where, blocklength),
-                  "must not be negative");
+    check_blocklength(blocklength, where);
     require_pointer(newtype, where, "newtype");
     *newtype = s.add_type(Datatype::hvector(count, blocklength, stride, old));
     return MPI_SUCCESS;
@@ -126,6 +172,39 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
     const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
     require_pointer(newtype, where, "newtype");
     *newtype = s.add_type(Datatype::hindexed(blocks.lengths, blocks.displacements, old));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_indexed_block", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::indexed_block);
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_hindexed_block", count, blocklength, array_of_displacements, oldtype,
+                       newtype, &Datatype::hindexed_block);
+}
+
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_subarray";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    if (ndims <= 0)  // MPICH's class
+      throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(ndims={})", where, ndims), "must be positive");
+    require_pointer(array_of_sizes, where, "array_of_sizes");
+    require_pointer(array_of_subsizes, where, "array_of_subsizes");
+    require_pointer(array_of_starts, where, "array_of_starts");
+    const ArrayOrder storage = array_order(order, where);
+    require_pointer(newtype, where, "newtype");
+    const auto n = static_cast<std::size_t>(ndims);
+    const std::vector<std::int64_t> sizes(array_of_sizes, array_of_sizes + n);
+    const std::vector<std::int64_t> subsizes(array_of_subsizes, array_of_subsizes + n);
+    const std::vector<std::int64_t> starts(array_of_starts, array_of_starts + n);
+    *newtype = s.add_type(Datatype::subarray(sizes, subsizes, starts, storage, old));  // checks the ranges
     return MPI_SUCCESS;
   });
 }
@@ -226,6 +305,89 @@ int MPI_Type_size(MPI_Datatype datatype, int* size) {
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return get_bounds("MPI_Type_get_extent", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+  return entry("MPI_Type_size_x", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_size_x");
+    require_pointer(size, "MPI_Type_size_x", "size");
+    *size = static_cast<MPI_Count>(t->size());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return get_bounds("MPI_Type_get_extent_x", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
+}
+
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return get_bounds("MPI_Type_get_true_extent_x", datatype, true_lb, "true_lb", true_extent, "true_extent",
+                    &Datatype::true_lb, &Datatype::true_extent);
+}
+
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes,
+                          int* combiner) {
+  const char* where = "MPI_Type_get_envelope";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(num_integers, where, "num_integers");
+    require_pointer(num_addresses, where, "num_addresses");
+    require_pointer(num_datatypes, where, "num_datatypes");
+    require_pointer(combiner, where, "combiner");
+    const Contents* contents = t->contents();
+    *num_integers = contents ? static_cast<int>(contents->integers.size()) : 0;
+    *num_addresses = contents ? static_cast<int>(contents->addresses.size()) : 0;
+    *num_datatypes = contents ? static_cast<int>(contents->types.size()) : 0;
+    *combiner = static_cast<int>(t->combiner());
+    return MPI_SUCCESS;
+  });
+}
+
+namespace {
+
+/// An output array of MPI_Type_get_contents: MPI_ERR_ARG when it has fewer than the
+/// `needed` entries (max_integers, ...) or is null while some are needed.
+void require_room(int max, std::size_t needed, const void* array, const char* max_name, const char* array_name) {
+  const char* where = "MPI_Type_get_contents";
+  if (max < 0 || static_cast<std::size_t>(max) < needed)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, max_name, max),
+                fmt::format("the datatype has {} such arguments (MPI_Type_get_envelope counts them)", needed));
+  if (needed > 0) require_pointer(array, where, array_name);
+}
+
+/// The handle MPI_Type_get_contents returns for an input type: a predefined type's
+/// own, else a new handle the caller frees, so that freeing it leaves the type it was
+/// made from, and the caller's own handles to the input, alone (as in MPICH).
+MPI_Datatype contents_handle(RankState& s, const DatatypePtr& type) {
+  if (type->is_predefined())
+    return static_cast<MPI_Datatype>(kBasicTypeBase + static_cast<std::uint32_t>(*type->basic_kind()));
+  return s.add_type(type);
+}
+
+}  // namespace
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                          int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
+  const char* where = "MPI_Type_get_contents";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    const Contents* contents = t->contents();
+    if (contents == nullptr) {
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datatype={})", where, t->get_name()),
+                  "a predefined datatype (combiner MPI_COMBINER_NAMED) has no contents");
+    }
+    require_room(max_integers, contents->integers.size(), array_of_integers, "max_integers", "array_of_integers");
+    require_room(max_addresses, contents->addresses.size(), array_of_addresses, "max_addresses",
+                 "array_of_addresses");
+    require_room(max_datatypes, contents->types.size(), array_of_datatypes, "max_datatypes", "array_of_datatypes");
+    // The integers came from int arguments of the C constructors, so they fit.
+    std::ranges::transform(contents->integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
+    std::ranges::transform(contents->addresses, array_of_addresses,
+                           [](std::int64_t v) { return static_cast<MPI_Aint>(v); });
+    std::ranges::transform(contents->types, array_of_datatypes,
+                           [&](const DatatypePtr& input) { return contents_handle(s, input); });
+    return MPI_SUCCESS;
+  });
 }
 
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {

@@ -166,6 +166,34 @@ typedef long long MPI_Offset;
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE 3
 
+/* MPI_Type_get_envelope combiners (MPICH's values). This library makes NAMED, DUP,
+ * CONTIGUOUS, VECTOR, HVECTOR, INDEXED, HINDEXED, INDEXED_BLOCK, HINDEXED_BLOCK,
+ * STRUCT (MPI_Type_struct too, as in MPICH), SUBARRAY and RESIZED; the others are
+ * defined for programs that compare against them. */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT_INTEGER 11
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
+
+/* Array storage orders of MPI_Type_create_subarray (MPICH's values). */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+
 /* Attribute keys readable with MPI_Comm_get_attr. */
 #define MPI_TAG_UB 0x64400001
 
@@ -417,6 +445,15 @@ TWINFAB_MPI_API int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint
 TWINFAB_MPI_API int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                             MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                                 MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                                  MPI_Datatype oldtype, MPI_Datatype* newtype);
+/* order MPI_ORDER_C or MPI_ORDER_FORTRAN. The type's lower bound is 0 and its extent
+   that of the whole array, so count > 1 means consecutive whole arrays. */
+TWINFAB_MPI_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                                            const int array_of_starts[], int order, MPI_Datatype oldtype,
+                                            MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                           const MPI_Aint array_of_displacements[],
                                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
@@ -435,6 +472,22 @@ TWINFAB_MPI_API int MPI_Type_commit(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_free(MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Type_size(MPI_Datatype datatype, int* size);
 TWINFAB_MPI_API int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent);
+TWINFAB_MPI_API int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size);
+TWINFAB_MPI_API int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
+TWINFAB_MPI_API int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
+/* How a type was made (MPI-3.1 §4.1.13): its MPI_COMBINER_* and how many integer,
+   address and datatype arguments MPI_Type_get_contents returns (0, 0, 0 for a
+   predefined type, combiner MPI_COMBINER_NAMED). */
+TWINFAB_MPI_API int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                                         int* num_datatypes, int* combiner);
+/* The arguments a derived type was made from, in the standard's order for its
+   combiner. A derived input type comes back as a new handle to it, which the caller
+   frees (freeing it leaves the type it was made from alone); a predefined one as
+   itself. MPI_ERR_ARG for a predefined type and for arrays shorter than
+   MPI_Type_get_envelope's counts. */
+TWINFAB_MPI_API int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                                         int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                                         MPI_Datatype array_of_datatypes[]);
 TWINFAB_MPI_API int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
 TWINFAB_MPI_API int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
 TWINFAB_MPI_API int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 
 #include "mpi/core/error.hpp"
@@ -150,8 +151,7 @@ DatatypePtr Datatype::predefined(BasicKind kind) {
   return t;
 }
 
-DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placements,
-                            std::vector<DatatypePtr> inputs) {
+DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placements, Contents contents) {
   DatatypePtr t(new Datatype());
   t->combiner_ = combiner;
   const std::string_view where = "datatype constructor";
@@ -207,7 +207,7 @@ DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placem
   } else {
     t->pieces_ = {};  // one size: elements_in() needs no map
   }
-  t->inputs_ = std::move(inputs);
+  t->contents_ = std::make_shared<const Contents>(std::move(contents));
   t->finish_layout();
   return t;
 }
@@ -268,7 +268,7 @@ DatatypePtr Datatype::contiguous(std::int64_t count, const DatatypePtr& old_type
   require_count(count, where);
   require_type(old_type, "MPI_Type_contiguous(oldtype)");
   const Placement p{0, count, old_type.get()};
-  return build(Combiner::Contiguous, {&p, 1}, {old_type});
+  return build(Combiner::Contiguous, {&p, 1}, {{count}, {}, {old_type}});
 }
 
 namespace {
@@ -290,7 +290,7 @@ DatatypePtr Datatype::vector(std::int64_t count, std::int64_t blocklength, std::
   std::vector<Placement> placements;
   placements.reserve(displacements.size());
   for (auto d : displacements) placements.push_back({d, blocklength, old_type.get()});
-  return build(Combiner::Vector, placements, {old_type});
+  return build(Combiner::Vector, placements, {{count, blocklength, stride}, {}, {old_type}});
 }
 
 DatatypePtr Datatype::hvector(std::int64_t count, std::int64_t blocklength, std::int64_t stride_bytes,
@@ -302,7 +302,7 @@ DatatypePtr Datatype::hvector(std::int64_t count, std::int64_t blocklength, std:
   std::vector<Placement> placements;
   placements.reserve(displacements.size());
   for (auto d : displacements) placements.push_back({d, blocklength, old_type.get()});
-  return build(Combiner::Hvector, placements, {old_type});
+  return build(Combiner::Hvector, placements, {{count, blocklength}, {stride_bytes}, {old_type}});
 }
 
 namespace {
@@ -311,6 +311,19 @@ void require_same_length(std::size_t a, std::size_t b, std::string_view where) {
     throw Error(ErrorClass::MPI_ERR_ARG, where,
                 fmt::format("{} block lengths but {} displacements; the arrays must have count entries", a, b));
   }
+}
+
+// The integer arguments of the MPI constructors that take arrays: the count, then
+// the arrays one after the other (MPI-3.1 §4.1.13).
+std::vector<std::int64_t> count_and(std::initializer_list<std::int64_t> scalars,
+                                    std::initializer_list<std::span<const std::int64_t>> arrays) {
+  std::size_t n = scalars.size();
+  for (auto a : arrays) n += a.size();
+  std::vector<std::int64_t> integers;
+  integers.reserve(n);
+  integers.insert(integers.end(), scalars);
+  for (auto a : arrays) integers.insert(integers.end(), a.begin(), a.end());
+  return integers;
 }
 }  // namespace
 
@@ -326,7 +339,8 @@ DatatypePtr Datatype::indexed(std::span<const std::int64_t> blocklengths, std::s
     placements.push_back(
         {mul(displacements[i], old_type->extent(), "MPI_Type_indexed"), blocklengths[i], old_type.get()});
   }
-  return build(Combiner::Indexed, placements, {old_type});
+  const auto count = static_cast<std::int64_t>(blocklengths.size());
+  return build(Combiner::Indexed, placements, {count_and({count}, {blocklengths, displacements}), {}, {old_type}});
 }
 
 DatatypePtr Datatype::hindexed(std::span<const std::int64_t> blocklengths,
@@ -340,7 +354,116 @@ DatatypePtr Datatype::hindexed(std::span<const std::int64_t> blocklengths,
                         fmt::format("MPI_Type_create_hindexed(array_of_blocklengths[{}]={})", i, blocklengths[i]));
     placements.push_back({byte_displacements[i], blocklengths[i], old_type.get()});
   }
-  return build(Combiner::Hindexed, placements, {old_type});
+  const auto count = static_cast<std::int64_t>(blocklengths.size());
+  return build(Combiner::Hindexed, placements,
+               {count_and({count}, {blocklengths}), {byte_displacements.begin(), byte_displacements.end()},
+                {old_type}});
+}
+
+DatatypePtr Datatype::indexed_block(std::int64_t blocklength, std::span<const std::int64_t> displacements,
+                                    const DatatypePtr& old_type) {
+  const auto where = "MPI_Type_create_indexed_block";
+  require_blocklength(blocklength, fmt::format("{}(blocklength={})", where, blocklength));
+  require_type(old_type, "MPI_Type_create_indexed_block(oldtype)");
+  std::vector<Placement> placements;
+  placements.reserve(displacements.size());
+  for (auto d : displacements) placements.push_back({mul(d, old_type->extent(), where), blocklength, old_type.get()});
+  const auto count = static_cast<std::int64_t>(displacements.size());
+  return build(Combiner::IndexedBlock, placements, {count_and({count, blocklength}, {displacements}), {}, {old_type}});
+}
+
+DatatypePtr Datatype::hindexed_block(std::int64_t blocklength, std::span<const std::int64_t> byte_displacements,
+                                     const DatatypePtr& old_type) {
+  require_blocklength(blocklength, fmt::format("MPI_Type_create_hindexed_block(blocklength={})", blocklength));
+  require_type(old_type, "MPI_Type_create_hindexed_block(oldtype)");
+  std::vector<Placement> placements;
+  placements.reserve(byte_displacements.size());
+  for (auto d : byte_displacements) placements.push_back({d, blocklength, old_type.get()});
+  const auto count = static_cast<std::int64_t>(byte_displacements.size());
+  return build(Combiner::HindexedBlock, placements,
+               {{count, blocklength}, {byte_displacements.begin(), byte_displacements.end()}, {old_type}});
+}
+
+namespace {
+
+// MPICH's checks and classes: at least one dimension (MPI_ERR_DIMS); per dimension a
+// positive size and subsize, a non-negative start, and a subarray inside the array
+// (MPI_ERR_ARG).
+void check_subarray(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
+                    std::span<const std::int64_t> starts) {
+  const auto where = "MPI_Type_create_subarray";
+  if (sizes.empty()) throw Error(ErrorClass::MPI_ERR_DIMS, "MPI_Type_create_subarray(ndims=0)", "must be positive");
+  if (subsizes.size() != sizes.size() || starts.size() != sizes.size()) {
+    throw Error(ErrorClass::MPI_ERR_ARG, where,
+                fmt::format("{} sizes, {} subsizes and {} starts; each array must have ndims entries", sizes.size(),
+                            subsizes.size(), starts.size()));
+  }
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] < 1)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(array_of_sizes[{}]={})", where, i, sizes[i]),
+                  "must be positive");
+    if (subsizes[i] < 1 || subsizes[i] > sizes[i])
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(array_of_subsizes[{}]={})", where, i, subsizes[i]),
+                  fmt::format("must be between 1 and array_of_sizes[{}]={}", i, sizes[i]));
+    if (starts[i] < 0 || starts[i] > sizes[i] - subsizes[i])
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(array_of_starts[{}]={})", where, i, starts[i]),
+                  fmt::format("must be between 0 and array_of_sizes[{0}] - array_of_subsizes[{0}] = {1}", i,
+                              sizes[i] - subsizes[i]));
+  }
+}
+
+// Calls fn(offset) for the first element of every row (the runs along the fastest
+// dimension) of the subarray, in type-map order; offsets count elements from the
+// array's start. Dimensions are given slowest first.
+template <class Fn>
+void for_each_row(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
+                  std::span<const std::int64_t> starts, Fn&& fn) {
+  const std::size_t outer = sizes.size() - 1;
+  std::vector<std::int64_t> index(outer, 0);  // position within the subarray, outer dimensions
+  while (true) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d < sizes.size(); ++d) offset = offset * sizes[d] + starts[d] + (d < outer ? index[d] : 0);
+    fn(offset);
+    // Odometer: the fastest outer dimension advances first.
+    std::size_t d = outer;
+    while (d > 0 && ++index[d - 1] == subsizes[d - 1]) index[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+}  // namespace
+
+DatatypePtr Datatype::subarray(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
+                               std::span<const std::int64_t> starts, ArrayOrder order, const DatatypePtr& old_type) {
+  require_type(old_type, "MPI_Type_create_subarray(oldtype)");
+  check_subarray(sizes, subsizes, starts);
+  const auto where = "MPI_Type_create_subarray";
+  // Fortran order is C order with the dimensions reversed: put the slowest first.
+  std::vector<std::int64_t> size(sizes.begin(), sizes.end());
+  std::vector<std::int64_t> subsize(subsizes.begin(), subsizes.end());
+  std::vector<std::int64_t> start(starts.begin(), starts.end());
+  if (order == ArrayOrder::Fortran) {
+    std::ranges::reverse(size);
+    std::ranges::reverse(subsize);
+    std::ranges::reverse(start);
+  }
+  std::int64_t elements = 1;  // of the whole array
+  for (auto n : size) elements = mul(elements, n, where);
+  const std::int64_t whole_extent = mul(elements, old_type->extent(), where);
+  std::vector<Placement> placements;
+  for_each_row(size, subsize, start, [&](std::int64_t offset) {
+    placements.push_back({offset * old_type->extent(), subsize.back(), old_type.get()});
+  });
+  std::vector<std::int64_t> integers = count_and({static_cast<std::int64_t>(sizes.size())}, {sizes, subsizes, starts});
+  integers.push_back(static_cast<std::int64_t>(order));
+  DatatypePtr t = build(Combiner::Subarray, placements, {std::move(integers), {}, {old_type}});
+  // MPI's definition: lower bound 0 and the whole array's extent, as explicit bounds
+  // (a struct around it does not pad them).
+  t->lb_ = 0;
+  t->ub_ = whole_extent;
+  t->explicit_bounds_ = true;
+  t->finish_layout();
+  return t;
 }
 
 DatatypePtr Datatype::create_struct(std::span<const std::int64_t> blocklengths,
@@ -360,7 +483,10 @@ DatatypePtr Datatype::create_struct(std::span<const std::int64_t> blocklengths,
     require_type(types[i], fmt::format("MPI_Type_create_struct(array_of_types[{}])", i));
     placements.push_back({byte_displacements[i], blocklengths[i], types[i].get()});
   }
-  return build(Combiner::Struct, placements, {types.begin(), types.end()});
+  const auto count = static_cast<std::int64_t>(blocklengths.size());
+  return build(Combiner::Struct, placements,
+               {count_and({count}, {blocklengths}), {byte_displacements.begin(), byte_displacements.end()},
+                {types.begin(), types.end()}});
 }
 
 DatatypePtr Datatype::create_resized(const DatatypePtr& old_type, std::int64_t lb, std::int64_t extent) {
@@ -372,7 +498,7 @@ DatatypePtr Datatype::create_resized(const DatatypePtr& old_type, std::int64_t l
   t->explicit_bounds_ = true;
   t->committed_ = false;
   t->name_.clear();
-  t->inputs_ = {old_type};
+  t->contents_ = std::make_shared<const Contents>(Contents{{}, {lb, extent}, {old_type}});
   t->finish_layout();  // contiguity depends on the extent
   return t;
 }
@@ -382,7 +508,7 @@ DatatypePtr Datatype::dup(const DatatypePtr& old_type) {
   DatatypePtr t(new Datatype(*old_type));
   t->combiner_ = Combiner::Dup;
   t->name_.clear();
-  t->inputs_ = {old_type};
+  t->contents_ = std::make_shared<const Contents>(Contents{{}, {}, {old_type}});
   return t;
 }
 

@@ -10,8 +10,9 @@
 // 10^6 blocks (MPICH's dataloops would keep one loop); fine for the workloads here.
 //
 // Lifetime follows MPI_Type_free: handles are shared_ptr; a derived type holds its
-// inputs (for MPI_Type_get_contents), so freeing an input that a derived type uses
-// frees nothing until the derived type goes too.
+// inputs (for MPI_Type_get_contents, with the other arguments it was made from), so
+// freeing an input that a derived type uses frees nothing until the derived type goes
+// too.
 //
 // Predefined types are not globals (ARCHITECTURE rule 1: simulated ranks share one
 // process, and MPI_Type_set_name may rename even MPI_INT): each rank's context owns
@@ -121,8 +122,28 @@ std::int64_t basic_size(BasicKind kind) noexcept;
 /// sizeof the C type (a pair's padding included).
 std::int64_t basic_extent(BasicKind kind) noexcept;
 
-/// How a datatype was built (MPI_Type_get_envelope's combiner).
-enum class Combiner { Named, Dup, Contiguous, Vector, Hvector, Indexed, Hindexed, Struct, Resized };
+/// How a datatype was built (MPI_Type_get_envelope's combiner). The values are
+/// MPICH's MPI_COMBINER_* (mpi.h defines them; mpi/capi checks they agree), so the C
+/// API passes them through. The MPI-1/Fortran variants (HVECTOR_INTEGER, ...), DARRAY
+/// and the F90 ones are never built here.
+enum class Combiner : std::uint8_t {
+  Named = 1,
+  Dup = 2,
+  Contiguous = 3,
+  Vector = 4,
+  Hvector = 6,
+  Indexed = 7,
+  Hindexed = 9,
+  IndexedBlock = 10,
+  Struct = 12,
+  Subarray = 13,
+  Resized = 18,
+  HindexedBlock = 19,
+};
+
+/// Storage order of MPI_Type_create_subarray: the values are MPICH's MPI_ORDER_C and
+/// MPI_ORDER_FORTRAN, which MPI_Type_get_contents returns among the integers.
+enum class ArrayOrder : std::int32_t { C = 56, Fortran = 57 };
 
 /// One contiguous run of bytes of an element: [offset, offset + length) relative to
 /// the buffer address the element starts at (offsets may be negative).
@@ -135,6 +156,18 @@ struct Block {
 class Datatype;
 /// A datatype handle. Copies share the type; the type lives while any handle does.
 using DatatypePtr = std::shared_ptr<Datatype>;
+
+/// The arguments a derived type was made from (MPI_Type_get_envelope and
+/// MPI_Type_get_contents, MPI-3.1 §4.1.13), in the order the standard lists them for
+/// its combiner: e.g. for Indexed `integers` = {count, blocklengths..., displacements...};
+/// for Subarray {ndims, sizes..., subsizes..., starts..., order}. Values are kept as
+/// given (64-bit, as the constructors take them). `types` are the input types, kept
+/// alive by the type made from them.
+struct Contents {
+  std::vector<std::int64_t> integers;
+  std::vector<std::int64_t> addresses;
+  std::vector<DatatypePtr> types;
+};
 
 class Datatype {
  public:
@@ -154,6 +187,20 @@ class Datatype {
   /// Displacements in bytes (MPI_Type_create_hindexed).
   static DatatypePtr hindexed(std::span<const std::int64_t> blocklengths,
                               std::span<const std::int64_t> byte_displacements, const DatatypePtr& old_type);
+  /// MPI_Type_create_indexed_block: `displacements.size()` blocks of `blocklength`
+  /// elements, displacements in multiples of old_type's extent.
+  static DatatypePtr indexed_block(std::int64_t blocklength, std::span<const std::int64_t> displacements,
+                                   const DatatypePtr& old_type);
+  /// MPI_Type_create_hindexed_block: the same with displacements in bytes.
+  static DatatypePtr hindexed_block(std::int64_t blocklength, std::span<const std::int64_t> byte_displacements,
+                                    const DatatypePtr& old_type);
+  /// MPI_Type_create_subarray (MPI-3.1 §4.1.3): the subarray `subsizes` at `starts` of
+  /// an array `sizes` of old_type stored in `order`. Lower bound 0 and the extent of
+  /// the whole array, so consecutive elements are consecutive whole arrays. Throws
+  /// MPI_ERR_DIMS for no dimensions, MPI_ERR_ARG for arrays of unequal sizes, a size
+  /// or subsize below 1, a negative start, or a subarray that leaves the array.
+  static DatatypePtr subarray(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
+                              std::span<const std::int64_t> starts, ArrayOrder order, const DatatypePtr& old_type);
   /// MPI_Type_create_struct. Unless an input has explicit bounds (resized), the
   /// extent is rounded up to the largest alignment of the basic types inside, as a C
   /// compiler pads a struct, so that arrays of the type line up with C arrays.
@@ -191,8 +238,12 @@ class Datatype {
   std::int64_t alignment() const noexcept { return alignment_; }
   Combiner combiner() const noexcept { return combiner_; }
   bool is_predefined() const noexcept { return combiner_ == Combiner::Named; }
+  /// The arguments this type was made from; null for a predefined type.
+  const Contents* contents() const noexcept { return contents_.get(); }
   /// The input types (MPI_Type_get_contents), kept alive by this type.
-  const std::vector<DatatypePtr>& inputs() const noexcept { return inputs_; }
+  std::span<const DatatypePtr> inputs() const noexcept {
+    return contents_ ? std::span<const DatatypePtr>(contents_->types) : std::span<const DatatypePtr>();
+  }
 
   /// Basic elements in one element: the predefined types of its type map, a pair type
   /// (MPI_2INT, MPI_DOUBLE_INT, ...) counting two, its value and its index, as MPICH
@@ -215,8 +266,7 @@ class Datatype {
   // Fills lb/ub/size/blocks etc. from placements of input types; shared by all
   // derived constructors.
   struct Placement;
-  static DatatypePtr build(Combiner combiner, std::span<const Placement> placements,
-                           std::vector<DatatypePtr> inputs);
+  static DatatypePtr build(Combiner combiner, std::span<const Placement> placements, Contents contents);
   void finish_layout();
   /// The basic elements in the first `bytes` packed bytes of one element (0 < bytes <
   /// size()), or empty when they end inside one.
@@ -226,7 +276,7 @@ class Datatype {
   /// of a type whose basic elements differ in size, without expanding it (a contiguous
   /// type of 10^9 structs keeps one piece).
   struct Piece {
-    const Datatype* type;  ///< kept alive by inputs_ (or by the input a dup copied them from)
+    const Datatype* type;  ///< kept alive by contents_ (or by the input a dup copied them from)
     std::int64_t count;
   };
 
@@ -243,7 +293,9 @@ class Datatype {
   std::optional<BasicKind> basic_kind_;
   std::vector<Block> blocks_;
   std::vector<std::int64_t> packed_start_;  // packed offset of each block within an element
-  std::vector<DatatypePtr> inputs_;
+  // Null for a predefined type, which therefore pays one pointer for them. Shared
+  // only so that dup and create_resized can copy a type whole; they replace it.
+  std::shared_ptr<const Contents> contents_;
   std::string name_;
   std::int64_t elements_ = 0;      ///< basic elements per element
   std::int64_t element_size_ = 0;  ///< their common size; 0 when sizes differ (or there are none)

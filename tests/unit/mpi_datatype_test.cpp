@@ -1,6 +1,8 @@
-// Unit tests of mpi/core/datatype: predefined layouts, derived constructors, bounds,
-// the flattened layout, pack/unpack (whole and resumed in chunks), the MPI_Type_free
-// lifetime rule, basic element counts (MPI_Get_elements), and every bad-input path.
+// Unit tests of mpi/core/datatype: predefined layouts, derived constructors (subarray
+// and the block-indexed ones too), bounds, the recorded constructor arguments
+// (MPI_Type_get_contents), the flattened layout, pack/unpack (whole and resumed in
+// chunks), the MPI_Type_free lifetime rule, basic element counts (MPI_Get_elements),
+// and every bad-input path.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -257,6 +259,170 @@ TEST_F(MpiDatatypeTest, ZeroCountTypesAreEmpty) {
   EXPECT_EQ(packed_size(5, *t), 0);
 }
 
+// ------------------------------------------------------------------ block-indexed and subarray
+
+TEST_F(MpiDatatypeTest, IndexedBlockPlacesEqualBlocksAtElementDisplacements) {
+  const std::array<std::int64_t, 3> displacements{4, 0, 9};
+  auto t = Datatype::indexed_block(2, displacements, type(BasicKind::Int));
+  EXPECT_EQ(t->combiner(), Combiner::IndexedBlock);
+  EXPECT_EQ(t->blocks(), (Blocks{{16, 8}, {0, 8}, {36, 8}}));  // type-map order, not address order
+  EXPECT_EQ(t->size(), 24);
+  EXPECT_EQ(t->lb(), 0);
+  EXPECT_EQ(t->extent(), 44);
+  EXPECT_EQ(t->basic_kind(), BasicKind::Int);
+}
+
+TEST_F(MpiDatatypeTest, HindexedBlockDisplacementsInBytes) {
+  const std::array<std::int64_t, 2> displacements{10, 2};
+  auto t = Datatype::hindexed_block(3, displacements, type(BasicKind::Short));
+  EXPECT_EQ(t->combiner(), Combiner::HindexedBlock);
+  EXPECT_EQ(t->blocks(), (Blocks{{10, 6}, {2, 6}}));
+  EXPECT_EQ(t->lb(), 2);
+  EXPECT_EQ(t->extent(), 14);
+}
+
+TEST_F(MpiDatatypeTest, SubarrayInCOrderHasTheWholeArraysExtent) {
+  // int a[4][5], the 2 x 3 block at a[1][2]: rows at elements 7 and 12.
+  const std::array<std::int64_t, 2> sizes{4, 5}, subsizes{2, 3}, starts{1, 2};
+  auto t = Datatype::subarray(sizes, subsizes, starts, ArrayOrder::C, type(BasicKind::Int));
+  EXPECT_EQ(t->combiner(), Combiner::Subarray);
+  EXPECT_EQ(t->blocks(), (Blocks{{28, 12}, {48, 12}}));
+  EXPECT_EQ(t->size(), 24);
+  EXPECT_EQ(t->lb(), 0);
+  EXPECT_EQ(t->extent(), 80);
+  EXPECT_EQ(t->true_lb(), 28);
+  EXPECT_EQ(t->true_extent(), 32);
+}
+
+TEST_F(MpiDatatypeTest, SubarrayInFortranOrderRunsAlongTheFirstDimension) {
+  // a(4,5) in Fortran order, the 2 x 3 block at a(1,2) (0-based): runs of 2 elements
+  // at 1 + 4j for j = 2, 3, 4.
+  const std::array<std::int64_t, 2> sizes{4, 5}, subsizes{2, 3}, starts{1, 2};
+  auto t = Datatype::subarray(sizes, subsizes, starts, ArrayOrder::Fortran, type(BasicKind::Int));
+  EXPECT_EQ(t->blocks(), (Blocks{{36, 8}, {52, 8}, {68, 8}}));
+  EXPECT_EQ(t->extent(), 80);
+}
+
+// The elements of an array `sizes` (slowest dimension first) that the subarray holds, in
+// type-map order, by plain nested loops over three dimensions.
+std::vector<int> subarray_by_loops(const std::array<std::int64_t, 3>& sizes, const std::array<std::int64_t, 3>& sub,
+                                   const std::array<std::int64_t, 3>& start) {
+  std::vector<int> picked;
+  for (std::int64_t i = start[0]; i < start[0] + sub[0]; ++i)
+    for (std::int64_t j = start[1]; j < start[1] + sub[1]; ++j)
+      for (std::int64_t k = start[2]; k < start[2] + sub[2]; ++k)
+        picked.push_back(static_cast<int>((i * sizes[1] + j) * sizes[2] + k));
+  return picked;
+}
+
+TEST_F(MpiDatatypeTest, ThreeDimensionalSubarrayPacksWhatNestedLoopsPick) {
+  const std::array<std::int64_t, 3> sizes{3, 4, 5}, subsizes{2, 2, 3}, starts{1, 1, 2};
+  std::vector<int> array(2 * 3 * 4 * 5);  // two whole arrays: count 2 steps by the extent
+  std::iota(array.begin(), array.end(), 0);
+  std::vector<int> expected = subarray_by_loops(sizes, subsizes, starts);
+  for (std::size_t n = expected.size(), i = 0; i < n; ++i) expected.push_back(expected[i] + 60);
+
+  auto c = committed(Datatype::subarray(sizes, subsizes, starts, ArrayOrder::C, type(BasicKind::Int)));
+  std::vector<int> packed(expected.size());
+  EXPECT_EQ(pack(array.data(), 2, *c, 0, std::as_writable_bytes(std::span(packed))), packed.size() * sizeof(int));
+  EXPECT_EQ(packed, expected);
+
+  // The same subarray described in Fortran order: every array reversed, same elements.
+  const std::array<std::int64_t, 3> f_sizes{5, 4, 3}, f_subsizes{3, 2, 2}, f_starts{2, 1, 1};
+  auto f = committed(Datatype::subarray(f_sizes, f_subsizes, f_starts, ArrayOrder::Fortran, type(BasicKind::Int)));
+  EXPECT_EQ(f->blocks(), c->blocks());
+  EXPECT_EQ(f->extent(), c->extent());
+}
+
+TEST_F(MpiDatatypeTest, WholeArraySubarrayIsContiguous) {
+  const std::array<std::int64_t, 2> sizes{3, 4}, starts{0, 0};
+  auto t = Datatype::subarray(sizes, sizes, starts, ArrayOrder::C, type(BasicKind::Double));
+  EXPECT_TRUE(t->is_contiguous());
+  EXPECT_EQ(t->blocks(), (Blocks{{0, 96}}));
+}
+
+TEST_F(MpiDatatypeTest, SubarrayBoundsAreExplicitInAStruct) {
+  // {int, then a subarray of 5 chars}: ub 9, not padded to the int's alignment (12).
+  const std::array<std::int64_t, 1> five{5}, one{1}, zero{0};
+  auto chars = Datatype::subarray(five, one, zero, ArrayOrder::C, type(BasicKind::Char));
+  EXPECT_EQ(chars->extent(), 5);
+  const std::array<std::int64_t, 2> lengths{1, 1}, displacements{0, 4};
+  const std::array<DatatypePtr, 2> members{type(BasicKind::Int), chars};
+  EXPECT_EQ(Datatype::create_struct(lengths, displacements, members)->extent(), 9);
+}
+
+// ------------------------------------------------------------------ contents (MPI_Type_get_contents)
+
+// The integers of `t`'s contents.
+std::vector<std::int64_t> integers_of(const DatatypePtr& t) { return t->contents()->integers; }
+std::vector<std::int64_t> addresses_of(const DatatypePtr& t) { return t->contents()->addresses; }
+using Ints = std::vector<std::int64_t>;
+
+TEST_F(MpiDatatypeTest, PredefinedTypesHaveNoContents) {
+  EXPECT_EQ(type(BasicKind::Int)->contents(), nullptr);
+  EXPECT_EQ(type(BasicKind::Int)->combiner(), Combiner::Named);
+  EXPECT_TRUE(type(BasicKind::DoubleInt)->inputs().empty());
+}
+
+TEST_F(MpiDatatypeTest, ContentsRecordEachConstructorsArguments) {
+  const DatatypePtr& i = type(BasicKind::Int);
+  const DatatypePtr& d = type(BasicKind::Double);
+  auto contiguous = Datatype::contiguous(3, i);
+  EXPECT_EQ(integers_of(contiguous), (Ints{3}));
+  EXPECT_TRUE(addresses_of(contiguous).empty());
+  ASSERT_EQ(contiguous->inputs().size(), 1u);
+  EXPECT_EQ(contiguous->inputs()[0], i);
+
+  auto vector = Datatype::vector(2, 3, -4, i);
+  EXPECT_EQ(integers_of(vector), (Ints{2, 3, -4}));
+  auto hvector = Datatype::hvector(2, 3, -40, vector);
+  EXPECT_EQ(integers_of(hvector), (Ints{2, 3}));
+  EXPECT_EQ(addresses_of(hvector), (Ints{-40}));
+  EXPECT_EQ(hvector->inputs()[0], vector);
+
+  const std::array<std::int64_t, 2> lengths{1, 2}, displacements{5, 0};
+  EXPECT_EQ(integers_of(Datatype::indexed(lengths, displacements, i)), (Ints{2, 1, 2, 5, 0}));
+  auto hindexed = Datatype::hindexed(lengths, displacements, i);
+  EXPECT_EQ(integers_of(hindexed), (Ints{2, 1, 2}));
+  EXPECT_EQ(addresses_of(hindexed), (Ints{5, 0}));
+  EXPECT_EQ(integers_of(Datatype::indexed_block(3, displacements, i)), (Ints{2, 3, 5, 0}));
+  auto hindexed_block = Datatype::hindexed_block(3, displacements, i);
+  EXPECT_EQ(integers_of(hindexed_block), (Ints{2, 3}));
+  EXPECT_EQ(addresses_of(hindexed_block), (Ints{5, 0}));
+
+  const std::array<std::int64_t, 2> struct_displacements{0, 8};
+  const std::array<DatatypePtr, 2> members{i, d};
+  auto record = Datatype::create_struct(lengths, struct_displacements, members);
+  EXPECT_EQ(integers_of(record), (Ints{2, 1, 2}));
+  EXPECT_EQ(addresses_of(record), (Ints{0, 8}));
+  ASSERT_EQ(record->inputs().size(), 2u);
+  EXPECT_EQ(record->inputs()[1], d);
+
+  const std::array<std::int64_t, 2> sizes{4, 5}, subsizes{2, 3}, starts{1, 2};
+  EXPECT_EQ(integers_of(Datatype::subarray(sizes, subsizes, starts, ArrayOrder::Fortran, i)),
+            (Ints{2, 4, 5, 2, 3, 1, 2, 57}));
+
+  auto resized = Datatype::create_resized(vector, -4, 16);
+  EXPECT_TRUE(integers_of(resized).empty());
+  EXPECT_EQ(addresses_of(resized), (Ints{-4, 16}));
+  EXPECT_EQ(resized->inputs()[0], vector);
+}
+
+TEST_F(MpiDatatypeTest, DupAndResizedKeepTheirOwnContentsNotTheirInputs) {
+  auto vector = Datatype::vector(2, 1, 3, type(BasicKind::Int));
+  auto dup = Datatype::dup(vector);
+  EXPECT_TRUE(integers_of(dup).empty());
+  EXPECT_TRUE(addresses_of(dup).empty());
+  ASSERT_EQ(dup->inputs().size(), 1u);
+  EXPECT_EQ(dup->inputs()[0], vector);
+  EXPECT_EQ(integers_of(vector), (Ints{2, 1, 3}));  // the input's own are untouched
+  auto dup_of_named = Datatype::dup(type(BasicKind::Int));
+  EXPECT_EQ(dup_of_named->combiner(), Combiner::Dup);
+  EXPECT_EQ(dup_of_named->inputs()[0], type(BasicKind::Int));
+  auto resized = Datatype::create_resized(dup, 0, 100);
+  EXPECT_EQ(resized->inputs()[0], dup);
+}
+
 // ------------------------------------------------------------------ lifetime
 
 TEST_F(MpiDatatypeTest, FreedInputStaysAliveWhileADerivedTypeUsesIt) {
@@ -423,6 +589,45 @@ TEST_F(MpiDatatypeTest, NegativeBlocklengthIsErrArg) {
   EXPECT_EQ(message, "MPI_Type_indexed(array_of_blocklengths[1]=-3): block length must be non-negative");
   EXPECT_EQ(error_of([&] { Datatype::hindexed(lengths, displacements, type(BasicKind::Int)); }),
             ErrorClass::MPI_ERR_ARG);
+}
+
+TEST_F(MpiDatatypeTest, BadBlockIndexedArgumentsAreRefused) {
+  const std::array<std::int64_t, 2> displacements{0, 4};
+  std::string message;
+  EXPECT_EQ(error_of([&] { Datatype::indexed_block(-1, displacements, type(BasicKind::Int)); }, &message),
+            ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(message, "MPI_Type_create_indexed_block(blocklength=-1): block length must be non-negative");
+  EXPECT_EQ(error_of([&] { Datatype::hindexed_block(-2, displacements, type(BasicKind::Int)); }),
+            ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(error_of([&] { Datatype::indexed_block(1, displacements, nullptr); }), ErrorClass::MPI_ERR_TYPE);
+  EXPECT_EQ(error_of([&] { Datatype::hindexed_block(1, displacements, nullptr); }), ErrorClass::MPI_ERR_TYPE);
+}
+
+TEST_F(MpiDatatypeTest, BadSubarrayArgumentsAreRefused) {
+  const DatatypePtr& i = type(BasicKind::Int);
+  const auto subarray = [&](std::vector<std::int64_t> sizes, std::vector<std::int64_t> subsizes,
+                            std::vector<std::int64_t> starts, std::string* message = nullptr) {
+    return error_of([&] { Datatype::subarray(sizes, subsizes, starts, ArrayOrder::C, i); }, message);
+  };
+  std::string message;
+  EXPECT_EQ(subarray({}, {}, {}, &message), ErrorClass::MPI_ERR_DIMS);
+  EXPECT_EQ(message, "MPI_Type_create_subarray(ndims=0): must be positive");
+  EXPECT_EQ(subarray({4, 5}, {2}, {0, 0}), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(subarray({4, 0}, {2, 0}, {0, 0}, &message), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(message, "MPI_Type_create_subarray(array_of_sizes[1]=0): must be positive");
+  EXPECT_EQ(subarray({4, 5}, {2, 6}, {0, 0}, &message), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(message, "MPI_Type_create_subarray(array_of_subsizes[1]=6): must be between 1 and array_of_sizes[1]=5");
+  EXPECT_EQ(subarray({4, 5}, {0, 5}, {0, 0}), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(subarray({4, 5}, {2, 3}, {-1, 0}), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(subarray({4, 5}, {2, 3}, {0, 3}, &message), ErrorClass::MPI_ERR_ARG);
+  EXPECT_EQ(message,
+            "MPI_Type_create_subarray(array_of_starts[1]=3): must be between 0 and array_of_sizes[1] - "
+            "array_of_subsizes[1] = 2");
+  EXPECT_EQ(subarray({4, 5}, {2, 3}, {2, 2}), ErrorClass::MPI_SUCCESS);  // the last start that fits
+  const std::int64_t huge = std::int64_t{1} << 31;
+  EXPECT_EQ(subarray({huge, huge, huge}, {1, 1, 1}, {0, 0, 0}), ErrorClass::MPI_ERR_COUNT);  // extent overflows
+  const std::array<std::int64_t, 1> one{1}, zero{0};
+  EXPECT_EQ(error_of([&] { Datatype::subarray(one, one, zero, ArrayOrder::C, nullptr); }), ErrorClass::MPI_ERR_TYPE);
 }
 
 TEST_F(MpiDatatypeTest, MismatchedArraysAreErrArg) {
