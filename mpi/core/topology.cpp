@@ -109,8 +109,11 @@ int floor_root(int n, int k) {
 }
 
 /// Exact search for k non-increasing factors of n with the smallest spread (largest
-/// minus smallest). Factors are tried in ascending order at every level, so among equal
-/// spreads the first found, which has the smallest leading factors, is kept.
+/// minus smallest). Among equal spreads MPICH's choice is kept, so that a program gets
+/// the grid it gets there: the largest smallest factor, then the largest next-smallest,
+/// and so on (MPICH's optbalance keeps the last of its candidates that is at least as
+/// good, trying the smallest dimension's divisors in ascending order; its own test,
+/// test/mpi/topo/dims5, lists 5040 in 3-d as 21 x 16 x 15, not 20 x 18 x 14).
 class BalancedFactors {
  public:
   BalancedFactors(int n, int k) : divisors_(divisors_of(n)) {
@@ -125,10 +128,13 @@ class BalancedFactors {
       if (rest != 1) return;
       const int largest = current_.empty() ? 1 : current_.front();
       const int smallest = k > 0 ? 1 : (current_.empty() ? 1 : current_.back());
-      if (largest - smallest < spread_) {
+      if (largest - smallest > spread_) return;
+      std::vector<int> candidate = current_;
+      candidate.resize(candidate.size() + static_cast<std::size_t>(k), 1);
+      if (largest - smallest < spread_ ||
+          std::lexicographical_compare(best_.rbegin(), best_.rend(), candidate.rbegin(), candidate.rend())) {
         spread_ = largest - smallest;
-        best_ = current_;
-        best_.resize(best_.size() + static_cast<std::size_t>(k), 1);
+        best_ = std::move(candidate);
       }
       return;
     }
@@ -143,7 +149,7 @@ class BalancedFactors {
       const int f = *it;
       if (rest % f != 0) continue;
       const int largest = current_.empty() ? f : current_.front();
-      if (largest - root >= spread_) break;  // larger f only widens it
+      if (largest - root > spread_) break;  // larger f only widens it (an equal spread may win a tie)
       current_.push_back(f);
       search(rest / f, k - 1, f);
       current_.pop_back();

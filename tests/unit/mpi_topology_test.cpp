@@ -44,6 +44,15 @@ TEST(MpiDimsCreate, FactorsAreAsCloseAsPossibleAndNonIncreasing) {
   EXPECT_EQ(dims_create(1, Dims{}), (Dims{}));
 }
 
+TEST(MpiDimsCreate, TiesGoAsInMpich) {
+  // Equal spreads: MPICH keeps the largest smallest factor, then the largest
+  // next-smallest (its test/mpi/topo/baddims.h, which these entries come from).
+  EXPECT_EQ(dims_create(5040, Dims{0, 0, 0}), (Dims{21, 16, 15}));  // not 20 x 18 x 14
+  EXPECT_EQ(dims_create(6240, Dims{0, 0, 0}), (Dims{26, 16, 15}));  // not 24 x 20 x 13
+  EXPECT_EQ(dims_create(10800, Dims{0, 0, 0}), (Dims{27, 20, 20}));  // not 25 x 24 x 18
+  EXPECT_EQ(dims_create(100320, Dims{0, 0, 0}), (Dims{57, 44, 40}));  // not 55 x 48 x 38
+}
+
 TEST(MpiDimsCreate, PositiveEntriesAreKept) {
   EXPECT_EQ(dims_create(24, Dims{0, 2, 0}), (Dims{4, 2, 3}));
   EXPECT_EQ(dims_create(12, Dims{3, 4}), (Dims{3, 4}));
