@@ -1,11 +1,14 @@
 // MPI C API: the blocking collectives (mpi/coll). MPI_IN_PLACE has mpi/coll's value
 // (kInPlace), so buffers pass through unchanged. A reduction's op goes through an
 // OpCall (rank_state.hpp), which binds a user-defined op to the call's datatype handle.
+#include <fmt/format.h>
+
+#include <vector>
+
 #include "mpi/capi/rank_state.hpp"
 
 using namespace twinfab::mpi;
 using namespace twinfab::mpi::capi;
-
 
 namespace {
 
@@ -172,6 +175,37 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     }
     alltoallv(s.ctx(), sendbuf, counts, offsets, or_byte(s, st), recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
               per_rank(rdispls, c, where, "rdispls"), s.type(recvtype, where, "recvtype"), c);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) {
+  const char* where = "MPI_Alltoallw";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const auto n = static_cast<std::size_t>(c.size());
+    // One datatype per rank, each resolved (MPI_ERR_TYPE naming its index).
+    const auto resolve = [&](const MPI_Datatype* handles, const char* arg) {
+      require_pointer(handles, where, arg);
+      std::vector<DatatypePtr> types;
+      types.reserve(n);
+      for (std::size_t i = 0; i < n; ++i)
+        types.push_back(s.type(handles[i], where, fmt::format("{}[{}]", arg, i).c_str()));
+      return types;
+    };
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    std::span<const int> counts, offsets;
+    std::vector<DatatypePtr> send_types;
+    if (!in_place) {
+      counts = per_rank(sendcounts, c, where, "sendcounts");
+      offsets = per_rank(sdispls, c, where, "sdispls");
+      send_types = resolve(sendtypes, "sendtypes");
+    }
+    const std::vector<DatatypePtr> recv_types = resolve(recvtypes, "recvtypes");
+    alltoallw(s.ctx(), sendbuf, counts, offsets, send_types, recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
+              per_rank(rdispls, c, where, "rdispls"), recv_types, c);
     return MPI_SUCCESS;
   });
 }

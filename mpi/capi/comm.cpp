@@ -126,6 +126,25 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   });
 }
 
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return entry("MPI_Comm_test_inter", comm, [&](RankState& s) {
+    s.comm(comm, "MPI_Comm_test_inter");
+    require_pointer(flag, "MPI_Comm_test_inter", "flag");
+    *flag = 0;  // twinfab makes intracommunicators only
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+  return entry("MPI_Comm_remote_size", comm, [&](RankState& s) -> int {
+    s.comm(comm, "MPI_Comm_remote_size");
+    require_pointer(size, "MPI_Comm_remote_size", "size");
+    // MPI-3.1 6.6.1: an intracommunicator is erroneous here (MPICH: MPI_ERR_COMM).
+    throw Error(ErrorClass::MPI_ERR_COMM, "MPI_Comm_remote_size(comm)",
+                "an intracommunicator has no remote group (twinfab has no intercommunicators)");
+  });
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   return entry("MPI_Comm_compare", comm1, [&](RankState& s) {
     const Communicator& a = s.comm(comm1, "MPI_Comm_compare");

@@ -308,6 +308,10 @@ TWINFAB_MPI_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* 
 TWINFAB_MPI_API int MPI_Comm_free(MPI_Comm* comm);
 TWINFAB_MPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
 TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
+/* Every twinfab communicator is an intracommunicator: MPI_Comm_test_inter gives 0 and
+   MPI_Comm_remote_size fails with MPI_ERR_COMM, as MPI says for an intracommunicator. */
+TWINFAB_MPI_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
+TWINFAB_MPI_API int MPI_Comm_remote_size(MPI_Comm comm, int* size);
 TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
 /* Collective over comm; ranks outside group get MPI_COMM_NULL. */
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
@@ -534,6 +538,11 @@ TWINFAB_MPI_API int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datat
 TWINFAB_MPI_API int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+/* Alltoallv with a datatype per rank and displacements in bytes (sendbuf may be
+   MPI_IN_PLACE: the outgoing blocks are recvbuf's). */
+TWINFAB_MPI_API int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,

@@ -120,6 +120,12 @@ void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendc
                const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
                std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm);
 
+/// MPI_Alltoallw (alltoallw.cpp): alltoallv with a datatype per peer and byte
+/// displacements. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's).
+void alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+               std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const int> recvcounts,
+               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm);
+
 // ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
 
 /// MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduced vector goes to

@@ -22,6 +22,15 @@ int main(int argc, char** argv) {
   OK(MPI_Comm_compare(dup, dup, &result));
   CHECK(result == MPI_IDENT, "compare dup/dup %d", result);
 
+  /* Intracommunicators only: test_inter says so, remote_size is an error. */
+  int inter = -1, remote = -7;
+  OK(MPI_Comm_test_inter(dup, &inter));
+  CHECK(inter == 0, "MPI_Comm_test_inter gave %d", inter);
+  EXPECT_CLASS(MPI_ERR_COMM, MPI_Comm_remote_size(dup, &remote));
+  CHECK(remote == -7, "a refused MPI_Comm_remote_size wrote %d", remote);
+  EXPECT_CLASS(MPI_ERR_COMM, MPI_Comm_test_inter(MPI_COMM_NULL, &inter));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Comm_test_inter(dup, NULL));
+
   /* Same tag, same peers, different communicators: messages do not cross. */
   if (size >= 2 && rank < 2) {
     int peer = 1 - rank, a = 10 + rank, b = 20 + rank, ra = -1, rb = -1;

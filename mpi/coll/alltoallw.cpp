@@ -1,0 +1,81 @@
+// MPI_Alltoallw: the pairwise exchange of alltoallv (step i sends to rank + i and
+// receives from rank - i), with a datatype per peer and displacements in bytes.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "mpi/coll/coll_support.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+std::byte* at_bytes(void* buffer, int displ) noexcept { return static_cast<std::byte*>(buffer) + displ; }
+const std::byte* at_bytes(const void* buffer, int displ) noexcept {
+  return static_cast<const std::byte*>(buffer) + displ;
+}
+
+/// Per-peer (count, type) blocks of one side: counts non-negative, types committed,
+/// buffer present where a block has data.
+void check_blocks(const void* buffer, std::span<const int> counts, std::span<const int> displs,
+                  std::span<const DatatypePtr> types, int ranks, const char* where, const char* counts_name,
+                  const char* buffer_name) {
+  coll::check_counts(counts, displs, ranks, where, counts_name);
+  if (types.size() < static_cast<std::size_t>(ranks))
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, counts_name),
+                fmt::format("{} datatypes for {} ranks", types.size(), ranks));
+  for (int i = 0; i < ranks; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    coll::check_buffer(buffer, counts[k], types[k], where, buffer_name);
+  }
+}
+
+}  // namespace
+
+void alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+               std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const int> recvcounts,
+               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm) {
+  const char* where = "MPI_Alltoallw";
+  context.check_comm(comm, where);
+  const int n = comm.size();
+  const int rank = comm.rank();
+  check_blocks(recvbuf, recvcounts, rdispls, recvtypes, n, where, "recvcounts", "recvbuf");
+  if (sendbuf != kInPlace) {
+    check_blocks(sendbuf, sendcounts, sdispls, sendtypes, n, where, "sendcounts", "sendbuf");
+    coll::check_distinct(sendbuf, recvbuf, where);
+  }
+  // In place: the outgoing blocks are recvbuf's, which the exchange overwrites, so
+  // each is first packed into a buffer of its own and sent from there as bytes (the
+  // receiver's type decides the layout; messages match by bytes).
+  std::vector<std::vector<std::byte>> packed;
+  if (sendbuf == kInPlace) {
+    packed.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const auto k = static_cast<std::size_t>(i);
+      if (i == rank) continue;  // its own block stays where it is
+      packed[k].resize(static_cast<std::size_t>(packed_size(recvcounts[k], *recvtypes[k], where)));
+      pack(at_bytes(recvbuf, rdispls[k]), recvcounts[k], *recvtypes[k], 0, packed[k], where);
+    }
+  } else {
+    const auto me = static_cast<std::size_t>(rank);
+    coll::local_copy(at_bytes(sendbuf, sdispls[me]), sendcounts[me], *sendtypes[me], at_bytes(recvbuf, rdispls[me]),
+                     recvcounts[me], *recvtypes[me], where);
+  }
+  const DatatypePtr& byte = context.datatype(BasicKind::Byte);
+  for (int step = 1; step < n; ++step) {
+    const auto dest = static_cast<std::size_t>((rank + step) % n);
+    const auto source = static_cast<std::size_t>((rank - step + n) % n);
+    void* into = at_bytes(recvbuf, rdispls[source]);
+    const int tag = coll::tag(coll::Kind::Alltoallw, step);
+    if (sendbuf == kInPlace)
+      coll::sendrecv(context, packed[dest].data(), static_cast<std::int64_t>(packed[dest].size()), byte,
+                     static_cast<int>(dest), into, recvcounts[source], recvtypes[source], static_cast<int>(source), tag,
+                     comm, where);
+    else
+      coll::sendrecv(context, at_bytes(sendbuf, sdispls[dest]), sendcounts[dest], sendtypes[dest],
+                     static_cast<int>(dest), into, recvcounts[source], recvtypes[source], static_cast<int>(source), tag,
+                     comm, where);
+  }
+}
+
+}  // namespace twinfab::mpi
