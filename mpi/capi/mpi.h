@@ -129,6 +129,10 @@ typedef long long MPI_Offset;
 /* ---- special values */
 #define MPI_PROC_NULL (-1)
 #define MPI_ANY_SOURCE (-2)
+/* The root of an intercommunicator collective (MPICH's value). twinfab has only
+   intracommunicators, where it is an invalid root (MPI_ERR_ROOT); defined so that
+   programs with intercommunicator branches build. */
+#define MPI_ROOT (-3)
 #define MPI_ANY_TAG (-1)
 #define MPI_UNDEFINED (-32766)
 #define MPI_IN_PLACE ((void*)-1)

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   EXPECT_CLASS(MPI_ERR_COMM, MPI_Comm_free(&world));
   EXPECT_CLASS(MPI_ERR_BUFFER, MPI_Send(NULL, 4, MPI_INT, 0, 0, MPI_COMM_WORLD));
   EXPECT_CLASS(MPI_ERR_ROOT, MPI_Bcast(v, 1, MPI_INT, size, MPI_COMM_WORLD));
+  EXPECT_CLASS(MPI_ERR_ROOT, MPI_Bcast(v, 1, MPI_INT, MPI_ROOT, MPI_COMM_WORLD)); /* an intercommunicator root */
   EXPECT_CLASS(MPI_ERR_OP, MPI_Allreduce(v, v + 2, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD));
   float f = 1, g;
   EXPECT_CLASS(MPI_ERR_OP, MPI_Allreduce(&f, &g, 1, MPI_FLOAT, MPI_BAND, MPI_COMM_WORLD));
