@@ -90,6 +90,32 @@ void check_request_array(int count, const MPI_Request* requests, const char* whe
   if (count > 0) require_pointer(requests, where, "array_of_requests");
 }
 
+/// MPI_Sendrecv's and MPI_Sendrecv_replace's exchange, once the caller checked the
+/// send's arguments: a refused call must not have consumed a message, and the
+/// receive's own arguments are checked as it is posted, before anything is sent. The
+/// receive is posted first, then the send is a blocking one: while it waits (a
+/// rendezvous until the peer's receive is there) the progress engine serves the
+/// posted receive too, so two ranks sending to each other cannot deadlock, and a tiny
+/// send needs no request at all (it is complete once copied out).
+inline void exchange(RankState& s, const char* where, const void* sendbuf, std::int64_t sendcount,
+                     const DatatypePtr& sendtype, int dest, int sendtag, void* recvbuf, int recvcount,
+                     const DatatypePtr& recvtype, int source, int recvtag, const Communicator& c, MPI_Status* status,
+                     const char* recvcount_name) {
+  RequestId recv = s.ctx().irecv(recvbuf, recvcount, recvtype, source, recvtag, c, where);
+  try {
+    s.ctx().send(sendbuf, sendcount, sendtype, dest, sendtag, c, SendMode::Standard, where);
+  } catch (...) {
+    s.ctx().cancel(recv);
+    s.ctx().wait(recv);
+    throw;
+  }
+  const MessageStatus st = s.ctx().wait(recv);
+  store_status(st, status);
+  // Formatted only for a failed receive: this is on every message.
+  if (st.error != ErrorClass::MPI_SUCCESS)
+    check_completion(st, fmt::format("{}({}={})", where, recvcount_name, recvcount).c_str());
+}
+
 }  // namespace
 
 extern "C" {
@@ -141,26 +167,9 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     const Communicator& c = s.comm(comm, "MPI_Sendrecv");
     const DatatypePtr& st_type = s.type(sendtype, "MPI_Sendrecv", "sendtype");
     const DatatypePtr& rt_type = s.type(recvtype, "MPI_Sendrecv", "recvtype");
-    // The receive is posted first, then the send is a blocking one: while it waits (a
-    // rendezvous until the peer's receive is there) the progress engine serves the
-    // posted receive too, so two ranks sending to each other cannot deadlock, and a
-    // tiny send needs no request at all (it is complete once copied out). The send's
-    // arguments are checked before the receive is posted: a refused call must not
-    // have consumed a message.
     s.ctx().check_send("MPI_Sendrecv", sendbuf, sendcount, st_type, dest, sendtag, c);
-    RequestId recv = s.ctx().irecv(recvbuf, recvcount, rt_type, source, recvtag, c, "MPI_Sendrecv");
-    try {
-      s.ctx().send(sendbuf, sendcount, st_type, dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv");
-    } catch (...) {
-      s.ctx().cancel(recv);
-      s.ctx().wait(recv);
-      throw;
-    }
-    const MessageStatus st = s.ctx().wait(recv);
-    store_status(st, status);
-    // Formatted only for a failed receive: this is on every message.
-    if (st.error != ErrorClass::MPI_SUCCESS)
-      check_completion(st, fmt::format("MPI_Sendrecv(recvcount={})", recvcount).c_str());
+    exchange(s, "MPI_Sendrecv", sendbuf, sendcount, st_type, dest, sendtag, recvbuf, recvcount, rt_type, source,
+             recvtag, c, status, "recvcount");
     return MPI_SUCCESS;
   });
 }
@@ -170,26 +179,13 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
   return entry("MPI_Sendrecv_replace", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Sendrecv_replace");
     const DatatypePtr& type = s.type(datatype, "MPI_Sendrecv_replace", "datatype");
-    // The send's arguments are checked first, the receive's (source, recvtag) when it
-    // is posted, before anything is sent: a refused call has sent nothing.
     s.ctx().check_send("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, c);
     // The outgoing message is packed before the receive may overwrite buf; it leaves
     // as bytes (twinfab matches messages by bytes, not by type signature).
     std::vector<std::byte> outgoing(static_cast<std::size_t>(packed_size(count, *type)));
     pack(buf, count, *type, 0, outgoing, "MPI_Sendrecv_replace");
-    RequestId recv = s.ctx().irecv(buf, count, type, source, recvtag, c, "MPI_Sendrecv_replace");
-    try {
-      s.ctx().send(outgoing.data(), static_cast<std::int64_t>(outgoing.size()), s.ctx().datatype(BasicKind::Byte),
-                   dest, sendtag, c, SendMode::Standard, "MPI_Sendrecv_replace");
-    } catch (...) {
-      s.ctx().cancel(recv);
-      s.ctx().wait(recv);
-      throw;
-    }
-    const MessageStatus st = s.ctx().wait(recv);
-    store_status(st, status);
-    if (st.error != ErrorClass::MPI_SUCCESS)
-      check_completion(st, fmt::format("MPI_Sendrecv_replace(count={})", count).c_str());
+    exchange(s, "MPI_Sendrecv_replace", outgoing.data(), static_cast<std::int64_t>(outgoing.size()),
+             s.ctx().datatype(BasicKind::Byte), dest, sendtag, buf, count, type, source, recvtag, c, status, "count");
     return MPI_SUCCESS;
   });
 }
