@@ -120,10 +120,10 @@ void call_delete(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval, void* 
 }  // namespace
 
 int create_keyval(RankState& s, MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* remove,
-                  void* extra_state) {
+                  void* extra_state, const char* where) {
   AttributeTables& t = tables(s);
   if (t.keyvals.size() > kKeyvalIndexMask)
-    throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Comm_create_keyval",
+    throw Error(ErrorClass::MPI_ERR_OTHER, where,
                 fmt::format("too many keyvals (at most {} per rank)", kKeyvalIndexMask + 1));
   t.keyvals.push_back({copy, remove, extra_state, 0, false});
   return keyval_handle(static_cast<std::uint32_t>(t.keyvals.size() - 1));
@@ -233,7 +233,7 @@ int comm_create_keyval(const char* where, MPI_Comm_copy_attr_function* copy, MPI
                        int* keyval, void* extra_state) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(keyval, where, keyval_arg(where));
-    *keyval = create_keyval(s, copy, remove, extra_state);
+    *keyval = create_keyval(s, copy, remove, extra_state, where);
     return MPI_SUCCESS;
   });
 }

@@ -74,7 +74,7 @@ struct AttributeTables {
 
 /// MPI_Comm_create_keyval: the new keyval's handle.
 int create_keyval(RankState& s, MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* remove,
-                  void* extra_state);
+                  void* extra_state, const char* where);
 /// MPI_Comm_free_keyval: marks it freed and sets `keyval` to MPI_KEYVAL_INVALID.
 void free_keyval(RankState& s, int& keyval, const char* where);
 /// MPI_Comm_set_attr: calls the delete callback of a value already there first.
