@@ -1,4 +1,5 @@
-// MPI C API: communicators (and their names and hints), groups, attributes.
+// MPI C API: communicators (and their names and hints), groups. Attributes are in
+// attributes.cpp; MPI_Comm_dup copies them and MPI_Comm_free deletes them from here.
 //
 // Communicator hints (MPI_Comm_dup_with_info, MPI_Comm_set_info, the info of
 // MPI_Comm_split_type): nothing here has a hint to act on, so every key is ignored, as
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <span>
 
+#include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_state.hpp"
 
 using namespace twinfab::mpi;
@@ -32,6 +34,20 @@ int group_set_operation(const char* where, MPI_Group group1, MPI_Group group2, M
     *newgroup = s.add_group(op(*a, *b));
     return MPI_SUCCESS;
   });
+}
+
+/// The end of MPI_Comm_dup and MPI_Comm_dup_with_info, after the collective part:
+/// the copy callbacks of comm's attributes attach their copies to `dup` (MPI-3.1
+/// §6.7.2). When one fails, the new communicator goes again (freeing it is local) and
+/// the call fails with the callback's code; the other ranks keep their duplicates.
+MPI_Comm with_copied_attributes(RankState& s, MPI_Comm comm, MPI_Comm dup, const char* where) {
+  try {
+    copy_attributes(s, comm, dup, where);
+  } catch (const std::exception&) {
+    s.ctx().comm_free(s.comm_entry(dup, where).comm);
+    throw;
+  }
+  return dup;
 }
 
 }  // namespace
@@ -61,7 +77,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     const Communicator& c = s.comm(comm, "MPI_Comm_dup");
     require_pointer(newcomm, "MPI_Comm_dup", "newcomm");
     // MPI-3 §8.3.1: the new communicator inherits the error handler.
-    *newcomm = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    const MPI_Comm dup = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    *newcomm = with_copied_attributes(s, comm, dup, "MPI_Comm_dup");
     return MPI_SUCCESS;
   });
 }
@@ -71,9 +88,10 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     const Communicator& c = s.comm(comm, "MPI_Comm_dup_with_info");
     s.infos.check_hints(info, "MPI_Comm_dup_with_info");
     require_pointer(newcomm, "MPI_Comm_dup_with_info", "newcomm");
-    // As MPI_Comm_dup (error handler and topology too), but with these hints instead
-    // of comm's; none is used either way.
-    *newcomm = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    // As MPI_Comm_dup (error handler, topology and attributes too), but with these
+    // hints instead of comm's; none is used either way.
+    const MPI_Comm dup = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+    *newcomm = with_copied_attributes(s, comm, dup, "MPI_Comm_dup_with_info");
     return MPI_SUCCESS;
   });
 }
@@ -110,8 +128,13 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 int MPI_Comm_free(MPI_Comm* comm) {
   return entry("MPI_Comm_free", comm != nullptr ? *comm : MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(comm, "MPI_Comm_free", "comm");
-    CommEntry& e = s.comm_entry(*comm, "MPI_Comm_free");
-    s.ctx().comm_free(e.comm);  // checks (COMM_WORLD/SELF, freed) and nulls e.comm
+    s.comm_entry(*comm, "MPI_Comm_free");  // a live handle, before any callback runs
+    // The delete callbacks run while comm is still valid (they may use it); one that
+    // fails keeps the communicator. COMM_WORLD and COMM_SELF are refused below with
+    // their attributes untouched.
+    if (*comm != MPI_COMM_WORLD && *comm != MPI_COMM_SELF) delete_all_attributes(s, *comm, "MPI_Comm_free");
+    // Looked up again: the callbacks may have created communicators (moving the table).
+    s.ctx().comm_free(s.comm_entry(*comm, "MPI_Comm_free").comm);  // checks (COMM_WORLD/SELF) and nulls it
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   });
@@ -201,20 +224,6 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     std::memcpy(comm_name, e.name.data(), e.name.size());  // at most MPI_MAX_OBJECT_NAME - 1
     comm_name[e.name.size()] = '\0';
     *resultlen = static_cast<int>(e.name.size());
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-  return entry("MPI_Comm_get_attr", comm, [&](RankState& s) {
-    s.comm(comm, "MPI_Comm_get_attr");
-    require_pointer(attribute_val, "MPI_Comm_get_attr", "attribute_val");
-    require_pointer(flag, "MPI_Comm_get_attr", "flag");
-    if (comm_keyval != MPI_TAG_UB)
-      throw Error(ErrorClass::MPI_ERR_KEYVAL, fmt::format("MPI_Comm_get_attr(comm_keyval={})", comm_keyval),
-                  "only MPI_TAG_UB is available (no MPI_Comm_create_keyval yet)");
-    *static_cast<int**>(attribute_val) = &s.tag_ub;
-    *flag = 1;
     return MPI_SUCCESS;
   });
 }

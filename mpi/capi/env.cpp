@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "fabric/error.hpp"
+#include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/rank_state.hpp"
 
@@ -93,6 +94,13 @@ int MPI_Finalized(int* flag) {
 
 int MPI_Finalize(void) {
   return entry("MPI_Finalize", MPI_COMM_WORLD, [](RankState& s) {
+    // MPI-3.1 §8.7.1: first of all, MPI_COMM_SELF's attributes are deleted as if it
+    // were freed (libraries hook their clean-up to that, and may still call MPI:
+    // MPI_Finalized says 0 meanwhile). Then MPI_COMM_WORLD's, as MPICH does; other
+    // communicators the program did not free keep theirs (no callback runs). A
+    // callback that fails makes MPI_Finalize fail with its code, MPI still initialized.
+    delete_all_attributes(s, MPI_COMM_SELF, "MPI_Finalize");
+    delete_all_attributes(s, MPI_COMM_WORLD, "MPI_Finalize");
     s.drain_bsends();  // buffered messages still in flight are delivered first
     s.reap_detached(true);
     s.context.reset();  // collective: drains the channel, meets every rank

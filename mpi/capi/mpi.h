@@ -30,9 +30,12 @@ extern "C" {
 #if defined(__GNUC__)
 #define TWINFAB_MPI_API __attribute__((visibility("default")))
 #define TWINFAB_MPI_REMOVED_IN_MPI3(replacement) __attribute__((deprecated("removed in MPI-3.0; use " replacement)))
+#define TWINFAB_MPI_DEPRECATED_SINCE_MPI2(replacement) \
+  __attribute__((deprecated("deprecated since MPI-2.0; use " replacement)))
 #else
 #define TWINFAB_MPI_API
 #define TWINFAB_MPI_REMOVED_IN_MPI3(replacement)
+#define TWINFAB_MPI_DEPRECATED_SINCE_MPI2(replacement)
 #endif
 
 /* ---- handles */
@@ -198,8 +201,27 @@ typedef long long MPI_Offset;
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
 
-/* Attribute keys readable with MPI_Comm_get_attr. */
+/* Predefined attribute keys (MPICH's values), readable with MPI_Comm_get_attr on any
+ * communicator; each gives a pointer to an int of the calling rank:
+ *   MPI_TAG_UB           the largest tag;
+ *   MPI_HOST             MPI_PROC_NULL (no host process);
+ *   MPI_IO               MPI_ANY_SOURCE (every rank can do I/O);
+ *   MPI_WTIME_IS_GLOBAL  1 under `twinfab sim` (every rank reads the one simulated
+ *                        clock), 0 on hardware (each process reads its node's clock);
+ *   MPI_UNIVERSE_SIZE    the size of MPI_COMM_WORLD (no dynamic processes);
+ *   MPI_LASTUSEDCODE     MPI_ERR_LASTCODE (there is no MPI_Add_error_code);
+ *   MPI_APPNUM           absent (flag 0): no MPMD launch.
+ * They cannot be set, deleted or freed (MPI_ERR_KEYVAL). Keyvals of
+ * MPI_Comm_create_keyval are 0xa4400000 + an index in the rank's table (never
+ * reused, so a freed keyval stays invalid). */
+#define MPI_KEYVAL_INVALID 0x24000000
 #define MPI_TAG_UB 0x64400001
+#define MPI_HOST 0x64400003
+#define MPI_IO 0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE 0x64400009
+#define MPI_LASTUSEDCODE 0x6440000b
+#define MPI_APPNUM 0x6440000d
 
 /* ---- error classes (MPICH's values; error codes are the classes themselves) */
 enum {
@@ -316,7 +338,6 @@ TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result
    MPI_Comm_remote_size fails with MPI_ERR_COMM, as MPI says for an intracommunicator. */
 TWINFAB_MPI_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
 TWINFAB_MPI_API int MPI_Comm_remote_size(MPI_Comm comm, int* size);
-TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
 /* Collective over comm; ranks outside group get MPI_COMM_NULL. */
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 /* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
@@ -343,6 +364,54 @@ TWINFAB_MPI_API int MPI_Group_size(MPI_Group group, int* size);
 TWINFAB_MPI_API int MPI_Group_rank(MPI_Group group, int* rank);
 TWINFAB_MPI_API int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                                               int ranks2[]);
+
+/* ---- attribute caching on communicators (MPI-3.1 §6.7). attribute_val_out of a copy
+   callback is a void** in disguise: the callback stores the new attribute's value there
+   and sets *flag to 1 to attach it to the new communicator (0: not copied).
+   MPI_Comm_dup and MPI_Comm_dup_with_info call the copy callbacks (in the order the
+   attributes were set); MPI_Comm_free, MPI_Comm_delete_attr and MPI_Comm_set_attr
+   over an existing value call the delete callback; MPI_Finalize deletes the
+   attributes of MPI_COMM_SELF, then those of MPI_COMM_WORLD, before anything else.
+   Deletions of a whole communicator's attributes go in the reverse order of setting.
+   A callback that returns anything but MPI_SUCCESS makes the call fail with that code
+   (the attribute it was called for stays). A freed keyval stays alive for the
+   attributes that still use it. As in MPICH, the null callbacks are null pointers and
+   MPI_COMM_DUP_FN a function of the library. */
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void* attribute_val, void* extra_state);
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function*)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function*)0)
+/* Copies the value unchanged (*flag = 1). */
+TWINFAB_MPI_API int MPI_COMM_DUP_FN(MPI_Comm oldcomm, int comm_keyval, void* extra_state, void* attribute_val_in,
+                                    void* attribute_val_out, int* flag);
+TWINFAB_MPI_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                                           MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                                           void* extra_state);
+/* Sets *comm_keyval to MPI_KEYVAL_INVALID. */
+TWINFAB_MPI_API int MPI_Comm_free_keyval(int* comm_keyval);
+TWINFAB_MPI_API int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val);
+/* attribute_val is a void**: it receives the value (flag 1), or is left alone (flag 0). */
+TWINFAB_MPI_API int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+/* Deleting a key that has no value on comm does nothing (as in MPICH). */
+TWINFAB_MPI_API int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+/* The MPI-1 names, deprecated since MPI-2.0 and still provided by MPICH and Open MPI:
+   the same functions and callbacks under other names. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN ((MPI_Copy_function*)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function*)0)
+TWINFAB_MPI_API int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
+                               void* attribute_val_out, int* flag) TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_COMM_DUP_FN");
+TWINFAB_MPI_API int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                                      void* extra_state) TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_create_keyval");
+TWINFAB_MPI_API int MPI_Keyval_free(int* keyval) TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_free_keyval");
+TWINFAB_MPI_API int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
+    TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_set_attr");
+TWINFAB_MPI_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
+    TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_get_attr");
+TWINFAB_MPI_API int MPI_Attr_delete(MPI_Comm comm, int keyval)
+    TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_delete_attr");
 
 /* ---- info objects (MPI-3.1 §9). Keys are kept in the order they were first set
    (MPI_Info_get_nthkey); setting a key again replaces its value in place. In C,

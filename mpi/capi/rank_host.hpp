@@ -78,6 +78,11 @@ class RankHost {
   [[noreturn]] virtual void abort(int code, std::string_view message) = 0;
   /// For diagnostics: "simulator", "pmix", ...
   virtual std::string_view name() const noexcept = 0;
+  /// Whether MPI_Wtime reads one clock shared by every rank of the job, so that times
+  /// taken on different ranks compare (MPI_WTIME_IS_GLOBAL). True only when that is
+  /// so: the simulator's ranks all read the simulated time; processes on hardware read
+  /// their own node's clock, which nothing synchronizes.
+  virtual bool clock_is_global() const noexcept { return false; }
   /// The services the program's libc calls go through while the caller is a rank of
   /// this host; nullptr (hardware: one rank per process, or a caller that is no rank):
   /// the real libc functions.

@@ -1,5 +1,7 @@
 #include "mpi/capi/rank_state.hpp"
 
+#include "mpi/capi/attributes.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 // mutable globals in mpi/capi besides the installed-host pointer (rank_host.cpp).
 // It owns the rank's mpi::Context and the tables that turn the integer handles of
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
-// derived datatypes, user-defined reduction operations, info objects (info_table.hpp)
-// and requests.
+// derived datatypes, user-defined reduction operations, info objects (info_table.hpp),
+// requests, and keyvals with the attributes attached to communicators (attributes.hpp).
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
@@ -36,6 +36,8 @@
 #include "mpi/core/op.hpp"
 
 namespace twinfab::mpi::capi {
+
+struct AttributeTables;  // attributes.hpp
 
 // Handle layout: a kind in the high byte, an index in the low 24 bits.
 inline constexpr std::uint32_t kHandleIndexMask = 0x00ffffff;
@@ -116,7 +118,6 @@ class RankState {
   /// clears it.
   ProgramServices* computation = nullptr;
   std::unique_ptr<Context> context;
-  int tag_ub = kTagUpperBound;  ///< what MPI_Comm_get_attr(MPI_TAG_UB) points at
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
   /// The blocks MPI_Alloc_mem handed out and MPI_Free_mem has not taken back.
   std::unordered_map<void*, std::size_t> allocated_memory;
@@ -197,6 +198,10 @@ class RankState {
   void reap_detached(bool wait_all) {
     if (!detached_.empty()) reap_detached_requests(wait_all);
   }
+
+  // ---- keyvals and attributes (mpi/capi/attributes.cpp): null until the rank first
+  // uses one, so that a rank that never does pays one pointer.
+  std::unique_ptr<AttributeTables> attributes;
 
   // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
   InfoTable infos;

@@ -242,6 +242,8 @@ class SimRankHost final : public mpi::capi::RankHost {
     std::_Exit(status != 0 || code == 0 ? status : 1);
   }
   std::string_view name() const noexcept override { return "simulator"; }
+  // MPI_Wtime reads the simulated time (s4u::Engine's clock), the same for every rank.
+  bool clock_is_global() const noexcept override { return true; }
   mpi::capi::ProgramServices* program_services() noexcept override {
     return current() != nullptr ? &services_ : nullptr;
   }

@@ -1,0 +1,332 @@
+// MPI C API: attribute caching on communicators (MPI-3.1 §6.7), and its MPI-1 names
+// (MPI_Keyval_create, MPI_Attr_put, ...). The tables and the rules for callbacks are
+// described in attributes.hpp; MPI_Comm_dup, MPI_Comm_free (comm.cpp) and MPI_Finalize
+// (env.cpp) call copy_attributes and delete_all_attributes.
+//
+// Error classes as in MPICH: a keyval that is MPI_KEYVAL_INVALID, was never created,
+// was freed, is of another kind, or is predefined where the call would change it is
+// MPI_ERR_KEYVAL; a null output pointer MPI_ERR_ARG; a bad communicator MPI_ERR_COMM.
+// A callback that fails makes the call return the callback's own code, unchanged
+// (MPICH does the same, following the Intel test suite). The keyval functions have no
+// communicator: their errors go to MPI_COMM_WORLD's handler.
+#include "mpi/capi/attributes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "mpi/capi/rank_host.hpp"
+#include "mpi/capi/rank_state.hpp"
+
+namespace twinfab::mpi::capi {
+
+namespace {
+
+std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
+int keyval_handle(std::uint32_t index) { return static_cast<int>(kCommKeyvalBase + index); }
+bool is_predefined(int keyval) { return (bits(keyval) & ~kKeyvalIndexMask) == kPredefinedCommKeyvalBase; }
+
+/// The argument's name in error messages: the MPI-1 functions call it `keyval`.
+const char* keyval_arg(const char* where) {
+  return std::string_view(where).starts_with("MPI_Comm_") ? "comm_keyval" : "keyval";
+}
+
+std::string describe(const char* where, int keyval) {
+  return fmt::format("{}({}=0x{:x})", where, keyval_arg(where), bits(keyval));
+}
+
+/// The rank's tables, made on first use with the predefined values filled in.
+AttributeTables& tables(RankState& s) {
+  if (!s.attributes) {
+    auto t = std::make_unique<AttributeTables>();
+    PredefinedAttributes& p = t->predefined;
+    p.tag_ub = kTagUpperBound;
+    p.host = MPI_PROC_NULL;
+    p.io = MPI_ANY_SOURCE;  // every rank can do I/O (MPICH says the same)
+    p.wtime_is_global = rank_host().clock_is_global() ? 1 : 0;
+    p.universe_size = s.ctx().world().size();  // no dynamic processes: the universe is the job
+    p.lastusedcode = MPI_ERR_LASTCODE;          // no MPI_Add_error_code: no codes beyond the classes
+    s.attributes = std::move(t);
+  }
+  return *s.attributes;
+}
+
+/// What MPI_Comm_get_attr points at for a predefined key; null for one that has no
+/// value here (MPI_APPNUM: not an MPMD launch).
+int* predefined_value(PredefinedAttributes& p, int keyval, const char* where) {
+  switch (keyval) {
+    case MPI_TAG_UB: return &p.tag_ub;
+    case MPI_HOST: return &p.host;
+    case MPI_IO: return &p.io;
+    case MPI_WTIME_IS_GLOBAL: return &p.wtime_is_global;
+    case MPI_UNIVERSE_SIZE: return &p.universe_size;
+    case MPI_LASTUSEDCODE: return &p.lastusedcode;
+    case MPI_APPNUM: return nullptr;
+    default: throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval), "not a predefined attribute key");
+  }
+}
+
+/// The index of a live keyval of MPI_Comm_create_keyval; MPI_ERR_KEYVAL for anything else.
+std::uint32_t user_keyval(const RankState& s, int keyval, const char* where) {
+  if (keyval == MPI_KEYVAL_INVALID)
+    throw Error(ErrorClass::MPI_ERR_KEYVAL, fmt::format("{}({})", where, keyval_arg(where)),
+                "keyval is MPI_KEYVAL_INVALID (what freeing a keyval leaves in its handle)");
+  if (is_predefined(keyval))
+    throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
+                "a predefined attribute key: it can be read, but not set, deleted or freed");
+  const std::uint32_t index = bits(keyval) & kKeyvalIndexMask;
+  if ((bits(keyval) & ~kKeyvalIndexMask) != kCommKeyvalBase || !s.attributes ||
+      index >= s.attributes->keyvals.size())
+    throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
+                "not a communicator keyval (never made by MPI_Comm_create_keyval)");
+  if (s.attributes->keyvals[index].freed)
+    throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval), "the keyval was freed");
+  return index;
+}
+
+Attribute* find(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval) {
+  const auto it = t.by_comm.find(comm);
+  if (it == t.by_comm.end()) return nullptr;
+  const auto a = std::ranges::find(it->second, keyval, &Attribute::keyval);
+  return a == it->second.end() ? nullptr : &*a;
+}
+
+/// Detaches `keyval`'s value from `comm` (if it is still there) and releases its use of
+/// the keyval. A communicator left without attributes leaves the map, so that it costs
+/// nothing.
+void detach(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval) {
+  const auto it = t.by_comm.find(comm);
+  if (it == t.by_comm.end()) return;
+  std::vector<Attribute>& list = it->second;
+  const auto a = std::ranges::find(list, keyval, &Attribute::keyval);
+  if (a == list.end()) return;
+  list.erase(a);
+  if (list.empty()) t.by_comm.erase(it);
+  t.keyvals[keyval].uses -= 1;
+}
+
+/// Runs the delete callback of `keyval` for `value` on `comm`; throws the code it
+/// returns when that is not MPI_SUCCESS.
+void call_delete(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval, void* value, const char* where) {
+  const Keyval k = t.keyvals[keyval];  // a copy: the callback may create keyvals
+  if (k.remove == nullptr) return;
+  const int rc = k.remove(comm, keyval_handle(keyval), value, k.extra_state);
+  if (rc != MPI_SUCCESS)
+    throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(keyval)),
+                fmt::format("the attribute's delete callback returned {}", rc));
+}
+
+}  // namespace
+
+int create_keyval(RankState& s, MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* remove,
+                  void* extra_state, const char* where) {
+  AttributeTables& t = tables(s);
+  if (t.keyvals.size() > kKeyvalIndexMask)
+    throw Error(ErrorClass::MPI_ERR_OTHER, where,
+                fmt::format("too many keyvals (at most {} per rank)", kKeyvalIndexMask + 1));
+  t.keyvals.push_back({copy, remove, extra_state, 0, false});
+  return keyval_handle(static_cast<std::uint32_t>(t.keyvals.size() - 1));
+}
+
+void free_keyval(RankState& s, int& keyval, const char* where) {
+  const std::uint32_t k = user_keyval(s, keyval, where);
+  // Its slot stays, with its callbacks, for the attributes that still use it.
+  s.attributes->keyvals[k].freed = true;
+  keyval = MPI_KEYVAL_INVALID;
+}
+
+void set_attribute(RankState& s, MPI_Comm comm, int keyval, void* value, const char* where) {
+  s.comm(comm, where);
+  const std::uint32_t k = user_keyval(s, keyval, where);
+  AttributeTables& t = *s.attributes;  // the object stays put; only its containers move
+  if (const Attribute* old = find(t, comm, k)) {
+    // As if MPI_Comm_delete_attr came first: a failing delete callback keeps the old value.
+    call_delete(t, comm, k, old->value, where);
+    if (Attribute* still = find(t, comm, k)) {  // looked up again: the callback may have changed comm's list
+      still->value = value;
+      return;
+    }
+  }
+  t.by_comm[comm].push_back({k, value});
+  t.keyvals[k].uses += 1;
+}
+
+bool get_attribute(RankState& s, MPI_Comm comm, int keyval, void*& value, const char* where) {
+  s.comm(comm, where);
+  if (is_predefined(keyval)) {
+    int* p = predefined_value(tables(s).predefined, keyval, where);
+    if (p == nullptr) return false;
+    value = p;
+    return true;
+  }
+  const std::uint32_t k = user_keyval(s, keyval, where);
+  const Attribute* a = find(*s.attributes, comm, k);
+  if (a == nullptr) return false;
+  value = a->value;
+  return true;
+}
+
+void delete_attribute(RankState& s, MPI_Comm comm, int keyval, const char* where) {
+  s.comm(comm, where);
+  const std::uint32_t k = user_keyval(s, keyval, where);
+  AttributeTables& t = *s.attributes;
+  const Attribute* a = find(t, comm, k);
+  if (a == nullptr) return;  // MPICH: nothing to delete is no error
+  call_delete(t, comm, k, a->value, where);  // a failure keeps the attribute
+  detach(t, comm, k);
+}
+
+void copy_attributes(RankState& s, MPI_Comm from, MPI_Comm to, const char* where) {
+  if (!s.attributes) return;
+  AttributeTables& t = *s.attributes;
+  const auto it = t.by_comm.find(from);
+  if (it == t.by_comm.end()) return;
+  const std::vector<Attribute> originals = it->second;  // a copy: callbacks may change from's list
+  std::vector<Attribute> copies;
+  for (const Attribute& a : originals) {
+    const Keyval k = t.keyvals[a.keyval];
+    if (k.copy == nullptr) continue;  // MPI_COMM_NULL_COPY_FN
+    void* out = nullptr;
+    int flag = 0;
+    const int rc = k.copy(from, keyval_handle(a.keyval), k.extra_state, a.value, &out, &flag);
+    if (rc != MPI_SUCCESS) {
+      // The call fails as a whole: the copies already made are deleted again (newest
+      // first, as a free would), whatever their callbacks say, so nothing leaks.
+      for (auto c = copies.rbegin(); c != copies.rend(); ++c) {
+        const Keyval made = t.keyvals[c->keyval];
+        if (made.remove != nullptr) (void)made.remove(to, keyval_handle(c->keyval), c->value, made.extra_state);
+        t.keyvals[c->keyval].uses -= 1;
+      }
+      throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(a.keyval)),
+                  fmt::format("the attribute's copy callback returned {}", rc));
+    }
+    if (flag != 0) {
+      copies.push_back({a.keyval, out});
+      t.keyvals[a.keyval].uses += 1;  // a freed keyval is still used by the copy
+    }
+  }
+  if (!copies.empty()) t.by_comm[to] = std::move(copies);
+}
+
+void delete_all_attributes(RankState& s, MPI_Comm comm, const char* where) {
+  if (!s.attributes) return;
+  AttributeTables& t = *s.attributes;
+  // One at a time, looked up afresh: a callback may delete or set other attributes.
+  for (;;) {
+    const auto it = t.by_comm.find(comm);
+    if (it == t.by_comm.end()) return;
+    const Attribute newest = it->second.back();
+    call_delete(t, comm, newest.keyval, newest.value, where);
+    detach(t, comm, newest.keyval);
+  }
+}
+
+}  // namespace twinfab::mpi::capi
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+int comm_create_keyval(const char* where, MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* remove,
+                       int* keyval, void* extra_state) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(keyval, where, keyval_arg(where));
+    *keyval = create_keyval(s, copy, remove, extra_state, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int comm_free_keyval(const char* where, int* keyval) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(keyval, where, keyval_arg(where));
+    free_keyval(s, *keyval, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int comm_set_attr(const char* where, MPI_Comm comm, int keyval, void* value) {
+  return entry(where, comm, [&](RankState& s) {
+    set_attribute(s, comm, keyval, value, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int comm_get_attr(const char* where, MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return entry(where, comm, [&](RankState& s) {
+    void* value = nullptr;
+    const bool found = get_attribute(s, comm, keyval, value, where);
+    require_pointer(attribute_val, where, "attribute_val");
+    require_pointer(flag, where, "flag");
+    if (found) *static_cast<void**>(attribute_val) = value;
+    *flag = found ? 1 : 0;
+    return MPI_SUCCESS;
+  });
+}
+
+int comm_delete_attr(const char* where, MPI_Comm comm, int keyval) {
+  return entry(where, comm, [&](RankState& s) {
+    delete_attribute(s, comm, keyval, where);
+    return MPI_SUCCESS;
+  });
+}
+
+/// MPI_COMM_DUP_FN and MPI_DUP_FN: the copy is the value itself.
+int copy_value(void* attribute_val_in, void* attribute_val_out, int* flag) {
+  *static_cast<void**>(attribute_val_out) = attribute_val_in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_COMM_DUP_FN(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+  return copy_value(attribute_val_in, attribute_val_out, flag);
+}
+
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval, void* extra_state) {
+  return comm_create_keyval("MPI_Comm_create_keyval", comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval,
+                            extra_state);
+}
+
+int MPI_Comm_free_keyval(int* comm_keyval) { return comm_free_keyval("MPI_Comm_free_keyval", comm_keyval); }
+
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+  return comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+  return comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
+
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+  return comm_delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
+}
+
+// ---- the MPI-1 names: the same functions, errors named after the function called.
+
+int MPI_DUP_FN(MPI_Comm, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+  return copy_value(attribute_val_in, attribute_val_out, flag);
+}
+
+int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state) {
+  return comm_create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
+}
+
+int MPI_Keyval_free(int* keyval) { return comm_free_keyval("MPI_Keyval_free", keyval); }
+
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+  return comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+
+int MPI_Attr_delete(MPI_Comm comm, int keyval) { return comm_delete_attr("MPI_Attr_delete", comm, keyval); }
+
+}  // extern "C"
