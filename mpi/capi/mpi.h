@@ -46,6 +46,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
+typedef int MPI_Message;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -58,6 +59,13 @@ typedef long long MPI_Offset;
 #define MPI_GROUP_EMPTY ((MPI_Group)0x48000000)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+
+/* Messages of MPI_Mprobe / MPI_Improbe are 0xec000000 + an index in the rank's table
+ * (MPICH's handle kind of requests, which its messages are; twinfab's requests are
+ * 0xac000000 + an index, so neither is taken for the other). The predefined ones
+ * have MPICH's values: MPI_MESSAGE_NULL is MPI_REQUEST_NULL's. */
+#define MPI_MESSAGE_NULL ((MPI_Message)0x2c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 
 /* Info objects (MPI_Info_create, ...) are 0x9c000000 + an index in the rank's table
  * (never reused). MPI_INFO_ENV, the start-up hints, is predefined (MPICH's values). */
@@ -503,6 +511,14 @@ TWINFAB_MPI_API int MPI_Start(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Startall(int count, MPI_Request array_of_requests[]);
 TWINFAB_MPI_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
+/* Matched probe and receive: the message found is taken out of the matching; only
+ * MPI_Mrecv / MPI_Imrecv of the returned handle receive it. */
+TWINFAB_MPI_API int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                                MPI_Status* status);
+TWINFAB_MPI_API int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                               MPI_Request* request);
 TWINFAB_MPI_API int MPI_Request_free(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Cancel(MPI_Request* request);
 TWINFAB_MPI_API int MPI_Test_cancelled(const MPI_Status* status, int* flag);

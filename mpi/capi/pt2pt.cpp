@@ -84,6 +84,31 @@ MPI_Comm comm_of_request(const MPI_Request* request) {
   return comm_of_requests(current_state(), 1, request);
 }
 
+/// The communicator whose error handler reports errors of a matched receive.
+MPI_Comm comm_of_message(const MPI_Message* message) {
+  RankState* s = current_state();
+  if (s == nullptr || !s->initialized || s->finalized || message == nullptr) return MPI_COMM_WORLD;
+  return s->comm_of_message(*message);
+}
+
+/// The C handle of a message a matched probe on `comm` returned.
+MPI_Message message_handle(RankState& s, MessageId id, MPI_Comm comm) {
+  return id == kMessageNoProc ? MPI_MESSAGE_NO_PROC : s.add_message(id, comm);
+}
+
+/// MPI_Mrecv and MPI_Imrecv: checks everything (a refused call leaves the message
+/// matched and the handle as it was), then starts the receive and sets the handle
+/// to MPI_MESSAGE_NULL.
+RequestId start_mrecv(RankState& s, void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                      const char* where) {
+  require_pointer(message, where, "message");
+  const DatatypePtr& t = s.type(datatype, where);
+  MessageId id = s.message(*message, where);
+  const RequestId request = s.ctx().imrecv(buf, count, t, id, where);
+  s.release_message(*message);
+  return request;
+}
+
 void check_request_array(int count, const MPI_Request* requests, const char* where) {
   if (count < 0)
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(count={})", where, count), "must not be negative");
@@ -450,6 +475,57 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (!*flag) idle_poll(s.ctx());
     if (*flag) store_status(st, status);
     return MPI_SUCCESS;
+  });
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  return entry("MPI_Mprobe", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Mprobe");
+    require_pointer(message, "MPI_Mprobe", "message");
+    s.check_message_room("MPI_Mprobe");
+    MessageStatus st;
+    *message = message_handle(s, s.ctx().mprobe(source, tag, c, &st), comm);
+    store_status(st, status);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+  return entry("MPI_Improbe", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Improbe");
+    require_pointer(flag, "MPI_Improbe", "flag");
+    require_pointer(message, "MPI_Improbe", "message");
+    s.check_message_room("MPI_Improbe");
+    MessageStatus st;
+    const std::optional<MessageId> id = s.ctx().improbe(source, tag, c, &st);
+    *flag = id ? 1 : 0;
+    if (!id) {
+      *message = MPI_MESSAGE_NULL;
+      idle_poll(s.ctx());
+      return MPI_SUCCESS;
+    }
+    *message = message_handle(s, *id, comm);
+    store_status(st, status);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  return entry("MPI_Mrecv", comm_of_message(message), [&](RankState& s) {
+    RequestId id = start_mrecv(s, buf, count, datatype, message, "MPI_Mrecv");
+    const MessageStatus st = s.ctx().wait(id);
+    s.reap_detached(false);
+    store_status(st, status);
+    if (st.error != ErrorClass::MPI_SUCCESS) check_completion(st, fmt::format("MPI_Mrecv(count={})", count).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  const MPI_Comm comm = comm_of_message(message);
+  return entry("MPI_Imrecv", comm, [&](RankState& s) {
+    require_pointer(request, "MPI_Imrecv", "request");
+    return start("MPI_Imrecv", comm, request, s, start_mrecv(s, buf, count, datatype, message, "MPI_Imrecv"));
   });
 }
 

@@ -332,6 +332,53 @@ void RankState::free_request(MPI_Request& handle) {
   handle = MPI_REQUEST_NULL;
 }
 
+MPI_Message RankState::add_message(MessageId id, MPI_Comm comm) {
+  std::uint32_t index;
+  if (!free_messages_.empty()) {
+    index = free_messages_.back();
+    free_messages_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(messages_.size());
+    messages_.emplace_back();
+  }
+  messages_[index] = MessageEntry{id, comm};
+  return static_cast<MPI_Message>(kMessageBase + index);
+}
+
+void RankState::check_message_room(const char* where) const {
+  if (free_messages_.empty() && messages_.size() > kHandleIndexMask)
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "more than 16M matched messages not received on one rank");
+}
+
+MessageId RankState::message(MPI_Message handle, const char* where) const {
+  if (handle == MPI_MESSAGE_NO_PROC) return kMessageNoProc;
+  const std::uint32_t b = bits(handle);
+  if (handle == MPI_MESSAGE_NULL)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(message)", where), "message is MPI_MESSAGE_NULL");
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kMessageBase || index >= messages_.size() || messages_[index].id == kMessageNull)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(message=0x{:x})", where, b),
+                "not a matched message handle (already received, or not made by MPI_Mprobe or MPI_Improbe)");
+  return messages_[index].id;
+}
+
+MPI_Comm RankState::comm_of_message(MPI_Message handle) const {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kMessageBase || index >= messages_.size() || messages_[index].id == kMessageNull)
+    return MPI_COMM_WORLD;
+  return messages_[index].comm;
+}
+
+void RankState::release_message(MPI_Message& handle) {
+  if (handle != MPI_MESSAGE_NO_PROC) {
+    const std::uint32_t index = bits(handle) & kHandleIndexMask;
+    messages_[index] = {};
+    free_messages_.push_back(index);
+  }
+  handle = MPI_MESSAGE_NULL;
+}
+
 void RankState::detach_request(MPI_Request& handle) {
   const RequestId id = requests_[request_index(handle)].id;
   if (id != kRequestNull) detached_.push_back(id);

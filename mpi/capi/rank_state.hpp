@@ -48,6 +48,7 @@ inline constexpr std::uint32_t kDerivedTypeBase = 0x8c000000;
 inline constexpr std::uint32_t kOpBase = 0x58000000;
 inline constexpr std::uint32_t kUserOpBase = 0x98000000;
 inline constexpr std::uint32_t kRequestBase = 0xac000000;
+inline constexpr std::uint32_t kMessageBase = 0xec000000;
 // kInfoBase (0x9c000000) is in info_table.hpp, with the info table.
 
 struct CommEntry {
@@ -79,6 +80,12 @@ struct RequestEntry {
   MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
   const char* what = "";          ///< "MPI_Irecv", ...: for error messages
   std::unique_ptr<PersistentOp> persistent;  ///< set for the requests of MPI_*_init
+};
+
+/// A message matched by MPI_Mprobe / MPI_Improbe, until MPI_Mrecv / MPI_Imrecv.
+struct MessageEntry {
+  MessageId id = kMessageNull;    ///< kMessageNull: free slot
+  MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports errors of its receive
 };
 
 /// The buffer of MPI_Buffer_attach and the buffered sends that occupy it. Space is
@@ -203,6 +210,24 @@ class RankState {
   // uses one, so that a rank that never does pays one pointer.
   std::unique_ptr<AttributeTables> attributes;
 
+  // ---- matched messages (MPI_Mprobe, MPI_Improbe). Slots are reused, as request
+  // slots are; the table stays empty (allocates nothing) until a matched probe.
+  /// MPI_ERR_INTERN when add_message() would find no free handle: checked before the
+  /// probe, since a message the core has taken out of the matching cannot go back.
+  void check_message_room(const char* where) const;
+  /// A handle for message `id` (not kMessageNoProc) matched on `comm`.
+  MPI_Message add_message(MessageId id, MPI_Comm comm);
+  /// The core id behind `handle`: kMessageNoProc for MPI_MESSAGE_NO_PROC; throws
+  /// MPI_ERR_REQUEST (MPICH's class) for MPI_MESSAGE_NULL and for a handle that names
+  /// no message still to be received.
+  MessageId message(MPI_Message handle, const char* where) const;
+  /// The communicator whose error handler reports errors of a matched receive of
+  /// `handle`: the message's, or MPI_COMM_WORLD's for a handle that names none.
+  MPI_Comm comm_of_message(MPI_Message handle) const;
+  /// After the message was taken by a matched receive: frees its slot (nothing for
+  /// MPI_MESSAGE_NO_PROC) and sets the handle to MPI_MESSAGE_NULL.
+  void release_message(MPI_Message& handle);
+
   // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
   InfoTable infos;
 
@@ -219,6 +244,8 @@ class RankState {
   std::vector<RequestEntry> requests_;
   std::vector<std::uint32_t> free_requests_;
   std::vector<RequestId> detached_;
+  std::vector<MessageEntry> messages_;
+  std::vector<std::uint32_t> free_messages_;
 
   void reap_detached_requests(bool wait_all);
   /// MPI_ERR_COMM / MPI_ERR_TYPE for a handle comm_entry() / type() refused.

@@ -101,10 +101,7 @@ RequestId Context::start_recv(const char* where, void* buffer, std::int64_t coun
   if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
                 fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
-  const std::uint64_t bytes = static_cast<std::uint64_t>(packed_size(count, *type, where));
-  if (buffer == nullptr && bytes > 0)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
-  reject_in_place(buffer, where, "buf");
+  const std::uint64_t bytes = check_recv_buffer(where, buffer, count, type);
   Request& request = requests_.create(Request::Kind::Recv);
   if (source == kProcNull) {
     request.status.source = kProcNull;
@@ -120,6 +117,16 @@ RequestId Context::start_recv(const char* where, void* buffer, std::int64_t coun
   request.tag = tag;
   engine_.start_recv(request, Envelope{context_id, source, tag});
   return request.id;
+}
+
+std::uint64_t Context::check_recv_buffer(const char* where, void* buffer, std::int64_t count,
+                                         const DatatypePtr& type) {
+  check_buffer_type(count, type.get(), where);
+  const auto bytes = static_cast<std::uint64_t>(count * type->size());
+  if (buffer == nullptr && bytes > 0)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
+  reject_in_place(buffer, where, "buf");
+  return bytes;
 }
 
 Request& Context::lookup(RequestId id, const char* where) {
@@ -208,20 +215,29 @@ MessageStatus Context::recv(void* buffer, std::int64_t count, const DatatypePtr&
   return wait(id);
 }
 
-bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status, const char* where) {
-  if (where == nullptr) where = "MPI_Iprobe";
+void Context::check_probe(const char* where, int source, int tag, const Communicator& comm) const {
   check_comm(comm, where);
   // The tag is checked for MPI_PROC_NULL too, as a receive's is.
   if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                 fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
-  if (source == kProcNull) {
-    if (status != nullptr) *status = MessageStatus{kProcNull, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
-    return true;
-  }
-  if (source != kAnySource && (source < 0 || source >= comm.size()))
+  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
                 fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
+}
+
+namespace {
+/// The status of a probe or receive from MPI_PROC_NULL.
+constexpr MessageStatus kProcNullStatus{kProcNull, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
+}  // namespace
+
+bool Context::iprobe(int source, int tag, const Communicator& comm, MessageStatus* status, const char* where) {
+  if (where == nullptr) where = "MPI_Iprobe";
+  check_probe(where, source, tag, comm);
+  if (source == kProcNull) {
+    if (status != nullptr) *status = kProcNullStatus;
+    return true;
+  }
   const Envelope wanted{comm.context_id(), source, tag};
   if (engine_.probe(wanted, status)) return true;
   progress();
@@ -234,6 +250,52 @@ MessageStatus Context::probe(int source, int tag, const Communicator& comm) {
   const Envelope wanted{comm.context_id(), source, tag};
   while (!engine_.probe(wanted, &status)) wait_for_progress();
   return status;
+}
+
+std::optional<MessageId> Context::improbe(int source, int tag, const Communicator& comm, MessageStatus* status,
+                                         const char* where) {
+  if (where == nullptr) where = "MPI_Improbe";
+  check_probe(where, source, tag, comm);
+  if (source == kProcNull) {
+    if (status != nullptr) *status = kProcNullStatus;
+    return kMessageNoProc;
+  }
+  const Envelope wanted{comm.context_id(), source, tag};
+  if (auto id = engine_.take_matched(wanted, status)) return id;
+  progress();
+  return engine_.take_matched(wanted, status);
+}
+
+MessageId Context::mprobe(int source, int tag, const Communicator& comm, MessageStatus* status) {
+  if (auto id = improbe(source, tag, comm, status, "MPI_Mprobe")) return *id;  // also checks the arguments
+  const Envelope wanted{comm.context_id(), source, tag};
+  std::optional<MessageId> id;
+  while (!(id = engine_.take_matched(wanted, status))) wait_for_progress();
+  return *id;
+}
+
+RequestId Context::imrecv(void* buffer, std::int64_t count, const DatatypePtr& type, MessageId& message,
+                          const char* where) {
+  if (where == nullptr) where = "MPI_Imrecv";
+  const std::uint64_t bytes = check_recv_buffer(where, buffer, count, type);
+  if (message == kMessageNull)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(message)", where), "message is MPI_MESSAGE_NULL");
+  if (message != kMessageNoProc && !engine_.is_matched(message))
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(message={})", where, message),
+                "no such matched message (already received?)");
+  Request& request = requests_.create(Request::Kind::Recv);
+  if (message == kMessageNoProc) {
+    request.status = kProcNullStatus;
+    request.done = true;
+  } else {
+    request.buffer = buffer;
+    request.count = count;
+    request.type = type;
+    request.bytes = bytes;
+    engine_.start_matched_recv(request, message);
+  }
+  message = kMessageNull;
+  return request.id;
 }
 
 bool Context::cancel(RequestId id) {

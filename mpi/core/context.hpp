@@ -160,6 +160,23 @@ class Context {
   bool iprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr,
               const char* where = nullptr);
   MessageStatus probe(int source, int tag, const Communicator& comm);
+
+  // ---- matched probe and receive (MPI-3.1 §3.8.2-3.8.3)
+  /// MPI_Improbe: as iprobe() (same arguments, same checks), but the message found is
+  /// taken out of the matching, so that no other receive or probe can match it, and
+  /// returned as a message id for imrecv(); kMessageNoProc for source kProcNull;
+  /// nothing when no message matches yet.
+  std::optional<MessageId> improbe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr,
+                                   const char* where = nullptr);
+  /// MPI_Mprobe: improbe() until a message matches.
+  MessageId mprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr);
+  /// MPI_Imrecv: starts receiving `message` into (buffer, count, type) as irecv would
+  /// have on a match (the status, truncation and count are those of a receive), and
+  /// sets `message` to kMessageNull. Everything is checked first, so a refused call
+  /// changes nothing: the buffer as irecv does, then MPI_ERR_REQUEST when `message`
+  /// is kMessageNull or names no message still to be received.
+  RequestId imrecv(void* buffer, std::int64_t count, const DatatypePtr& type, MessageId& message,
+                   const char* where = nullptr);
   /// MPI_Cancel: a still-posted receive completes as cancelled; anything else (a
   /// matched receive, a send) is left to complete normally. Returns whether it did.
   bool cancel(RequestId request);
@@ -191,6 +208,12 @@ class Context {
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
   RequestId start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type, int source,
                        int tag, const Communicator& comm, ContextId context_id);
+  /// The checks of a receive's buffer (count, datatype, null buffer, MPI_IN_PLACE);
+  /// returns its packed size.
+  std::uint64_t check_recv_buffer(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type);
+  /// The checks of a probe's arguments (communicator, tag, then a source other than
+  /// kProcNull).
+  void check_probe(const char* where, int source, int tag, const Communicator& comm) const;
   /// Registers a communicator whose context id the members agreed on, and moves this
   /// rank's next free id past it.
   Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);

@@ -21,6 +21,16 @@ using RequestId = std::uint64_t;
 /// MPI_REQUEST_NULL: wait/test on it return at once with an empty status.
 inline constexpr RequestId kRequestNull = 0;
 
+/// Names a message a matched probe (MPI_Mprobe, MPI_Improbe) took out of the
+/// matching, until a matched receive (MPI_Mrecv, MPI_Imrecv) takes it. Never reused
+/// within a rank's life, so a stale id (a message received already) finds nothing.
+using MessageId = std::uint64_t;
+/// MPI_MESSAGE_NULL: no message (what a matched receive leaves behind).
+inline constexpr MessageId kMessageNull = 0;
+/// MPI_MESSAGE_NO_PROC: what a matched probe of MPI_PROC_NULL returns; receiving it
+/// completes at once with the MPI_PROC_NULL status, as a receive from MPI_PROC_NULL.
+inline constexpr MessageId kMessageNoProc = 1;
+
 /// MPI_Status, with the count in bytes (MPI_Get_count divides by the type size).
 struct MessageStatus {
   int source = kAnySource;

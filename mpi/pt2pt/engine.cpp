@@ -232,17 +232,44 @@ void Pt2ptEngine::start_recv(Request& request, const Envelope& wanted) {
   request.is_posted = true;
 }
 
+namespace {
+
+/// What a probe reports of an unexpected message: its envelope and full size.
+void probed_status(const Envelope& envelope, const IncomingMessage& message, MessageStatus* status) {
+  if (status == nullptr) return;
+  status->source = envelope.source;
+  status->tag = envelope.tag;
+  status->error = ErrorClass::MPI_SUCCESS;
+  status->count_bytes = static_cast<std::int64_t>(message.total);
+  status->cancelled = false;
+}
+
+}  // namespace
+
 bool Pt2ptEngine::probe(const Envelope& wanted, MessageStatus* status) const {
   const auto* message = unexpected_.probe(wanted);
   if (message == nullptr) return false;
-  if (status != nullptr) {
-    status->source = message->envelope.source;
-    status->tag = message->envelope.tag;
-    status->error = ErrorClass::MPI_SUCCESS;
-    status->count_bytes = static_cast<std::int64_t>(message->value->total);
-    status->cancelled = false;
-  }
+  probed_status(message->envelope, *message->value, status);
   return true;
+}
+
+std::optional<MessageId> Pt2ptEngine::take_matched(const Envelope& wanted, MessageStatus* status) {
+  auto found = unexpected_.match(wanted);
+  if (!found) return std::nullopt;
+  probed_status(found->envelope, *found->value, status);
+  // An eager message may still be arriving: inbound_ keeps its own reference and
+  // goes on filling it; the receive attaches to it later (match_unexpected).
+  const MessageId id = next_message_++;
+  matched_.emplace(id, std::move(*found));
+  return id;
+}
+
+void Pt2ptEngine::start_matched_recv(Request& request, MessageId id) {
+  auto it = matched_.find(id);
+  if (it == matched_.end()) return;  // the caller checked is_matched()
+  auto matched = std::move(it->second);
+  matched_.erase(it);
+  match_unexpected(request, matched.value, matched.envelope);
 }
 
 bool Pt2ptEngine::cancel(Request& request) {

@@ -15,6 +15,10 @@
 //    per transfer through MemoryRegistration; non-contiguous types go through a
 //    packed staging buffer.
 //  - Messages to this rank itself skip the channel: delivered as one eager message.
+//  - Matched probes (MPI_Mprobe) take a message out of the unexpected queue and keep
+//    it, by MessageId, outside all matching until a matched receive gives it a
+//    buffer; that receive then proceeds as a receive that found the message in the
+//    unexpected queue (for a rendezvous: the handshake starts only then).
 //
 // Non-overtaking order holds because a connection delivers in order, matching happens
 // when the first packet of a message arrives, and the matching queues keep order.
@@ -22,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -84,6 +89,17 @@ class Pt2ptEngine final : public PacketSink {
   void start_recv(Request& request, const Envelope& wanted);
   /// The envelope and size of the first unexpected message `wanted` accepts.
   bool probe(const Envelope& wanted, MessageStatus* status) const;
+  /// MPI_Mprobe/MPI_Improbe: takes the first unexpected message `wanted` accepts
+  /// (the one probe() reports) out of the matching, so that no receive or probe can
+  /// match it any more, fills `status` as probe() does, and keeps it under a new id
+  /// (> kMessageNoProc) for start_matched_recv(). Nothing when no message matches.
+  std::optional<MessageId> take_matched(const Envelope& wanted, MessageStatus* status);
+  /// Whether `id` names a message take_matched() returned that no receive took yet.
+  bool is_matched(MessageId id) const { return matched_.count(id) != 0; }
+  /// MPI_Mrecv/MPI_Imrecv: starts `request` (buffer, count, type and bytes filled in)
+  /// on message `id` (is_matched(id)) as start_recv() does on an unexpected message:
+  /// eager data is placed now (or as it arrives), a rendezvous handshake starts now.
+  void start_matched_recv(Request& request, MessageId id);
   /// Removes a still-posted receive; false when it already matched.
   bool cancel(Request& request);
 
@@ -134,6 +150,10 @@ class Pt2ptEngine final : public PacketSink {
   std::unordered_map<int, Inbound> inbound_;
   std::unordered_map<std::uint32_t, Request*> tokens_;   // receiver side, write variants
   std::unordered_map<std::uint32_t, Request*> cookies_;  // RDMA this rank posted
+  /// Matched by a matched probe, waiting for their receive (empty, and allocating
+  /// nothing, in a program that does not use matched probes).
+  std::unordered_map<MessageId, UnexpectedQueue<std::shared_ptr<IncomingMessage>>::Message> matched_;
+  MessageId next_message_ = kMessageNoProc + 1;
   std::uint32_t next_token_ = 1;
   std::uint32_t next_cookie_ = 1;
   Pt2ptCounters counters_;

@@ -167,6 +167,27 @@ TEST(MpiMatchingTest, ProbeFindsWithoutRemoving) {
   EXPECT_EQ(unexpected.match(env(2, 9))->value, 91);
 }
 
+TEST(MpiMatchingTest, MatchedProbeTakesTheMessageOutOfTheQueue) {
+  // MPI_Mprobe is match() without a receive: the message taken is the one a receive
+  // would have got, and no later probe or match can see it.
+  UnexpectedQueue<int> unexpected;
+  unexpected.push(env(1, 4), 1);
+  unexpected.push(env(1, 4), 2);  // same envelope, sent second
+  unexpected.push(env(3, 4), 3);
+  auto taken = unexpected.match(env(kAnySource, kAnyTag));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->value, 1);
+  EXPECT_EQ(taken->envelope, env(1, 4));
+  // The next probe and receive of that envelope find the second message, not the first.
+  EXPECT_EQ(unexpected.probe(env(1, 4))->value, 2);
+  EXPECT_EQ(unexpected.probe(env(kAnySource, 4))->value, 2);
+  EXPECT_EQ(unexpected.size(), 2u);
+  EXPECT_EQ(unexpected.match(env(1, 4))->value, 2);
+  EXPECT_EQ(unexpected.probe(env(1, kAnyTag)), nullptr);
+  EXPECT_EQ(unexpected.match(env(kAnySource, 4))->value, 3);
+  EXPECT_TRUE(unexpected.empty());
+}
+
 // ------------------------------------------------------------------ both queues together
 
 // A tiny receiver as the protocol layer will write it: a receive first searches the
