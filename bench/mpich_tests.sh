@@ -16,7 +16,7 @@
 # and the helpers that would make one give MPI_COMM_NULL, which the tests skip.
 #
 #   bench/mpich_tests.sh [BUILD_DIR=build] [DIR ...]   (default DIRs: pt2pt coll
-#                                                       comm group datatype init errhan topo)
+#                                                       comm group datatype init errhan topo attr)
 # Environment: PLATFORM (default ideal), TIMEOUT per run in seconds (default 180),
 # ONLY=regex (test names to run), KEEP=1 (keep the work directory and print it).
 # Needs the network (deb.debian.org); ~10-20 minutes for the default directories.
@@ -24,7 +24,7 @@ set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 shift || true
 dirs=("$@")
-((${#dirs[@]})) || dirs=(pt2pt coll comm group datatype init errhan topo)
+((${#dirs[@]})) || dirs=(pt2pt coll comm group datatype init errhan topo attr)
 platform=${PLATFORM:-ideal}
 timeout_s=${TIMEOUT:-180}
 only=${ONLY:-.}
@@ -81,6 +81,8 @@ declare -A known=(
   [pt2pt/scancel]="cancels sends (as cancelrecv; MPICH xfails it too)"
   [pt2pt/pscancel]="cancels persistent sends (as cancelrecv; MPICH xfails it too)"
   [datatype/indexed_misc]="passes MPI_Type_create_struct a datatype handle it freed (types[0]), which MPICH happens to hand out again to the next type; twinfab never reuses a handle"
+  [attr/keyval_double_free]="frees one keyval three times (a delete callback and two copies of the handle); MPI invalidates the handle at the first free, MPICH accepts the others while an attribute still uses the key, twinfab reports MPI_ERR_KEYVAL"
+  [attr/keyval_double_free_comm]="as keyval_double_free, with the MPI-2 names"
   [topo/cartsuball]="expects MPI_Cart_sub with no remaining dimension to give MPI_COMM_NULL on all ranks but 0; MPI-3.1 7.5.7 gives every rank a zero-dimensional Cartesian communicator, and so does twinfab"
 )
 
