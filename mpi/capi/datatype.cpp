@@ -36,6 +36,13 @@ void require_data(const void* buffer, const char* where, const char* arg) {
   require_pointer(buffer, where, arg);
 }
 
+/// The same for the user's side of MPI_Pack/MPI_Unpack, which may be MPI_BOTTOM for
+/// a type built from absolute addresses (Datatype::may_be_absolute).
+void require_user_data(const void* buffer, const Datatype& type, const char* where, const char* arg) {
+  reject_in_place(buffer, where, arg);
+  if (!type.may_be_absolute()) require_pointer(buffer, where, arg);
+}
+
 /// MPI_ERR_ARG for a negative buffer size (outsize, insize).
 void require_size(int size, const char* where, const char* arg) {
   if (size < 0)
@@ -425,7 +432,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
       throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Pack(outsize={}, position={})", outsize, *position),
                   fmt::format("{} packed bytes do not fit in the output buffer", bytes));
     if (bytes == 0) return MPI_SUCCESS;
-    require_data(inbuf, "MPI_Pack", "inbuf");
+    require_user_data(inbuf, *t, "MPI_Pack", "inbuf");
     require_data(outbuf, "MPI_Pack", "outbuf");
     auto* out = static_cast<std::byte*>(outbuf) + *position;
     pack(inbuf, incount, *t, 0, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), "MPI_Pack");
@@ -448,7 +455,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
                               insize - *position));
     if (bytes == 0) return MPI_SUCCESS;
     require_data(inbuf, "MPI_Unpack", "inbuf");
-    require_data(outbuf, "MPI_Unpack", "outbuf");
+    require_user_data(outbuf, *t, "MPI_Unpack", "outbuf");
     const auto* in = static_cast<const std::byte*>(inbuf) + *position;
     unpack(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, 0, "MPI_Unpack");
     *position += static_cast<int>(bytes);

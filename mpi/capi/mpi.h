@@ -140,6 +140,10 @@ typedef long long MPI_Offset;
 /* ---- special values */
 #define MPI_PROC_NULL (-1)
 #define MPI_ANY_SOURCE (-2)
+/* The address 0, for buffers of types built from absolute addresses (MPI_Get_address
+   displacements): a null buffer with data is accepted for a derived type whose data
+   does not start at offset 0, refused (MPI_ERR_BUFFER) otherwise, as in MPICH. */
+#define MPI_BOTTOM ((void*)0)
 /* The root of an intercommunicator collective (MPICH's value). twinfab has only
    intracommunicators, where it is an invalid root (MPI_ERR_ROOT); defined so that
    programs with intercommunicator branches build. */

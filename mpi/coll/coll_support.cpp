@@ -17,7 +17,7 @@ void check_buffer(const void* buffer, std::int64_t count, const DatatypePtr& typ
   reject_in_place(buffer, where, buffer_name);
   check_buffer_type(count, type.get(), where);
   const std::int64_t bytes = packed_size(count * blocks, *type, where);
-  if (buffer == nullptr && bytes > 0)
+  if (buffer == nullptr && bytes > 0 && !type->may_be_absolute())
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}({})", where, buffer_name),
                 "null buffer with a non-empty message");
 }

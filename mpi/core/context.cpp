@@ -41,7 +41,7 @@ void Context::throw_bad_send(const char* where, const void* buffer, std::int64_t
   if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
                 fmt::format("invalid rank; communicator has {} ranks", comm.size()));
-  if (buffer == nullptr && count * type->size() > 0)
+  if (buffer == nullptr && count * type->size() > 0 && !type->may_be_absolute())
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
   reject_in_place(buffer, where, "buf");
   throw Error(ErrorClass::MPI_ERR_INTERN, where, "check_send refused arguments it then found valid");
@@ -123,7 +123,7 @@ std::uint64_t Context::check_recv_buffer(const char* where, void* buffer, std::i
                                          const DatatypePtr& type) {
   check_buffer_type(count, type.get(), where);
   const auto bytes = static_cast<std::uint64_t>(count * type->size());
-  if (buffer == nullptr && bytes > 0)
+  if (buffer == nullptr && bytes > 0 && !type->may_be_absolute())
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty receive");
   reject_in_place(buffer, where, "buf");
   return bytes;

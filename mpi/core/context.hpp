@@ -128,7 +128,7 @@ class Context {
     if (tag < 0 || tag > kTagUpperBound) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
     check_buffer_type(count, type.get(), where);
-    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0) ||
+    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0 && !type->may_be_absolute()) ||
         buffer == kInPlace) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
   }

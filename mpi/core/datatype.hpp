@@ -254,6 +254,12 @@ class Datatype {
   /// empty when the bytes end inside a basic element. 0 for a type of size 0.
   std::optional<std::int64_t> elements_in(std::int64_t bytes) const noexcept;
 
+  /// Whether a null buffer (MPI_BOTTOM) can hold data of this type: only a derived
+  /// type whose data does not start at offset 0 can have been built from absolute
+  /// addresses (MPI_Get_address). MPICH's rule (MPIR_ERRTEST_USERBUFFER): a null
+  /// buffer with data is an error for a predefined type or a true lower bound of 0.
+  bool may_be_absolute() const noexcept { return !is_predefined() && true_lb_ != 0; }
+
   bool committed() const noexcept { return committed_; }
   /// MPI_Type_commit. Cheap: the layout was computed at construction.
   void commit() noexcept { committed_ = true; }
