@@ -50,6 +50,13 @@ MPI_Comm with_copied_attributes(RankState& s, MPI_Comm comm, MPI_Comm dup, const
   return dup;
 }
 
+/// MPI_Comm_dup and MPI_Comm_dup_with_info: the collective dup (topology included),
+/// the error handler inherited (MPI-3 §8.3.1), then the attributes' copies.
+MPI_Comm duplicate(RankState& s, MPI_Comm comm, const Communicator& c, const char* where) {
+  const MPI_Comm dup = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
+  return with_copied_attributes(s, comm, dup, where);
+}
+
 }  // namespace
 
 extern "C" {
@@ -76,9 +83,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return entry("MPI_Comm_dup", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Comm_dup");
     require_pointer(newcomm, "MPI_Comm_dup", "newcomm");
-    // MPI-3 §8.3.1: the new communicator inherits the error handler.
-    const MPI_Comm dup = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
-    *newcomm = with_copied_attributes(s, comm, dup, "MPI_Comm_dup");
+    *newcomm = duplicate(s, comm, c, "MPI_Comm_dup");
     return MPI_SUCCESS;
   });
 }
@@ -88,10 +93,8 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     const Communicator& c = s.comm(comm, "MPI_Comm_dup_with_info");
     s.infos.check_hints(info, "MPI_Comm_dup_with_info");
     require_pointer(newcomm, "MPI_Comm_dup_with_info", "newcomm");
-    // As MPI_Comm_dup (error handler, topology and attributes too), but with these
-    // hints instead of comm's; none is used either way.
-    const MPI_Comm dup = s.add_comm(s.ctx().comm_dup(c), s.errhandler_of(comm));
-    *newcomm = with_copied_attributes(s, comm, dup, "MPI_Comm_dup_with_info");
+    // As MPI_Comm_dup, but with these hints instead of comm's; none is used either way.
+    *newcomm = duplicate(s, comm, c, "MPI_Comm_dup_with_info");
     return MPI_SUCCESS;
   });
 }

@@ -55,4 +55,17 @@ inline std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
   return v;
 }
 
+/// Runs `f`, which must throw mpi::Error of class `expected` with `fragment` in its
+/// message.
+template <class F>
+void expect_error(F&& f, mpi::ErrorClass expected, const std::string& fragment) {
+  try {
+    f();
+    ADD_FAILURE() << "expected " << mpi::to_string(expected);
+  } catch (const mpi::Error& e) {
+    EXPECT_EQ(e.error_class(), expected) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace twinfab::mpitest

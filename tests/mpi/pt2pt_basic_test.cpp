@@ -255,17 +255,6 @@ TEST(Pt2pt, ProcNullCompletesAtOnce) {
   });
 }
 
-template <class F>
-void expect_error(F&& f, ErrorClass expected, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << mpi::to_string(expected);
-  } catch (const mpi::Error& e) {
-    EXPECT_EQ(e.error_class(), expected) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
-
 TEST(Pt2pt, BadArgumentsAreClearErrors) {
   run_ranks("ideal", 2, {}, [](Context& c) {
     const auto& world = c.world();

@@ -21,17 +21,6 @@ using mpi::RequestId;
 // Tiny, short (several packets), rendezvous.
 const std::vector<std::size_t> kSizes{8, 20000, 1 << 20};
 
-template <class F>
-void expect_error(F&& f, ErrorClass expected, const std::string& fragment) {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << mpi::to_string(expected);
-  } catch (const mpi::Error& e) {
-    EXPECT_EQ(e.error_class(), expected) << e.what();
-    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
-  }
-}
-
 class MatchedProbe : public ::testing::TestWithParam<RendezvousVariant> {};
 
 // Two messages with the same envelope: the matched probe takes the first sent; a
