@@ -1,8 +1,15 @@
-// MPI C API: the blocking collectives (mpi/coll). MPI_IN_PLACE has mpi/coll's value
-// (kInPlace), so buffers pass through unchanged. A reduction's op goes through an
-// OpCall (rank_state.hpp), which binds a user-defined op to the call's datatype handle.
+// MPI C API: the collectives (mpi/coll), blocking and nonblocking. MPI_IN_PLACE has
+// mpi/coll's value (kInPlace), so buffers pass through unchanged. Each MPI_X and its
+// MPI_IX share one body: they resolve the same arguments, and the core runs the same
+// algorithm in Mode::Blocking or Mode::Nonblocking.
+//
+// A reduction's op goes through an OpCall (rank_state.hpp), which binds a
+// user-defined op to the call's datatype handle. The schedule of a nonblocking
+// reduction calls it after the MPI_I... call returned, so the OpCall lives on the heap
+// and its request entry keeps it (RankState::add_collective_request) until the request completes.
 #include <fmt/format.h>
 
+#include <memory>
 #include <vector>
 
 #include "mpi/capi/rank_state.hpp"
@@ -29,226 +36,411 @@ std::span<const int> per_rank(const int* array, const Communicator& comm, const 
   return {array, static_cast<std::size_t>(comm.size())};
 }
 
-}  // namespace
+/// What a collective body gets: the rank, the communicator, the mode, the function's
+/// name, and where to put what the request must keep alive.
+struct Call {
+  RankState& s;
+  const Communicator& comm;
+  Mode mode;
+  const char* where;
+  std::shared_ptr<const void> kept;
 
-extern "C" {
+  /// The call's reduction op (see the top of the file).
+  const ReductionOp& op(MPI_Op handle, MPI_Datatype datatype) {
+    auto call = std::make_shared<const OpCall>(s, handle, datatype, where);
+    const ReductionOp& reduction = call->op();
+    kept = std::move(call);
+    return reduction;
+  }
+};
 
-int MPI_Barrier(MPI_Comm comm) {
-  return entry("MPI_Barrier", comm, [&](RankState& s) {
-    barrier(s.ctx(), s.comm(comm, "MPI_Barrier"));
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return entry("MPI_Bcast", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Bcast");
-    bcast(s.ctx(), buffer, count, s.type(datatype, "MPI_Bcast"), root, c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-               MPI_Comm comm) {
-  return entry("MPI_Reduce", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Reduce");
-    const OpCall reduction(s, op, datatype, "MPI_Reduce");
-    reduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Reduce"), reduction.op(), root, c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return entry("MPI_Allreduce", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Allreduce");
-    const OpCall reduction(s, op, datatype, "MPI_Allreduce");
-    allreduce(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Allreduce"), reduction.op(), c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return entry("MPI_Gather", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Gather");
-    const bool at_root = c.rank() == root;
-    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, "MPI_Gather", "sendtype");
-    const DatatypePtr* rt = type_if(s, at_root, recvtype, "MPI_Gather", "recvtype");
-    gather(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, recvcount, or_byte(s, rt), root, c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return entry("MPI_Scatter", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Scatter");
-    const bool at_root = c.rank() == root;
-    const DatatypePtr* st = type_if(s, at_root, sendtype, "MPI_Scatter", "sendtype");
-    const DatatypePtr* rt = type_if(s, recvbuf != MPI_IN_PLACE, recvtype, "MPI_Scatter", "recvtype");
-    scatter(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, recvcount, or_byte(s, rt), root, c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  return entry("MPI_Allgather", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Allgather");
-    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, "MPI_Allgather", "sendtype");
-    allgather(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, recvcount,
-              s.type(recvtype, "MPI_Allgather", "recvtype"), c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                 MPI_Datatype recvtype, MPI_Comm comm) {
-  return entry("MPI_Alltoall", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Alltoall");
-    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, "MPI_Alltoall", "sendtype");
-    alltoall(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, recvcount,
-             s.type(recvtype, "MPI_Alltoall", "recvtype"), c);
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* where = "MPI_Gatherv";
+/// The entry point of a collective: MPI_X (request null) or MPI_IX. `body(call)`
+/// starts the collective in call.mode and returns its request.
+template <class Body>
+int collective(const char* blocking, const char* nonblocking, MPI_Comm comm, MPI_Request* request, Body&& body) {
+  const Mode mode = nonblocking != nullptr ? Mode::Nonblocking : Mode::Blocking;
+  const char* where = mode == Mode::Nonblocking ? nonblocking : blocking;
   return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const bool at_root = c.rank() == root;
-    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, where, "sendtype");
-    const DatatypePtr* rt = type_if(s, at_root, recvtype, where, "recvtype");
+    if (mode == Mode::Nonblocking) require_pointer(request, where, "request");
+    Call call{s, s.comm(comm, where), mode, where, nullptr};
+    const RequestId id = body(call);
+    if (mode == Mode::Nonblocking) *request = s.add_collective_request(id, comm, where, std::move(call.kept));
+    return MPI_SUCCESS;
+  });
+}
+
+int barrier(MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Barrier", nonblocking, comm, request,
+                    [&](Call& c) { return twinfab::mpi::barrier(c.s.ctx(), c.comm, c.mode); });
+}
+
+int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
+          const char* nonblocking = nullptr) {
+  return collective("MPI_Bcast", nonblocking, comm, request, [&](Call& c) {
+    return twinfab::mpi::bcast(c.s.ctx(), buffer, count, c.s.type(datatype, c.where), root, c.comm, c.mode);
+  });
+}
+
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+           MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Reduce", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::reduce(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, root,
+                                c.comm, c.mode);
+  });
+}
+
+int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Allreduce", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::allreduce(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction,
+                                   c.comm, c.mode);
+  });
+}
+
+int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Gather", nonblocking, comm, request, [&](Call& c) {
+    const bool at_root = c.comm.rank() == root;
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
+    return twinfab::mpi::gather(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
+                                or_byte(c.s, rt), root, c.comm, c.mode);
+  });
+}
+
+int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Scatter", nonblocking, comm, request, [&](Call& c) {
+    const bool at_root = c.comm.rank() == root;
+    const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
+    const DatatypePtr* rt = type_if(c.s, recvbuf != MPI_IN_PLACE, recvtype, c.where, "recvtype");
+    return twinfab::mpi::scatter(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
+                                 or_byte(c.s, rt), root, c.comm, c.mode);
+  });
+}
+
+int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Allgather", nonblocking, comm, request, [&](Call& c) {
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    return twinfab::mpi::allgather(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
+                                   c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
+  });
+}
+
+int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Alltoall", nonblocking, comm, request, [&](Call& c) {
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    return twinfab::mpi::alltoall(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
+                                  c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
+  });
+}
+
+int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+            const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+            const char* nonblocking = nullptr) {
+  return collective("MPI_Gatherv", nonblocking, comm, request, [&](Call& c) {
+    const bool at_root = c.comm.rank() == root;
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
     std::span<const int> counts, offsets;
-    if (at_root && root >= 0 && root < c.size()) {
-      counts = per_rank(recvcounts, c, where, "recvcounts");
-      offsets = per_rank(displs, c, where, "displs");
+    if (at_root && root >= 0 && root < c.comm.size()) {
+      counts = per_rank(recvcounts, c.comm, c.where, "recvcounts");
+      offsets = per_rank(displs, c.comm, c.where, "displs");
     }
-    gatherv(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, counts, offsets, or_byte(s, rt), root, c);
-    return MPI_SUCCESS;
+    return twinfab::mpi::gatherv(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, counts, offsets,
+                                 or_byte(c.s, rt), root, c.comm, c.mode);
   });
 }
 
-int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  const char* where = "MPI_Scatterv";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const bool at_root = c.rank() == root;
-    const DatatypePtr* st = type_if(s, at_root, sendtype, where, "sendtype");
-    const DatatypePtr* rt = type_if(s, recvbuf != MPI_IN_PLACE, recvtype, where, "recvtype");
+int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+             const char* nonblocking = nullptr) {
+  return collective("MPI_Scatterv", nonblocking, comm, request, [&](Call& c) {
+    const bool at_root = c.comm.rank() == root;
+    const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
+    const DatatypePtr* rt = type_if(c.s, recvbuf != MPI_IN_PLACE, recvtype, c.where, "recvtype");
     std::span<const int> counts, offsets;
     if (at_root) {
-      counts = per_rank(sendcounts, c, where, "sendcounts");
-      offsets = per_rank(displs, c, where, "displs");
+      counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
+      offsets = per_rank(displs, c.comm, c.where, "displs");
     }
-    scatterv(s.ctx(), sendbuf, counts, offsets, or_byte(s, st), recvbuf, recvcount, or_byte(s, rt), root, c);
-    return MPI_SUCCESS;
+    return twinfab::mpi::scatterv(c.s.ctx(), sendbuf, counts, offsets, or_byte(c.s, st), recvbuf, recvcount,
+                                  or_byte(c.s, rt), root, c.comm, c.mode);
   });
 }
 
-int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* where = "MPI_Allgatherv";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const DatatypePtr* st = type_if(s, sendbuf != MPI_IN_PLACE, sendtype, where, "sendtype");
-    allgatherv(s.ctx(), sendbuf, sendcount, or_byte(s, st), recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
-               per_rank(displs, c, where, "displs"), s.type(recvtype, where, "recvtype"), c);
-    return MPI_SUCCESS;
+int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+               const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+               const char* nonblocking = nullptr) {
+  return collective("MPI_Allgatherv", nonblocking, comm, request, [&](Call& c) {
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    return twinfab::mpi::allgatherv(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf,
+                                    per_rank(recvcounts, c.comm, c.where, "recvcounts"),
+                                    per_rank(displs, c.comm, c.where, "displs"),
+                                    c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
   });
 }
 
-int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  const char* where = "MPI_Alltoallv";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
+int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+              const char* nonblocking = nullptr) {
+  return collective("MPI_Alltoallv", nonblocking, comm, request, [&](Call& c) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    const DatatypePtr* st = type_if(s, !in_place, sendtype, where, "sendtype");
+    const DatatypePtr* st = type_if(c.s, !in_place, sendtype, c.where, "sendtype");
     std::span<const int> counts, offsets;
     if (!in_place) {
-      counts = per_rank(sendcounts, c, where, "sendcounts");
-      offsets = per_rank(sdispls, c, where, "sdispls");
+      counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
+      offsets = per_rank(sdispls, c.comm, c.where, "sdispls");
     }
-    alltoallv(s.ctx(), sendbuf, counts, offsets, or_byte(s, st), recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
-              per_rank(rdispls, c, where, "rdispls"), s.type(recvtype, where, "recvtype"), c);
-    return MPI_SUCCESS;
+    return twinfab::mpi::alltoallv(c.s.ctx(), sendbuf, counts, offsets, or_byte(c.s, st), recvbuf,
+                                   per_rank(recvcounts, c.comm, c.where, "recvcounts"),
+                                   per_rank(rdispls, c.comm, c.where, "rdispls"),
+                                   c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
   });
 }
 
-int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                  MPI_Comm comm) {
-  const char* where = "MPI_Alltoallw";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const auto n = static_cast<std::size_t>(c.size());
+int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+              void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+              MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Alltoallw", nonblocking, comm, request, [&](Call& c) {
+    const auto n = static_cast<std::size_t>(c.comm.size());
     // One datatype per rank, each resolved (MPI_ERR_TYPE naming its index).
     const auto resolve = [&](const MPI_Datatype* handles, const char* arg) {
-      require_pointer(handles, where, arg);
+      require_pointer(handles, c.where, arg);
       std::vector<DatatypePtr> types;
       types.reserve(n);
       for (std::size_t i = 0; i < n; ++i)
-        types.push_back(s.type(handles[i], where, fmt::format("{}[{}]", arg, i).c_str()));
+        types.push_back(c.s.type(handles[i], c.where, fmt::format("{}[{}]", arg, i).c_str()));
       return types;
     };
     const bool in_place = sendbuf == MPI_IN_PLACE;
     std::span<const int> counts, offsets;
     std::vector<DatatypePtr> send_types;
     if (!in_place) {
-      counts = per_rank(sendcounts, c, where, "sendcounts");
-      offsets = per_rank(sdispls, c, where, "sdispls");
+      counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
+      offsets = per_rank(sdispls, c.comm, c.where, "sdispls");
       send_types = resolve(sendtypes, "sendtypes");
     }
     const std::vector<DatatypePtr> recv_types = resolve(recvtypes, "recvtypes");
-    alltoallw(s.ctx(), sendbuf, counts, offsets, send_types, recvbuf, per_rank(recvcounts, c, where, "recvcounts"),
-              per_rank(rdispls, c, where, "rdispls"), recv_types, c);
-    return MPI_SUCCESS;
+    return twinfab::mpi::alltoallw(c.s.ctx(), sendbuf, counts, offsets, send_types, recvbuf,
+                                   per_rank(recvcounts, c.comm, c.where, "recvcounts"),
+                                   per_rank(rdispls, c.comm, c.where, "rdispls"), recv_types, c.comm, c.mode);
   });
+}
+
+int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Reduce_scatter", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::reduce_scatter(c.s.ctx(), sendbuf, recvbuf, per_rank(recvcounts, c.comm, c.where, "recvcounts"),
+                                        c.s.type(datatype, c.where), reduction, c.comm, c.mode, c.where);
+  });
+}
+
+int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Reduce_scatter_block", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::reduce_scatter_block(c.s.ctx(), sendbuf, recvbuf, recvcount, c.s.type(datatype, c.where),
+                                              reduction, c.comm, c.mode);
+  });
+}
+
+int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+         MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Scan", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::scan(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm,
+                              c.mode);
+  });
+}
+
+int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+           MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Exscan", nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return twinfab::mpi::exscan(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm,
+                                c.mode);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ---- blocking
+
+int MPI_Barrier(MPI_Comm comm) { return barrier(comm, nullptr); }
+
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast(buffer, count, datatype, root, comm, nullptr);
+}
+
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr);
+}
+
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+}
+
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+}
+
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, nullptr);
+}
+
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr);
+}
+
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+}
+
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, nullptr);
+}
+
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                  void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                  MPI_Comm comm) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nullptr);
 }
 
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm) {
-  const char* where = "MPI_Reduce_scatter";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const OpCall reduction(s, op, datatype, where);
-    reduce_scatter(s.ctx(), sendbuf, recvbuf, per_rank(recvcounts, c, where, "recvcounts"), s.type(datatype, where),
-                   reduction.op(), c);
-    return MPI_SUCCESS;
-  });
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr);
 }
 
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                              MPI_Comm comm) {
-  const char* where = "MPI_Reduce_scatter_block";
-  return entry(where, comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, where);
-    const OpCall reduction(s, op, datatype, where);
-    reduce_scatter_block(s.ctx(), sendbuf, recvbuf, recvcount, s.type(datatype, where), reduction.op(), c);
-    return MPI_SUCCESS;
-  });
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr);
 }
 
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return entry("MPI_Scan", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Scan");
-    const OpCall reduction(s, op, datatype, "MPI_Scan");
-    scan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Scan"), reduction.op(), c);
-    return MPI_SUCCESS;
-  });
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, nullptr);
 }
 
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return entry("MPI_Exscan", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Exscan");
-    const OpCall reduction(s, op, datatype, "MPI_Exscan");
-    exscan(s.ctx(), sendbuf, recvbuf, count, s.type(datatype, "MPI_Exscan"), reduction.op(), c);
-    return MPI_SUCCESS;
-  });
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, nullptr);
+}
+
+// ---- nonblocking (MPI-3.1 §5.12)
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) { return barrier(comm, request, "MPI_Ibarrier"); }
+
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return bcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast");
+}
+
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, "MPI_Ireduce");
+}
+
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Request* request) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iallreduce");
+}
+
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Igather");
+}
+
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Iscatter");
+}
+
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Iallgather");
+}
+
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ialltoall");
+}
+
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                 const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request,
+                 "MPI_Igatherv");
+}
+
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                  "MPI_Iscatterv");
+}
+
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                    "MPI_Iallgatherv");
+}
+
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request* request) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
+                   "MPI_Ialltoallv");
+}
+
+int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                   void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm, MPI_Request* request) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
+                   "MPI_Ialltoallw");
+}
+
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, "MPI_Ireduce_scatter");
+}
+
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, "MPI_Ireduce_scatter_block");
+}
+
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iscan");
+}
+
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request) {
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iexscan");
 }
 
 }  // extern "C"

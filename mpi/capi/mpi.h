@@ -645,6 +645,51 @@ TWINFAB_MPI_API int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_
 TWINFAB_MPI_API int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm);
 
+/* ---- nonblocking collectives (MPI-3.1 §5.12): the algorithms of the blocking ones,
+ * advanced by every MPI call the rank makes (any wait, test or probe) until the
+ * request completes through MPI_Wait/MPI_Test and their variants. Any number may be
+ * in flight on a communicator, started in the same order on every rank. Their
+ * requests cannot be cancelled or freed (MPI_ERR_REQUEST), as MPI specifies. */
+TWINFAB_MPI_API int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Request* request);
+
 #ifdef __cplusplus
 }
 #endif

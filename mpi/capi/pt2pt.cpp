@@ -21,8 +21,17 @@ constexpr double kIdlePollSeconds = 100e-9;
 void idle_poll(Context& ctx) { ctx.progress_or_wait(ctx.runtime().now() + kIdlePollSeconds); }
 
 /// The error a completed receive reports in its status (truncation), as an exception.
-void check_completion(const MessageStatus& st, const char* where) {
+/// A nonblocking collective's status (`collective`) names the rank whose message or
+/// block failed.
+void check_completion(const MessageStatus& st, const char* where, bool collective = false) {
   if (st.error == ErrorClass::MPI_SUCCESS) return;
+  if (collective)
+    throw Error(st.error, where,
+                st.error == ErrorClass::MPI_ERR_TRUNCATE
+                    ? fmt::format("the data of rank {} does not fit its receive; the ranks' counts or types do not "
+                                  "match",
+                                  st.source)
+                    : fmt::format("{} (rank {})", error_string(st.error), st.source));
   throw Error(st.error, where,
               st.error == ErrorClass::MPI_ERR_TRUNCATE
                   ? fmt::format("message from rank {} (tag {}) is longer than the receive buffer; {} bytes kept",
@@ -59,12 +68,14 @@ int send(const char* where, const void* buf, int count, MPI_Datatype datatype, i
 /// After the request behind handle `h` completed: releases the handle, stores the
 /// status, and throws for a failed receive (truncation).
 void finish(RankState& s, MPI_Request& h, const MessageStatus& st, MPI_Status* status, const char* where) {
-  const char* what = s.request(h, where)->what;
+  const RequestEntry& e = *s.request(h, where);
+  const char* what = e.what;
+  const bool collective = e.collective;
   s.release_request(h);
   store_status(st, status);
   // Formatted only for a failed receive: this is on every message.
   if (st.error != ErrorClass::MPI_SUCCESS)
-    check_completion(st, fmt::format("{} ({} request)", where, what).c_str());
+    check_completion(st, fmt::format("{} ({} request)", where, what).c_str(), collective);
 }
 
 /// The communicator whose error handler reports errors of a request-array call: the
@@ -271,7 +282,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     if (*flag) {
       store_status(st, status);
       if (st.error != ErrorClass::MPI_SUCCESS)
-        check_completion(st, fmt::format("MPI_Request_get_status ({} request)", e->what).c_str());
+        check_completion(st, fmt::format("MPI_Request_get_status ({} request)", e->what).c_str(), e->collective);
     }
     return MPI_SUCCESS;
   });
@@ -534,7 +545,12 @@ int MPI_Request_free(MPI_Request* request) {
     require_pointer(request, "MPI_Request_free", "request");
     if (*request == MPI_REQUEST_NULL)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)", "request is MPI_REQUEST_NULL");
-    s.request(*request, "MPI_Request_free");  // checks the handle (an inactive persistent one is fine)
+    const RequestEntry* e = s.request(*request, "MPI_Request_free");  // an inactive persistent one is fine
+    if (e != nullptr && e->collective)
+      throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)",
+                  fmt::format("a nonblocking collective's request ({}) cannot be freed; complete it with MPI_Wait or "
+                              "MPI_Test (MPI-3.1 section 5.12)",
+                              e->what));
     s.detach_request(*request);  // an active one completes on its own
     s.reap_detached(false);
     return MPI_SUCCESS;
@@ -548,6 +564,10 @@ int MPI_Cancel(MPI_Request* request) {
     if (e == nullptr)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
                   "request is MPI_REQUEST_NULL or an inactive persistent request");
+    if (e->collective)
+      throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
+                  fmt::format("a nonblocking collective's request ({}) cannot be cancelled (MPI-3.1 section 5.12)",
+                              e->what));
     s.ctx().cancel(e->id);  // a send or a matched receive completes normally
     return MPI_SUCCESS;
   });

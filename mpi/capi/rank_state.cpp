@@ -283,8 +283,17 @@ MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what
     index = static_cast<std::uint32_t>(requests_.size());
     requests_.emplace_back();
   }
-  requests_[index] = RequestEntry{id, comm, what, nullptr};
+  requests_[index] = RequestEntry{id, comm, what, nullptr, false, nullptr};
   return static_cast<MPI_Request>(kRequestBase + index);
+}
+
+MPI_Request RankState::add_collective_request(RequestId id, MPI_Comm comm, const char* what,
+                                              std::shared_ptr<const void> kept) {
+  const MPI_Request handle = add_request(id, comm, what);
+  RequestEntry& e = requests_[request_index(handle)];
+  e.collective = true;
+  e.kept = std::move(kept);
+  return handle;
 }
 
 MPI_Request RankState::add_persistent(PersistentOp op, const char* what) {

@@ -80,6 +80,12 @@ struct RequestEntry {
   MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
   const char* what = "";          ///< "MPI_Irecv", ...: for error messages
   std::unique_ptr<PersistentOp> persistent;  ///< set for the requests of MPI_*_init
+  /// A nonblocking collective's request (MPI_Ibarrier, ...): MPI_Request_free and
+  /// MPI_Cancel refuse it, and its errors name the rank whose data failed.
+  bool collective = false;
+  /// What a nonblocking collective's schedule uses after its call returned (the
+  /// binding of a user-defined op): released with the request.
+  std::shared_ptr<const void> kept;
 };
 
 /// A message matched by MPI_Mprobe / MPI_Improbe, until MPI_Mrecv / MPI_Imrecv.
@@ -192,6 +198,8 @@ class RankState {
   /// After the request behind `handle` completed: frees it and sets the handle to
   /// MPI_REQUEST_NULL, or, for a persistent request, makes it inactive (the handle stays).
   void release_request(MPI_Request& handle);
+  /// A nonblocking collective's request, keeping `kept` alive until it completes.
+  MPI_Request add_collective_request(RequestId id, MPI_Comm comm, const char* what, std::shared_ptr<const void> kept);
   /// A persistent request, inactive until MPI_Start.
   MPI_Request add_persistent(PersistentOp op, const char* what);
   /// The persistent request behind `handle` (MPI_ERR_REQUEST if it is not one).

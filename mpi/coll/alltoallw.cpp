@@ -2,9 +2,10 @@
 // receives from rank - i), with a datatype per peer and displacements in bytes.
 #include <fmt/format.h>
 
+#include <utility>
 #include <vector>
 
-#include "mpi/coll/coll_support.hpp"
+#include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi {
 
@@ -32,10 +33,11 @@ void check_blocks(const void* buffer, std::span<const int> counts, std::span<con
 
 }  // namespace
 
-void alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-               std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const int> recvcounts,
-               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm) {
-  const char* where = "MPI_Alltoallw";
+RequestId alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
+                    std::span<const int> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                    std::span<const int> recvcounts, std::span<const int> rdispls,
+                    std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Alltoallw", "MPI_Ialltoallw");
   context.check_comm(comm, where);
   const int n = comm.size();
   const int rank = comm.rank();
@@ -44,38 +46,40 @@ void alltoallw(Context& context, const void* sendbuf, std::span<const int> sendc
     check_blocks(sendbuf, sendcounts, sdispls, sendtypes, n, where, "sendcounts", "sendbuf");
     coll::check_distinct(sendbuf, recvbuf, where);
   }
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Alltoallw, where, mode);
+  const DatatypePtr& byte = context.datatype(BasicKind::Byte);
   // In place: the outgoing blocks are recvbuf's, which the exchange overwrites, so
-  // each is first packed into a buffer of its own and sent from there as bytes (the
+  // each is first packed into scratch of its own and sent from there as bytes (the
   // receiver's type decides the layout; messages match by bytes).
-  std::vector<std::vector<std::byte>> packed;
+  std::vector<std::pair<const void*, std::int64_t>> packed;  // per peer: scratch, bytes
   if (sendbuf == kInPlace) {
     packed.resize(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
       const auto k = static_cast<std::size_t>(i);
       if (i == rank) continue;  // its own block stays where it is
-      packed[k].resize(static_cast<std::size_t>(packed_size(recvcounts[k], *recvtypes[k], where)));
-      pack(at_bytes(recvbuf, rdispls[k]), recvcounts[k], *recvtypes[k], 0, packed[k], where);
+      const std::int64_t bytes = packed_size(recvcounts[k], *recvtypes[k], where);
+      void* copy = schedule->scratch(bytes, *byte);
+      schedule->copy(at_bytes(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k], copy, bytes, byte);
+      packed[k] = {copy, bytes};
     }
   } else {
     const auto me = static_cast<std::size_t>(rank);
-    coll::local_copy(at_bytes(sendbuf, sdispls[me]), sendcounts[me], *sendtypes[me], at_bytes(recvbuf, rdispls[me]),
-                     recvcounts[me], *recvtypes[me], where);
+    schedule->copy(at_bytes(sendbuf, sdispls[me]), sendcounts[me], sendtypes[me], at_bytes(recvbuf, rdispls[me]),
+                   recvcounts[me], recvtypes[me]);
   }
-  const DatatypePtr& byte = context.datatype(BasicKind::Byte);
   for (int step = 1; step < n; ++step) {
     const auto dest = static_cast<std::size_t>((rank + step) % n);
     const auto source = static_cast<std::size_t>((rank - step + n) % n);
-    void* into = at_bytes(recvbuf, rdispls[source]);
-    const int tag = coll::tag(coll::Kind::Alltoallw, step);
+    schedule->recv(at_bytes(recvbuf, rdispls[source]), recvcounts[source], recvtypes[source],
+                   static_cast<int>(source), step);
     if (sendbuf == kInPlace)
-      coll::sendrecv(context, packed[dest].data(), static_cast<std::int64_t>(packed[dest].size()), byte,
-                     static_cast<int>(dest), into, recvcounts[source], recvtypes[source], static_cast<int>(source), tag,
-                     comm, where);
+      schedule->send(packed[dest].first, packed[dest].second, byte, static_cast<int>(dest), step);
     else
-      coll::sendrecv(context, at_bytes(sendbuf, sdispls[dest]), sendcounts[dest], sendtypes[dest],
-                     static_cast<int>(dest), into, recvcounts[source], recvtypes[source], static_cast<int>(source), tag,
-                     comm, where);
+      schedule->send(at_bytes(sendbuf, sdispls[dest]), sendcounts[dest], sendtypes[dest], static_cast<int>(dest),
+                     step);
+    schedule->next_round();
   }
+  return coll::execute(context, std::move(schedule));
 }
 
 }  // namespace twinfab::mpi

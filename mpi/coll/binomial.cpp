@@ -9,59 +9,45 @@
 // such as scatter + allgather are left for later).
 #include <fmt/format.h>
 
-#include <vector>
-
-#include "mpi/coll/coll_support.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
-void bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
-           const Communicator& comm) {
-  const char* where = "MPI_Bcast";
+RequestId bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
+                const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Bcast", "MPI_Ibcast");
   context.check_comm(comm, where);
   coll::check_root(root, comm, where);
   coll::check_buffer(buffer, count, type, where, "buffer");
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Bcast, where, mode);
   const int n = comm.size();
-  if (n == 1 || count == 0 || type->size() == 0) return;
+  if (n == 1 || count == 0 || type->size() == 0) return coll::execute(context, std::move(schedule));
   const int relative = (comm.rank() - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if (relative & mask) {
-      const int parent = (relative - mask + root) % n;
-      RequestId request = context.coll_irecv(buffer, count, type, parent, coll::tag(coll::Kind::Bcast), comm, where);
-      coll::wait_all(context, {&request, 1}, where);
+      schedule->recv(buffer, count, type, (relative - mask + root) % n);
+      schedule->next_round();
       break;
     }
     mask <<= 1;
   }
   // Children: relative + m for every power of two m below the bit we received on,
   // sent all at once so they proceed in parallel.
-  std::vector<RequestId> sends;
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask < n) {
-      const int child = (relative + mask + root) % n;
-      sends.push_back(context.coll_isend(buffer, count, type, child, coll::tag(coll::Kind::Bcast), comm, where));
-    }
+    if (relative + mask < n) schedule->send(buffer, count, type, (relative + mask + root) % n);
   }
-  coll::wait_all(context, sends, where);
+  return coll::execute(context, std::move(schedule));
 }
 
-void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            const ReductionOp& op, int root, const Communicator& comm) {
-  const char* where = "MPI_Reduce";
-  context.check_comm(comm, where);
-  coll::check_root(root, comm, where);
-  const bool is_root = comm.rank() == root;
-  if (sendbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a reduce");
-  const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  if (is_root) coll::check_buffer(recvbuf, count, type, where, "recvbuf");
-  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, count, type, where, "sendbuf");
-  coll::check_reduction(op, type, where);
-  if (is_root && sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+namespace coll {
+
+void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std::int64_t count,
+                const DatatypePtr& type, const ReductionOp& op, int root) {
   if (count == 0 || type->size() == 0) return;
+  const Communicator& comm = schedule.comm();
   const int n = comm.size();
+  const bool is_root = comm.rank() == root;
   // Relative to the tree's root, the subtree of relative rank r at level 2^k holds
   // relative ranks [r, r + 2^k). Rooted anywhere but rank 0 those wrap around the end
   // of the communicator, out of rank order: a non-commutative op is reduced on a tree
@@ -71,48 +57,63 @@ void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t c
   const int tree_root = ordered ? 0 : root;
   const int relative = (comm.rank() - tree_root + n) % n;
 
-  // The running result: the root accumulates straight into recvbuf; everyone else
-  // in scratch (their recvbuf is not significant and may be null).
-  coll::TempBuffer scratch_result(is_root ? 0 : count, *type);
-  void* result = is_root ? recvbuf : scratch_result.data();
-  if (input != result) coll::local_copy(input, count, *type, result, count, *type, where);
+  // The running result: the root accumulates straight into its result buffer;
+  // everyone else in scratch (their recvbuf is not significant and may be null).
+  void* result = is_root ? result_at_root : schedule.scratch(count, *type);
+  if (input != result) schedule.copy(input, count, type, result, count, type);
 
-  coll::TempBuffer incoming(n > 1 ? count : 0, *type);
+  void* incoming = n > 1 ? schedule.scratch(count, *type) : nullptr;
   for (int mask = 1; mask < n; mask <<= 1) {
     if ((relative & mask) == 0) {
       const int child_relative = relative | mask;
       if (child_relative >= n) continue;
-      RequestId request = context.coll_irecv(incoming.data(), count, type, (child_relative + tree_root) % n,
-                                             coll::tag(coll::Kind::Reduce), comm, where);
-      coll::wait_all(context, {&request, 1}, where);
+      schedule.recv(incoming, count, type, (child_relative + tree_root) % n, 0);
+      schedule.next_round();
       // Children come in increasing rank order (relative to the tree's root): the
       // same combination order on every run, so floating-point results are
       // reproducible.
       if (!ordered) {
-        reduce_local(op, incoming.data(), result, count, *type, where);
+        schedule.reduce(op, incoming, result, count, type);
       } else {
         // The child's ranks follow this rank's: result = result op incoming, reduced
         // into the incoming buffer and copied back.
-        reduce_local(op, result, incoming.data(), count, *type, where);
-        coll::local_copy(incoming.data(), count, *type, result, count, *type, where);
+        schedule.reduce(op, result, incoming, count, type);
+        schedule.copy(incoming, count, type, result, count, type);
       }
     } else {
-      const int parent = ((relative & ~mask) + tree_root) % n;
-      RequestId request = context.coll_isend(result, count, type, parent, coll::tag(coll::Kind::Reduce), comm, where);
-      coll::wait_all(context, {&request, 1}, where);
+      schedule.send(result, count, type, ((relative & ~mask) + tree_root) % n, 0);
+      schedule.next_round();
       break;
     }
   }
   if (tree_root != root) {
-    // Step 1 of the Reduce tag: the tree's messages are step 0.
-    const int result_tag = coll::tag(coll::Kind::Reduce, 1);
-    RequestId request = kRequestNull;
+    // Step 1: the tree's messages are step 0.
     if (comm.rank() == tree_root)
-      request = context.coll_isend(result, count, type, root, result_tag, comm, where);
+      schedule.send(result, count, type, root, 1);
     else if (is_root)
-      request = context.coll_irecv(recvbuf, count, type, tree_root, result_tag, comm, where);
-    if (request != kRequestNull) coll::wait_all(context, {&request, 1}, where);
+      schedule.recv(result_at_root, count, type, tree_root, 1);
+    schedule.next_round();
   }
+}
+
+}  // namespace coll
+
+RequestId reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                 const ReductionOp& op, int root, const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Reduce", "MPI_Ireduce");
+  context.check_comm(comm, where);
+  coll::check_root(root, comm, where);
+  const bool is_root = comm.rank() == root;
+  if (sendbuf == kInPlace && !is_root)
+    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
+                "MPI_IN_PLACE is only valid at the root of a reduce");
+  if (is_root) coll::check_buffer(recvbuf, count, type, where, "recvbuf");
+  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, count, type, where, "sendbuf");
+  coll::check_reduction(op, type, where);
+  if (is_root && sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Reduce, where, mode);
+  coll::add_reduce(*schedule, sendbuf == kInPlace ? recvbuf : sendbuf, recvbuf, count, type, op, root);
+  return coll::execute(context, std::move(schedule));
 }
 
 }  // namespace twinfab::mpi

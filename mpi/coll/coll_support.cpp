@@ -124,32 +124,8 @@ void check_received(const MessageStatus& status, const char* where) {
     throw Error(status.error, where, fmt::format("a message from rank {} failed", status.source));
 }
 
-void sendrecv(Context& context, const void* send, std::int64_t send_count, const DatatypePtr& send_type, int dest,
-              void* recv, std::int64_t recv_count, const DatatypePtr& recv_type, int source, int step_tag,
-              const Communicator& comm, const char* where) {
-  RequestId requests[2] = {
-      context.coll_irecv(recv, recv_count, recv_type, source, step_tag, comm, where),
-      context.coll_isend(send, send_count, send_type, dest, step_tag, comm, where),
-  };
-  wait_all(context, requests, where);
-}
-
-void wait_all(Context& context, std::span<RequestId> requests, const char* where) {
-  // Wait for every request before reporting, so no request outlives the call.
-  ErrorClass first_error = ErrorClass::MPI_SUCCESS;
-  MessageStatus failed;
-  for (RequestId& request : requests) {
-    MessageStatus status = context.wait(request);
-    if (status.error != ErrorClass::MPI_SUCCESS && first_error == ErrorClass::MPI_SUCCESS) {
-      first_error = status.error;
-      failed = status;
-    }
-  }
-  if (first_error != ErrorClass::MPI_SUCCESS) check_received(failed, where);
-}
-
-bool gather_contribute(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                       int root, const Communicator& comm, Kind kind, const char* where) {
+bool check_gather_contribution(Context& context, const void* sendbuf, std::int64_t sendcount,
+                               const DatatypePtr& sendtype, int root, const Communicator& comm, const char* where) {
   context.check_comm(comm, where);
   check_root(root, comm, where);
   const bool is_root = comm.rank() == root;
@@ -157,14 +133,11 @@ bool gather_contribute(Context& context, const void* sendbuf, std::int64_t sendc
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
                 "MPI_IN_PLACE is only valid at the root of a gather");
   if (sendbuf != kInPlace) check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
-  if (is_root) return false;
-  RequestId request = context.coll_isend(sendbuf, sendcount, sendtype, root, tag(kind), comm, where);
-  wait_all(context, {&request, 1}, where);
-  return true;
+  return is_root;
 }
 
-bool scatter_receive(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-                     const Communicator& comm, Kind kind, const char* where) {
+bool check_scatter_destination(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
+                               int root, const Communicator& comm, const char* where) {
   context.check_comm(comm, where);
   check_root(root, comm, where);
   const bool is_root = comm.rank() == root;
@@ -172,10 +145,7 @@ bool scatter_receive(Context& context, void* recvbuf, std::int64_t recvcount, co
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(recvbuf)", where),
                 "MPI_IN_PLACE is only valid at the root of a scatter");
   if (recvbuf != kInPlace) check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf");
-  if (is_root) return false;
-  RequestId request = context.coll_irecv(recvbuf, recvcount, recvtype, root, tag(kind), comm, where);
-  wait_all(context, {&request, 1}, where);
-  return true;
+  return is_root;
 }
 
 }  // namespace twinfab::mpi::coll

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -20,7 +19,7 @@ namespace twinfab::mpi::coll {
 /// late message of one collective from matching a receive of a different kind.
 enum class Kind : int {
   Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
-  Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw
+  Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw, ReduceScatter
 };
 constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
 
@@ -83,12 +82,6 @@ void local_copy(const void* in, std::int64_t in_count, const Datatype& in_type, 
 /// counts or types disagree).
 void check_received(const MessageStatus& status, const char* where);
 
-/// One exchange step: sends to `dest` and receives from `source` at once (both may be
-/// the same rank), tag `step_tag`, then waits for both.
-void sendrecv(Context& context, const void* send, std::int64_t send_count, const DatatypePtr& send_type, int dest,
-              void* recv, std::int64_t recv_count, const DatatypePtr& recv_type, int source, int step_tag,
-              const Communicator& comm, const char* where);
-
 /// Per-rank (counts, displacements) arrays of a v-collective: one entry per rank of
 /// the communicator, counts non-negative (MPI_ERR_COUNT naming `counts_name`).
 void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
@@ -101,40 +94,23 @@ inline const std::byte* at(const void* buffer, int displ, const Datatype& type) 
   return static_cast<const std::byte*>(buffer) + static_cast<std::int64_t>(displ) * type.extent();
 }
 
-/// Waits for all `requests`, checking every receive for truncation.
-void wait_all(Context& context, std::span<RequestId> requests, const char* where);
-
-/// The root's end of a rooted gather or scatter once its transfers are posted: copies
-/// its own block (`copy_own_block`), then waits for every request. An error of the
-/// copy (the root's own block truncated) is thrown only after the wait, so no
-/// transfer outlives the call (a receive would write into the user's buffer after it
-/// returned) and no rank's message is left to match a later collective.
-template <class CopyOwnBlock>
-void finish_at_root(Context& context, std::span<RequestId> requests, const char* where, CopyOwnBlock copy_own_block) {
-  std::exception_ptr own_block_error;
-  try {
-    copy_own_block();
-  } catch (const Error&) {
-    own_block_error = std::current_exception();
-  }
-  wait_all(context, requests, where);
-  if (own_block_error) std::rethrow_exception(own_block_error);
-}
-
 /// The v-collectives' aliasing check (MPICH's): MPI_ERR_BUFFER when `send` and `recv`
 /// are one address. Their blocks lie where the displacements put them, so a partial
 /// overlap is not looked for (the fixed-size collectives use check_no_alias).
 void check_distinct(const void* send, const void* recv, const char* where);
 
-/// What every rank of a rooted gather (gather, gatherv) does first: checks the
+/// The checks every rank of a rooted gather (gather, gatherv) makes first: the
 /// communicator, the root and the contribution (MPI_IN_PLACE is only valid at the
-/// root); a rank other than the root then sends its contribution to the root (tag
-/// of `kind`) and gets true back: it is done. The root gets false and collects.
-bool gather_contribute(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                       int root, const Communicator& comm, Kind kind, const char* where);
-/// The same for a rooted scatter (scatter, scatterv): a rank other than the root
-/// receives its block from the root and gets true back.
-bool scatter_receive(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-                     const Communicator& comm, Kind kind, const char* where);
+/// root). Returns whether this rank is the root.
+bool check_gather_contribution(Context& context, const void* sendbuf, std::int64_t sendcount,
+                               const DatatypePtr& sendtype, int root, const Communicator& comm, const char* where);
+/// The same for a rooted scatter (scatter, scatterv) and its receive buffer.
+bool check_scatter_destination(Context& context, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
+                               int root, const Communicator& comm, const char* where);
+
+/// The MPI function's name for the mode it runs in: `blocking` or `nonblocking`.
+constexpr const char* name(Mode mode, const char* blocking, const char* nonblocking) noexcept {
+  return mode == Mode::Nonblocking ? nonblocking : blocking;
+}
 
 }  // namespace twinfab::mpi::coll

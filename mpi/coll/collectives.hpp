@@ -1,13 +1,18 @@
-// twinfab MPI coll: the blocking collectives, built on the point-to-point engine.
+// twinfab MPI coll: the collectives, blocking and nonblocking, built on the
+// point-to-point engine.
 //
 // Every collective runs in its communicator's collective matching space
 // (Communicator::collective_context_id, through Context::coll_isend/coll_irecv), so
-// its messages never match a user's receive or probe, whatever the tags. Within that
-// space each collective kind has its own tag range (coll_support.hpp), with the round
-// or step in the low bits. Back-to-back collectives on one communicator cannot mix
-// either: MPI requires every member to call them in the same order, the blocking
-// calls finish in order on each rank, and the engine keeps messages of one
-// (sender, context, tag) in order (non-overtaking).
+// its messages never match a user's receive or probe, whatever the tags. Each
+// algorithm is written once, as a schedule of rounds (schedule.hpp), which a blocking
+// call runs to completion and a nonblocking one (Mode::Nonblocking, MPI_Ibcast and
+// the like) leaves to the progress engine. Blocking collectives tag their messages by
+// kind (coll_support.hpp), with the step in the low bits; back-to-back ones on one
+// communicator cannot mix, since MPI requires every member to call them in the same
+// order, they finish in order on each rank, and the engine keeps messages of one
+// (sender, context, tag) in order (non-overtaking). Nonblocking ones carry the call's
+// sequence number on the communicator instead, so any number may run at once, beside
+// blocking ones.
 //
 // Algorithms (one file per family):
 //   barrier    dissemination, ceil(log2 n) rounds of zero-byte messages  (barrier.cpp)
@@ -45,7 +50,7 @@
 // or send and receive buffers overlapping without MPI_IN_PLACE); a message longer than
 // its receive (counts that differ between ranks) is MPI_ERR_TRUNCATE.
 //
-// All calls are collective and blocking; they wait only through Context::wait (the
+// All calls are collective; the blocking ones wait only through Context::wait (the
 // fabric runtime), never through the out-of-band exchange.
 #pragma once
 
@@ -60,42 +65,49 @@
 
 namespace twinfab::mpi {
 
+/// How a collective call runs. Blocking: it returns once done (kRequestNull).
+/// Nonblocking (MPI_Ibarrier, MPI_Ibcast, ...): the same algorithm as a schedule the
+/// context advances (schedule.hpp); the call returns its request at once, and the
+/// buffers must stay as they are until the request completes. Both modes check the
+/// arguments in the call itself, and name the function the program called in errors.
+enum class Mode : bool { Blocking, Nonblocking };
+
 /// MPI_Barrier.
-void barrier(Context& context, const Communicator& comm);
+RequestId barrier(Context& context, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Bcast: `count` elements of `type` at `buffer` from `root` to every rank.
-void bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
-           const Communicator& comm);
+RequestId bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
+           const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Reduce. At the root `sendbuf` may be kInPlace (the input is in `recvbuf`);
 /// `recvbuf` is used at the root only.
-void reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            const ReductionOp& op, int root, const Communicator& comm);
+RequestId reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+            const ReductionOp& op, int root, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Allreduce. `sendbuf` may be kInPlace (the input is in `recvbuf`).
-void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-               const ReductionOp& op, const Communicator& comm);
+RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+               const ReductionOp& op, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Gather: rank i's (sendcount, sendtype) lands at the root in recvbuf block i
 /// (recvcount elements of recvtype). At the root `sendbuf` may be kInPlace (its block
 /// is already in place); the recv arguments matter at the root only.
-void gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-            void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm);
+RequestId gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+            void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Scatter: the root's sendbuf block i goes to rank i. At the root `recvbuf` may
 /// be kInPlace (it keeps its block where it is); the send arguments matter at the
 /// root only.
-void scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm);
+RequestId scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Allgather. `sendbuf` may be kInPlace (each rank's block is in recvbuf).
-void allgather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-               void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, const Communicator& comm);
+RequestId allgather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+               void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Alltoall: block j of rank i's sendbuf lands in block i of rank j's recvbuf.
 /// `sendbuf` may be kInPlace (recvbuf holds the outgoing blocks and is overwritten).
-void alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-              void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, const Communicator& comm);
+RequestId alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+              void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- vector variants (vector.cpp): per-rank counts and displacements (in extents
 // of the type), one entry per rank; the arrays matter where MPI says (the root's side
@@ -103,51 +115,51 @@ void alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, con
 // fixed-size collectives: linear through the root, ring, pairwise exchange.
 
 /// MPI_Gatherv. At the root `sendbuf` may be kInPlace.
-void gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
              void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs, const DatatypePtr& recvtype,
-             int root, const Communicator& comm);
+             int root, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Scatterv. At the root `recvbuf` may be kInPlace.
-void scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+RequestId scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
               const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-              const Communicator& comm);
+              const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Allgatherv. `sendbuf` may be kInPlace (each rank's block is at its displacement).
-void allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                 void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
-                const DatatypePtr& recvtype, const Communicator& comm);
+                const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Alltoallv. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's, by
 /// recvcounts and rdispls, and are overwritten).
-void alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+RequestId alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-               std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm);
+               std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Alltoallw (alltoallw.cpp): alltoallv with a datatype per peer and byte
 /// displacements. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's).
-void alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+RequestId alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const int> recvcounts,
-               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm);
+               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
 
 /// MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduced vector goes to
 /// rank i. `sendbuf` may be kInPlace (the whole input is in recvbuf). `where` names
 /// the calling function in errors.
-void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm,
-                    const char* where = "MPI_Reduce_scatter");
+RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                         const DatatypePtr& type, const ReductionOp& op, const Communicator& comm,
+                         Mode mode = Mode::Blocking, const char* where = nullptr);
 /// MPI_Reduce_scatter_block: every block has `recvcount` elements.
-void reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
-                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm);
+RequestId reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
+                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- prefix reductions (scan.cpp): recursive doubling (MPICH's), ceil(log2 n) steps.
 
 /// MPI_Scan: rank i gets the reduction of the inputs of ranks 0..i. `sendbuf` may be
 /// kInPlace.
-void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-          const ReductionOp& op, const Communicator& comm);
+RequestId scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+          const ReductionOp& op, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Exscan: rank i > 0 gets the reduction of ranks 0..i-1; rank 0's recvbuf is left
 /// as it was (MPI leaves it undefined). `sendbuf` may be kInPlace.
-void exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            const ReductionOp& op, const Communicator& comm);
+RequestId exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+            const ReductionOp& op, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- local reduction (reduce_local.cpp)
 

@@ -3,57 +3,60 @@
 // receive. n-1 messages through the root, which the engine overlaps; with derived
 // datatypes each block goes straight from or to its place in the user's buffer, so
 // no intermediate rank has to repack another's data (what a binomial tree would).
-#include <fmt/format.h>
-
-#include <vector>
-
-#include "mpi/coll/coll_support.hpp"
+// The root's own block is copied in the same round: an error of that copy (its block
+// truncated) is reported once every transfer has ended.
+#include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi {
 
-void gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-            void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm) {
-  const char* where = "MPI_Gather";
-  if (coll::gather_contribute(context, sendbuf, sendcount, sendtype, root, comm, coll::Kind::Gather, where)) return;
-  const int rank = comm.rank();  // the root
+RequestId gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                 void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
+                 const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Gather", "MPI_Igather");
+  const bool is_root = coll::check_gather_contribution(context, sendbuf, sendcount, sendtype, root, comm, where);
   const int n = comm.size();
-  coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);
-  void* own_block = coll::block(recvbuf, rank, recvcount, *recvtype);
-  if (sendbuf != kInPlace)
-    coll::check_no_alias(sendbuf, sendcount, *sendtype, recvbuf, recvcount * n, *recvtype, where);
-  std::vector<RequestId> requests;
-  requests.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (i == rank) continue;
-    requests.push_back(context.coll_irecv(coll::block(recvbuf, i, recvcount, *recvtype), recvcount, recvtype, i,
-                                          coll::tag(coll::Kind::Gather), comm, where));
+  if (is_root) {
+    coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);
+    if (sendbuf != kInPlace)
+      coll::check_no_alias(sendbuf, sendcount, *sendtype, recvbuf, recvcount * n, *recvtype, where);
   }
-  coll::finish_at_root(context, requests, where, [&] {
-    if (sendbuf != kInPlace) coll::local_copy(sendbuf, sendcount, *sendtype, own_block, recvcount, *recvtype, where);
-  });
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Gather, where, mode);
+  if (!is_root) {
+    schedule->send(sendbuf, sendcount, sendtype, root);
+    return coll::execute(context, std::move(schedule));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (i != root) schedule->recv(coll::block(recvbuf, i, recvcount, *recvtype), recvcount, recvtype, i);
+  }
+  if (sendbuf != kInPlace)
+    schedule->copy(sendbuf, sendcount, sendtype, coll::block(recvbuf, root, recvcount, *recvtype), recvcount,
+                   recvtype);
+  return coll::execute(context, std::move(schedule));
 }
 
-void scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm) {
-  const char* where = "MPI_Scatter";
-  if (coll::scatter_receive(context, recvbuf, recvcount, recvtype, root, comm, coll::Kind::Scatter, where)) return;
-  const int rank = comm.rank();  // the root
+RequestId scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                  void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
+                  const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Scatter", "MPI_Iscatter");
+  const bool is_root = coll::check_scatter_destination(context, recvbuf, recvcount, recvtype, root, comm, where);
   const int n = comm.size();
-  coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf", n);
-  if (recvbuf != kInPlace)
-    coll::check_no_alias(sendbuf, sendcount * n, *sendtype, recvbuf, recvcount, *recvtype, where);
-  std::vector<RequestId> requests;
-  requests.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (i == rank) continue;
-    requests.push_back(context.coll_isend(coll::block(sendbuf, i, sendcount, *sendtype), sendcount, sendtype, i,
-                                          coll::tag(coll::Kind::Scatter), comm, where));
-  }
-  coll::finish_at_root(context, requests, where, [&] {
+  if (is_root) {
+    coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf", n);
     if (recvbuf != kInPlace)
-      coll::local_copy(coll::block(sendbuf, rank, sendcount, *sendtype), sendcount, *sendtype, recvbuf, recvcount,
-                       *recvtype, where);
-  });
+      coll::check_no_alias(sendbuf, sendcount * n, *sendtype, recvbuf, recvcount, *recvtype, where);
+  }
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Scatter, where, mode);
+  if (!is_root) {
+    schedule->recv(recvbuf, recvcount, recvtype, root);
+    return coll::execute(context, std::move(schedule));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (i != root) schedule->send(coll::block(sendbuf, i, sendcount, *sendtype), sendcount, sendtype, i);
+  }
+  if (recvbuf != kInPlace)
+    schedule->copy(coll::block(sendbuf, root, sendcount, *sendtype), sendcount, sendtype, recvbuf, recvcount,
+                   recvtype);
+  return coll::execute(context, std::move(schedule));
 }
 
 }  // namespace twinfab::mpi

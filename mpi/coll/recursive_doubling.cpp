@@ -13,40 +13,40 @@
 // non-commutative op sees its operands in rank order: a survivor's data covers a run
 // of ascending ranks (new ranks keep the order of the ranks they stand for), and its
 // partner's run lies wholly below or above it.
-#include "mpi/coll/coll_support.hpp"
+#include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi {
 
-void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-               const ReductionOp& op, const Communicator& comm) {
-  const char* where = "MPI_Allreduce";
+RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count,
+                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Allreduce", "MPI_Iallreduce");
   context.check_comm(comm, where);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
-  if (count == 0 || type->size() == 0) return;
-  if (sendbuf != kInPlace) coll::local_copy(sendbuf, count, *type, recvbuf, count, *type, where);
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allreduce, where, mode);
+  coll::Schedule& s = *schedule;
+  if (count == 0 || type->size() == 0) return coll::execute(context, std::move(schedule));
+  if (sendbuf != kInPlace) s.copy(sendbuf, count, type, recvbuf, count, type);
 
   const int n = comm.size();
   const int rank = comm.rank();
-  if (n == 1) return;
+  if (n == 1) return coll::execute(context, std::move(schedule));
   int pof2 = 1;
   while (pof2 * 2 <= n) pof2 *= 2;
   const int rem = n - pof2;
-  coll::TempBuffer incoming(count, *type);
+  void* incoming = s.scratch(count, *type);
   int step = 0;
 
   // Fold: the first 2*rem ranks pair up so that a power of two remains.
   int new_rank;
   if (rank < 2 * rem) {
     if (rank % 2 == 0) {
-      RequestId request = context.coll_isend(recvbuf, count, type, rank + 1, coll::tag(coll::Kind::Allreduce, step),
-                                             comm, where);
-      coll::wait_all(context, {&request, 1}, where);
+      s.send(recvbuf, count, type, rank + 1, step);
+      s.next_round();
       new_rank = -1;
     } else {
-      RequestId request = context.coll_irecv(incoming.data(), count, type, rank - 1,
-                                             coll::tag(coll::Kind::Allreduce, step), comm, where);
-      coll::wait_all(context, {&request, 1}, where);
-      reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+      s.recv(incoming, count, type, rank - 1, step);
+      s.next_round();
+      s.reduce(op, incoming, recvbuf, count, type);
       new_rank = rank / 2;
     }
   } else {
@@ -58,18 +58,19 @@ void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_
     for (int mask = 1; mask < pof2; mask <<= 1, ++step) {
       const int new_partner = new_rank ^ mask;
       const int partner = new_partner < rem ? new_partner * 2 + 1 : new_partner + rem;
-      coll::sendrecv(context, recvbuf, count, type, partner, incoming.data(), count, type, partner,
-                     coll::tag(coll::Kind::Allreduce, step), comm, where);
+      s.recv(incoming, count, type, partner, step);
+      s.send(recvbuf, count, type, partner, step);
+      s.next_round();
       // Always combine as (lower rank's data) op (higher rank's data), with the same
       // buffer roles on both sides, so both hold bit-identical results even for
       // floating point. One side copies either way.
       if (partner < rank) {
         // result = partner's (lower) op mine: straight into mine.
-        reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+        s.reduce(op, incoming, recvbuf, count, type);
       } else {
         // result = mine op partner's (higher): into theirs, then copied back.
-        reduce_local(op, recvbuf, incoming.data(), count, *type, where);
-        coll::local_copy(incoming.data(), count, *type, recvbuf, count, *type, where);
+        s.reduce(op, recvbuf, incoming, count, type);
+        s.copy(incoming, count, type, recvbuf, count, type);
       }
     }
   } else {
@@ -80,12 +81,12 @@ void allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_
 
   // Unfold: odd survivors of the fold give the result to their even partner.
   if (rank < 2 * rem) {
-    const int unfold_tag = coll::tag(coll::Kind::Allreduce, step);
-    RequestId request = rank % 2 == 1
-                            ? context.coll_isend(recvbuf, count, type, rank - 1, unfold_tag, comm, where)
-                            : context.coll_irecv(recvbuf, count, type, rank + 1, unfold_tag, comm, where);
-    coll::wait_all(context, {&request, 1}, where);
+    if (rank % 2 == 1)
+      s.send(recvbuf, count, type, rank - 1, step);
+    else
+      s.recv(recvbuf, count, type, rank + 1, step);
   }
+  return coll::execute(context, std::move(schedule));
 }
 
 }  // namespace twinfab::mpi

@@ -11,12 +11,14 @@
 #include <numeric>
 #include <vector>
 
-#include "mpi/coll/coll_support.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
-void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, const char* where) {
+RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                         const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
+                         const char* where) {
+  if (where == nullptr) where = coll::name(mode, "MPI_Reduce_scatter", "MPI_Ireduce_scatter");
   context.check_comm(comm, where);
   const int n = comm.size();
   const int rank = comm.rank();
@@ -30,28 +32,34 @@ void reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::s
   if (total > std::numeric_limits<int>::max())
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcounts)", where),
                 fmt::format("the counts add up to {} elements, more than an int", total));
+  const std::int64_t own = recvcounts[static_cast<std::size_t>(rank)];
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(rank)], type, where, "recvbuf");
+  coll::check_buffer(recvbuf, own, type, where, "recvbuf");
   coll::check_buffer(input, total, type, where, "sendbuf");
   coll::check_reduction(op, type, where);
-  if (sendbuf != kInPlace)
-    coll::check_no_alias(sendbuf, total, *type, recvbuf, recvcounts[static_cast<std::size_t>(rank)], *type, where);
-  // The whole reduced vector lands in scratch at rank 0 (its recvbuf holds one block).
-  coll::TempBuffer reduced(rank == 0 ? total : 0, *type);
-  reduce(context, input, rank == 0 ? reduced.data() : nullptr, total, type, op, 0, comm);
-  scatterv(context, reduced.data(), recvcounts, displs, type, recvbuf, recvcounts[static_cast<std::size_t>(rank)],
-           type, 0, comm);
+  if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, total, *type, recvbuf, own, *type, where);
+  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::ReduceScatter, where, mode);
+  // The whole reduced vector lands in scratch at rank 0 (its recvbuf holds one
+  // block); the reduce's messages are steps 0 and 1, the scatter's step 2.
+  void* reduced = rank == 0 ? schedule->scratch(total, *type) : nullptr;
+  coll::add_reduce(*schedule, input, reduced, total, type, op, 0);
+  schedule->next_round();
+  if (rank == 0)
+    coll::add_scatterv_from_root(*schedule, reduced, recvcounts, displs, type, recvbuf, own, type, 2);
+  else
+    schedule->recv(recvbuf, own, type, 0, 2);
+  return coll::execute(context, std::move(schedule));
 }
 
-void reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
-                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm) {
-  const char* where = "MPI_Reduce_scatter_block";
+RequestId reduce_scatter_block(Context& context, const void* sendbuf, void* recvbuf, std::int64_t recvcount,
+                               const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode) {
+  const char* where = coll::name(mode, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block");
   context.check_comm(comm, where);
   if (recvcount < 0 || recvcount > std::numeric_limits<int>::max())
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcount={})", where, recvcount),
                 "must be a non-negative int");
   const std::vector<int> counts(static_cast<std::size_t>(comm.size()), static_cast<int>(recvcount));
-  reduce_scatter(context, sendbuf, recvbuf, counts, type, op, comm, where);
+  return reduce_scatter(context, sendbuf, recvbuf, counts, type, op, comm, mode, where);
 }
 
 }  // namespace twinfab::mpi

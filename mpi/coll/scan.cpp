@@ -8,59 +8,63 @@
 // Operands are always combined as (lower ranks) op (higher ranks), the order MPI
 // prescribes for a scan and for a non-commutative op: `partial` and the partner's
 // partial cover adjacent runs of ranks.
-#include "mpi/coll/coll_support.hpp"
+#include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi {
 namespace {
 
-void prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            const ReductionOp& op, const Communicator& comm, bool inclusive) {
-  const char* where = inclusive ? "MPI_Scan" : "MPI_Exscan";
-  const coll::Kind kind = inclusive ? coll::Kind::Scan : coll::Kind::Exscan;
+RequestId prefix(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                 const ReductionOp& op, const Communicator& comm, bool inclusive, Mode mode) {
+  const char* where = inclusive ? coll::name(mode, "MPI_Scan", "MPI_Iscan") : coll::name(mode, "MPI_Exscan", "MPI_Iexscan");
   context.check_comm(comm, where);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
+  auto schedule = std::make_unique<coll::Schedule>(comm, inclusive ? coll::Kind::Scan : coll::Kind::Exscan, where,
+                                                   mode);
+  coll::Schedule& s = *schedule;
+  if (count == 0 || type->size() == 0) return coll::execute(context, std::move(schedule));
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
-  if (count == 0 || type->size() == 0) return;
   const int n = comm.size();
   const int rank = comm.rank();
-  coll::TempBuffer partial(count, *type);
-  coll::TempBuffer incoming(count, *type);
-  coll::local_copy(input, count, *type, partial.data(), count, *type, where);
-  if (inclusive && sendbuf != kInPlace) coll::local_copy(sendbuf, count, *type, recvbuf, count, *type, where);
+  void* partial = s.scratch(count, *type);
+  void* incoming = s.scratch(count, *type);
+  s.copy(input, count, type, partial, count, type);
+  if (inclusive && sendbuf != kInPlace) s.copy(sendbuf, count, type, recvbuf, count, type);
   bool have_result = inclusive;  // exscan: nothing below this rank folded in yet
   int step = 0;
   for (int mask = 1; mask < n; mask <<= 1, ++step) {
     const int partner = rank ^ mask;
     if (partner >= n) continue;
-    coll::sendrecv(context, partial.data(), count, type, partner, incoming.data(), count, type, partner,
-                   coll::tag(kind, step), comm, where);
+    s.recv(incoming, count, type, partner, step);
+    s.send(partial, count, type, partner, step);
+    s.next_round();
     if (partner < rank) {
       // Lower ranks' inputs: they precede this rank's in the prefix.
       if (have_result) {
-        reduce_local(op, incoming.data(), recvbuf, count, *type, where);
+        s.reduce(op, incoming, recvbuf, count, type);
       } else {
-        coll::local_copy(incoming.data(), count, *type, recvbuf, count, *type, where);
+        s.copy(incoming, count, type, recvbuf, count, type);
         have_result = true;
       }
-      reduce_local(op, incoming.data(), partial.data(), count, *type, where);
+      s.reduce(op, incoming, partial, count, type);
     } else {
       // partial = partial op incoming, in that order: reduce into a copy of incoming.
-      reduce_local(op, partial.data(), incoming.data(), count, *type, where);
-      coll::local_copy(incoming.data(), count, *type, partial.data(), count, *type, where);
+      s.reduce(op, partial, incoming, count, type);
+      s.copy(incoming, count, type, partial, count, type);
     }
   }
+  return coll::execute(context, std::move(schedule));
 }
 
 }  // namespace
 
-void scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-          const ReductionOp& op, const Communicator& comm) {
-  prefix(context, sendbuf, recvbuf, count, type, op, comm, true);
+RequestId scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+               const ReductionOp& op, const Communicator& comm, Mode mode) {
+  return prefix(context, sendbuf, recvbuf, count, type, op, comm, true, mode);
 }
 
-void exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-            const ReductionOp& op, const Communicator& comm) {
-  prefix(context, sendbuf, recvbuf, count, type, op, comm, false);
+RequestId exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                 const ReductionOp& op, const Communicator& comm, Mode mode) {
+  return prefix(context, sendbuf, recvbuf, count, type, op, comm, false, mode);
 }
 
 }  // namespace twinfab::mpi

@@ -74,6 +74,12 @@ class Communicator {
   const std::shared_ptr<const CartTopology>& shared_cart() const noexcept { return cart_; }
   void set_cart(std::shared_ptr<const CartTopology> cart) noexcept { cart_ = std::move(cart); }
 
+  /// The sequence number of this rank's next nonblocking collective on the
+  /// communicator, then counts it. Every member starts its nonblocking collectives in
+  /// the same order (MPI requires it), so the n-th one has the same number on every
+  /// rank: mpi/coll puts it in the tags, which keeps concurrent ones apart.
+  std::uint32_t next_nonblocking_sequence() const noexcept { return nonblocking_sequence_++; }
+
  private:
   ContextId context_id_;
   int rank_;
@@ -81,6 +87,9 @@ class Communicator {
   std::vector<int> world_ranks_;  ///< empty when identity_
   bool identity_ = false;
   bool freed_ = false;
+  /// Per-rank bookkeeping, not part of the communicator's identity: mutable, so that
+  /// the collectives can take the communicator by const reference as everywhere.
+  mutable std::uint32_t nonblocking_sequence_ = 0;
   std::shared_ptr<const CartTopology> cart_;
 };
 

@@ -137,7 +137,39 @@ Request& Context::lookup(RequestId id, const char* where) {
   return *request;
 }
 
-std::size_t Context::progress() { return channel_->progress(); }
+RequestId Context::start_operation(std::unique_ptr<BackgroundOperation> operation) {
+  Request& request = requests_.create(Request::Kind::Operation);
+  const RequestId id = request.id;
+  operations_.push_back(OperationEntry{id, std::move(operation)});
+  // Its first round goes out now, not at the rank's next MPI call.
+  advance_operations();
+  return id;
+}
+
+std::size_t Context::advance_operations() {
+  if (advancing_operations_) return 0;
+  advancing_operations_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{advancing_operations_};
+  std::size_t steps = 0;
+  for (std::size_t i = 0; i < operations_.size();) {
+    // By index: an operation's user-defined op may start another operation.
+    steps += operations_[i].operation->advance(*this);
+    OperationEntry& entry = operations_[i];
+    if (!entry.operation->done()) {
+      ++i;
+      continue;
+    }
+    if (Request* request = requests_.find(entry.request)) {
+      request->status = entry.operation->status();
+      request->done = true;
+    }
+    operations_.erase(operations_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return steps;
+}
 
 void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever); }
 
@@ -300,7 +332,11 @@ RequestId Context::imrecv(void* buffer, std::int64_t count, const DatatypePtr& t
 
 bool Context::cancel(RequestId id) {
   if (id == kRequestNull) return false;
-  return engine_.cancel(lookup(id, "MPI_Cancel"));
+  Request& request = lookup(id, "MPI_Cancel");
+  if (request.kind == Request::Kind::Operation)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
+                "a nonblocking collective's request cannot be cancelled (MPI-3.1 section 5.12)");
+  return engine_.cancel(request);
 }
 
 }  // namespace twinfab::mpi

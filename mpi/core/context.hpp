@@ -19,10 +19,12 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
 #include "mpi/channels/rc_channel.hpp"
+#include "mpi/core/background_operation.hpp"
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/config.hpp"
 #include "mpi/core/datatype.hpp"
@@ -179,10 +181,23 @@ class Context {
                    const char* where = nullptr);
   /// MPI_Cancel: a still-posted receive completes as cancelled; anything else (a
   /// matched receive, a send) is left to complete normally. Returns whether it did.
+  /// MPI_ERR_REQUEST for a nonblocking collective's request, which MPI forbids
+  /// cancelling (MPI-3.1 §5.12).
   bool cancel(RequestId request);
 
-  /// Polls once; returns the events handled (0: nothing to do right now).
-  std::size_t progress();
+  // ---- operations the progress engine advances (background_operation.hpp)
+  /// Starts `operation`: advances it once now, then at every progress() until it is
+  /// done, when its request (returned here) completes. Operations advance in the
+  /// order they were started.
+  RequestId start_operation(std::unique_ptr<BackgroundOperation> operation);
+
+  /// Polls once, and advances the operations in flight; returns the events handled
+  /// and steps taken (0: nothing to do right now).
+  std::size_t progress() {
+    std::size_t events = channel_->progress();
+    if (!operations_.empty()) [[unlikely]] events += advance_operations();
+    return events;
+  }
   /// Whether request `id` is complete, without completing it (wait/test still report
   /// it): what MPI_Testall and MPI_Waitany need. MPI_ERR_REQUEST for an unknown id.
   bool is_done(RequestId id) { return id == kRequestNull || lookup(id, "MPI_Test").done; }
@@ -203,6 +218,9 @@ class Context {
  private:
   Request& lookup(RequestId id, const char* where);
   void wait_for_progress();
+  /// Advances every operation in flight once and completes the requests of those
+  /// done. Not re-entered: a user-defined op run by an operation may call MPI.
+  std::size_t advance_operations();
   /// A send whose arguments the caller checked (check_send, or coll_isend's contract).
   RequestId start_send(const void* buffer, std::int64_t count, const DatatypePtr& type,
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
@@ -241,6 +259,12 @@ class Context {
   // Before the request table: requests may still hold cached regions when it goes.
   CachedRegistration registration_;
   RequestTable requests_;
+  struct OperationEntry {
+    RequestId request;
+    std::unique_ptr<BackgroundOperation> operation;
+  };
+  std::vector<OperationEntry> operations_;  ///< in flight, in start order
+  bool advancing_operations_ = false;
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<RcChannel> channel_;

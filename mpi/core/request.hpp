@@ -46,7 +46,9 @@ enum class SendMode : std::uint8_t { Standard, Synchronous };
 struct IncomingMessage;  // an unexpected message (pt2pt engine)
 
 struct Request {
-  enum class Kind : std::uint8_t { Send, Recv };
+  /// Operation: a BackgroundOperation's (a nonblocking collective), which the
+  /// context completes when the operation is done; it carries no transfer itself.
+  enum class Kind : std::uint8_t { Send, Recv, Operation };
   RequestId id = kRequestNull;
   Kind kind = Kind::Send;
   bool done = false;

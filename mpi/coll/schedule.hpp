@@ -1,0 +1,124 @@
+// twinfab MPI coll: a collective algorithm as a schedule of rounds (libNBC's and
+// MPICH's "sched" design), run to completion by a blocking collective or advanced by
+// the progress engine for a nonblocking one.
+//
+// Every algorithm in mpi/coll is written once, as a function that adds steps to a
+// Schedule: sends and receives in the communicator's collective matching space,
+// local copies and local reductions. Steps are grouped into rounds: a round's steps
+// start together, in the order they were added (a copy or reduction runs on the
+// spot, a transfer is posted), and the next round starts once every transfer of the
+// round has completed. So "receive from the child; reduce what came" is
+// recv(); next_round(); reduce().
+//
+// Blocking collectives run() their schedule: it advances, waits through
+// Context::progress_or_wait when it must, and throws the first error once every
+// transfer has ended (no transfer outlives the call, and no rank's message is left to
+// match a later collective). Nonblocking collectives hand it to start(): the context
+// advances it at every progress (background_operation.hpp) and its request completes
+// with the first error's class.
+//
+// Tags: a blocking collective's steps carry tag(kind, step) (coll_support.hpp); a
+// nonblocking one's carry kNonblockingTagBit, the communicator's sequence number of
+// the call and the step, so that concurrent nonblocking collectives on one
+// communicator, and blocking ones started while they run, never match each other's
+// messages. Within one schedule, messages between two ranks are matched in the order
+// their rounds post them (non-overtaking).
+//
+// After an error (a truncated receive, a local copy that does not fit) the schedule
+// still runs every step, so the other ranks are not left waiting for messages this
+// rank would not send; the data may then be wrong, and the error says so.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "mpi/coll/coll_support.hpp"
+#include "mpi/core/background_operation.hpp"
+
+namespace twinfab::mpi::coll {
+
+/// Set in the tags of nonblocking collectives' messages (blocking ones use
+/// tag(kind, step), below 2^24).
+inline constexpr int kNonblockingTagBit = 1 << 29;
+
+class Schedule final : public BackgroundOperation {
+ public:
+  /// The schedule of a blocking collective of `kind` (tags tag(kind, step)), or of a
+  /// nonblocking one, which takes the communicator's next sequence number for its
+  /// tags (so every rank must make one for each nonblocking call, even with nothing
+  /// to move). `where` names the MPI function in errors.
+  Schedule(const Communicator& comm, Kind kind, const char* where, Mode mode);
+
+  const Communicator& comm() const noexcept { return *comm_; }
+  const char* where() const noexcept { return where_; }
+  bool nonblocking() const noexcept { return mode_ == Mode::Nonblocking; }
+
+  // ---- building. `step` distinguishes the messages of an algorithm's steps (0-65535).
+  void send(const void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step = 0);
+  void recv(void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step = 0);
+  /// A local copy, as coll::local_copy (MPI_ERR_TRUNCATE when the input is longer).
+  void copy(const void* in, std::int64_t in_count, const DatatypePtr& in_type, void* out, std::int64_t out_count,
+            const DatatypePtr& out_type);
+  /// inout = in op inout, as reduce_local.
+  void reduce(const ReductionOp& op, const void* in, void* inout, std::int64_t count, const DatatypePtr& type);
+  /// Ends the current round: the steps added next start once every transfer added
+  /// so far has completed. An empty round is not made.
+  void next_round();
+  /// Scratch memory the schedule owns, laid out as TempBuffer (coll_support.hpp);
+  /// null for no data.
+  void* scratch(std::int64_t count, const Datatype& type);
+  /// Keeps `object` alive as long as the schedule (a user-defined op's binding, say).
+  void keep(std::shared_ptr<const void> object) { kept_.push_back(std::move(object)); }
+
+  // ---- running
+  /// Blocking: runs every step, then throws the first error.
+  void run(Context& context);
+  std::size_t advance(Context& context) override;
+  bool done() const noexcept override { return done_; }
+  MessageStatus status() const override;
+
+ private:
+  struct Step {
+    enum class Kind : std::uint8_t { Send, Recv, Copy, Reduce };
+    Kind kind = Kind::Send;
+    int peer = 0;
+    int tag = 0;
+    const void* in = nullptr;
+    void* out = nullptr;
+    std::int64_t in_count = 0;
+    std::int64_t out_count = 0;
+    DatatypePtr in_type{};
+    DatatypePtr out_type{};
+    ReductionOp op = Op::NoOp;
+  };
+  void add(Step step);
+  void start_round(Context& context);
+  /// Keeps the first error: what run() throws and status() reports.
+  void record(const Error& error, int rank);
+
+  const Communicator* comm_;
+  const char* where_;
+  Mode mode_;
+  int tag_base_;
+  std::vector<Step> steps_;
+  std::vector<std::size_t> round_ends_;  ///< one past each round's last step
+  std::vector<std::unique_ptr<TempBuffer>> scratch_;
+  std::vector<std::shared_ptr<const void>> kept_;
+
+  std::size_t round_ = 0;
+  bool round_started_ = false;
+  bool done_ = false;
+  std::vector<RequestId> pending_;  ///< the current round's transfers still running
+  std::optional<Error> error_;
+  int error_rank_ = kAnySource;
+};
+
+/// What a collective call does with its schedule: a blocking one runs it and returns
+/// kRequestNull (or throws its first error); a nonblocking one starts it, the context
+/// advancing it from then on, and returns its request.
+RequestId execute(Context& context, std::unique_ptr<Schedule> schedule);
+
+}  // namespace twinfab::mpi::coll
