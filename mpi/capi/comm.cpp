@@ -199,6 +199,16 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   });
 }
 
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  return entry("MPI_Comm_create_group", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_create_group");
+    const GroupPtr& g = s.group(group, "MPI_Comm_create_group");
+    require_pointer(newcomm, "MPI_Comm_create_group", "newcomm");
+    *newcomm = s.add_comm(s.ctx().comm_create_group(c, g, tag), s.errhandler_of(comm));
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
   return entry("MPI_Comm_split_type", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Comm_split_type");

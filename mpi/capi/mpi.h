@@ -352,6 +352,9 @@ TWINFAB_MPI_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
 TWINFAB_MPI_API int MPI_Comm_remote_size(MPI_Comm comm, int* size);
 /* Collective over comm; ranks outside group get MPI_COMM_NULL. */
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+/* Collective over the members of group only (a subset of comm's); a caller outside
+   group gets MPI_COMM_NULL at once. */
+TWINFAB_MPI_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 /* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 /* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does

@@ -19,7 +19,8 @@ namespace twinfab::mpi::coll {
 /// late message of one collective from matching a receive of a different kind.
 enum class Kind : int {
   Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
-  Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw, ReduceScatter
+  Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw, ReduceScatter,
+  CreateGroup  ///< MPI_Comm_create_group's agreement (mpi/core/comm_create.cpp)
 };
 constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
 

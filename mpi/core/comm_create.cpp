@@ -1,6 +1,7 @@
 // Communicator construction: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create,
-// MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub, MPI_Comm_free, MPI_Comm_group.
-// Every constructor but dup is a split (one allgather of color, key and next free id).
+// MPI_Comm_create_group, MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub,
+// MPI_Comm_free, MPI_Comm_group. Every constructor but dup and create_group is a split
+// (one allgather of color, key and next free id).
 //
 // Context ids. Each rank keeps the smallest even id it has not used
 // (next_context_id_). A new communicator takes the max of that over the parent's
@@ -8,7 +9,9 @@
 // allgather of (color, key) for split): the result is unused on every member, so the
 // new communicator's traffic cannot match any other communicator's on any of them.
 // Every member of the parent advances past it, even one that gets no communicator,
-// which keeps later agreements monotone. This is MPICH's context-id mask reduced to
+// which keeps later agreements monotone. MPI_Comm_create_group is the exception: only
+// the group's members take part, and the max over them is unused on each of them,
+// which is all an id needs (a later agreement's max covers every member's counter). This is MPICH's context-id mask reduced to
 // one counter: ids are never reused, so a freed communicator's late messages can
 // never match a new one (2^31 communicators per rank are enough here).
 //
@@ -20,7 +23,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "mpi/coll/collectives.hpp"
+#include "mpi/coll/schedule.hpp"
 #include "mpi/core/context.hpp"
 
 namespace twinfab::mpi {
@@ -83,6 +86,30 @@ Communicator* Context::split(const Communicator& comm, int color, int key) {
   return add_communicator(id, new_rank, std::move(world_ranks));
 }
 
+namespace {
+
+/// The world ranks of `group`'s members and, for each, its rank in `comm`.
+/// MPI_ERR_GROUP for a member outside `comm`.
+std::vector<int> comm_ranks_of(const Group& group, const Communicator& comm, const char* where) {
+  std::unordered_map<int, int> comm_rank_of;  // world rank -> rank in comm
+  comm_rank_of.reserve(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r) comm_rank_of.emplace(comm.world_rank(r), r);
+  std::vector<int> ranks;
+  ranks.reserve(static_cast<std::size_t>(group.size()));
+  for (int i = 0; i < group.size(); ++i) {
+    auto it = comm_rank_of.find(group.world_rank(i));
+    if (it == comm_rank_of.end())
+      throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where),
+                  fmt::format("member {} (world rank {}) is not in the communicator; the group must be a subset of "
+                              "the communicator's",
+                              i, group.world_rank(i)));
+    ranks.push_back(it->second);
+  }
+  return ranks;
+}
+
+}  // namespace
+
 const Communicator* Context::comm_create(const Communicator& comm, const GroupPtr& group) {
   const char* where = "MPI_Comm_create";
   check_comm(comm, where);
@@ -90,21 +117,54 @@ const Communicator* Context::comm_create(const Communicator& comm, const GroupPt
   // A split in disguise: the members of one group share a color (the lowest comm rank
   // among them, the same for every member of that group and different for any
   // disjoint one) and are ordered by their rank in the group.
-  std::unordered_map<int, int> comm_rank_of;  // world rank -> rank in comm
-  comm_rank_of.reserve(static_cast<std::size_t>(comm.size()));
-  for (int r = 0; r < comm.size(); ++r) comm_rank_of.emplace(comm.world_rank(r), r);
+  const std::vector<int> members = comm_ranks_of(*group, comm, where);
   int color = kUndefined;
-  for (int i = 0; i < group->size(); ++i) {
-    auto it = comm_rank_of.find(group->world_rank(i));
-    if (it == comm_rank_of.end())
-      throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where),
-                  fmt::format("member {} (world rank {}) is not in the communicator; the group must be a subset of "
-                              "the communicator's",
-                              i, group->world_rank(i)));
-    color = color == kUndefined ? it->second : std::min(color, it->second);
-  }
+  for (int rank : members) color = color == kUndefined ? rank : std::min(color, rank);
   if (group->rank() == kUndefined) color = kUndefined;
   return split(comm, color, group->rank());
+}
+
+const Communicator* Context::comm_create_group(const Communicator& comm, const GroupPtr& group, int tag) {
+  const char* where = "MPI_Comm_create_group";
+  check_comm(comm, where);
+  if (!group) throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where), "group is MPI_GROUP_NULL");
+  if (tag < 0 || tag > kTagUpperBound)
+    throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
+                fmt::format("invalid tag; valid tags are 0 to {}", kTagUpperBound));
+  const std::vector<int> members = comm_ranks_of(*group, comm, where);
+  const int me = group->rank();
+  if (me == kUndefined) return nullptr;
+  // Max of the members' next free ids: a binomial reduce to the group's first member,
+  // then a binomial bcast, over the members' ranks in `comm` (its collective space,
+  // a tag kind of its own, so no other collective on `comm` can take these messages).
+  const int n = group->size();
+  const DatatypePtr& type = datatype(BasicKind::Uint32);
+  std::uint32_t id = next_context_id_;
+  std::uint32_t incoming = 0;
+  coll::Schedule schedule(comm, coll::Kind::CreateGroup, where, Mode::Blocking);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((me & mask) == 0) {
+      if ((me | mask) >= n) continue;
+      schedule.recv(&incoming, 1, type, members[static_cast<std::size_t>(me | mask)], 0);
+      schedule.next_round();
+      schedule.reduce(Op::Max, &incoming, &id, 1, type);
+    } else {
+      schedule.send(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], 0);
+      schedule.next_round();
+      break;
+    }
+  }
+  int mask = 1;
+  while (mask < n && (me & mask) == 0) mask <<= 1;
+  if (me != 0) {
+    schedule.recv(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], 1);
+    schedule.next_round();
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (me + mask < n) schedule.send(&id, 1, type, members[static_cast<std::size_t>(me + mask)], 1);
+  schedule.run(*this);
+  std::vector<int> world_ranks(group->world_ranks().begin(), group->world_ranks().end());
+  return add_communicator(id, me, std::move(world_ranks));
 }
 
 const Communicator* Context::comm_split_type(const Communicator& comm, int split_type, int key) {

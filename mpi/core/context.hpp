@@ -71,6 +71,14 @@ class Context {
   /// groups as long as they are disjoint (MPI-2.2). MPI_ERR_GROUP for a null group or
   /// one with a member outside `comm`.
   const Communicator* comm_create(const Communicator& comm, const GroupPtr& group);
+  /// MPI_Comm_create_group: collective over the members of `group` only (the other
+  /// ranks of `comm` do not call it): they form a communicator in group order and agree
+  /// on its context id among themselves. A caller outside `group` gets null at once.
+  /// `tag` (MPI_ERR_TAG unless in [0, kTagUpperBound]) is what MPI has programs use to
+  /// keep concurrent calls apart; calls here are one at a time on each rank, so the
+  /// library's own tags suffice. MPI_ERR_GROUP for a null group or one with a member
+  /// outside `comm`.
+  const Communicator* comm_create_group(const Communicator& comm, const GroupPtr& group, int tag);
   /// MPI_Comm_split_type: kCommTypeShared groups the ranks on the same host (node()),
   /// ordered by `key`, then by rank in `comm`; kUndefined gives null. MPI_ERR_ARG for
   /// another type; MPI_ERR_OTHER when the process manager did not say where this rank
