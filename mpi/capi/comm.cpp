@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <span>
 
 #include "mpi/capi/attributes.hpp"
@@ -57,9 +58,53 @@ MPI_Comm duplicate(RankState& s, MPI_Comm comm, const Communicator& c, const cha
   return with_copied_attributes(s, comm, dup, where);
 }
 
+/// MPI_Comm_idup and MPI_Comm_idup_with_info: the new handle is returned at once and
+/// becomes valid when the request completes (using it before is MPI_ERR_COMM, as for
+/// a freed one); the error handler is inherited and the attributes copied at the
+/// call, as MPI_Comm_dup does (MPICH copies them at the call too). If a copy callback
+/// fails, the call fails: the agreement, started already so that the other members
+/// are not left waiting, completes on its own and its communicator is freed.
+int idup(const char* where, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    if (info != MPI_INFO_NULL) s.infos.check_hints(info, where);
+    require_pointer(newcomm, where, "newcomm");
+    require_pointer(request, where, "request");
+    const MPI_Comm handle = s.reserve_comm(s.errhandler_of(comm));
+    auto copy_failed = std::make_shared<bool>(false);
+    MPI_Request r = s.add_collective_request(
+        s.ctx().comm_idup(c,
+                          [&s, handle, copy_failed](const Communicator* dup) {
+                            if (*copy_failed)
+                              s.ctx().comm_free(dup);
+                            else
+                              s.fill_comm(handle, dup);
+                          }),
+        comm, where, nullptr);
+    try {
+      copy_attributes(s, comm, handle, where);
+    } catch (const std::exception&) {
+      *copy_failed = true;
+      s.detach_request(r);
+      throw;
+    }
+    *newcomm = handle;
+    *request = r;
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  return idup("MPI_Comm_idup", comm, MPI_INFO_NULL, newcomm, request);
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  return idup("MPI_Comm_idup_with_info", comm, info, newcomm, request);
+}
 
 int MPI_Comm_rank(MPI_Comm comm, int* rank) {
   return entry("MPI_Comm_rank", comm, [&](RankState& s) {

@@ -355,6 +355,12 @@ TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* ne
 /* Collective over the members of group only (a subset of comm's); a caller outside
    group gets MPI_COMM_NULL at once. */
 TWINFAB_MPI_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
+/* Nonblocking MPI_Comm_dup: *newcomm is valid once *request completes (MPI_ERR_COMM
+   before). The error handler is inherited and the attributes are copied at the call.
+   MPI_Comm_idup_with_info (MPI-4.0) checks info and ignores its hints. */
+TWINFAB_MPI_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                                            MPI_Request* request);
 /* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 /* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does

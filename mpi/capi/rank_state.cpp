@@ -197,6 +197,15 @@ MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited)
   return handle_of(kCommBase, comms_.size() - 1);
 }
 
+MPI_Comm RankState::reserve_comm(MPI_Errhandler inherited) {
+  comms_.push_back({nullptr, inherited, {}});
+  return handle_of(kCommBase, comms_.size() - 1);
+}
+
+void RankState::fill_comm(MPI_Comm handle, const Communicator* comm) {
+  comms_[bits(handle) & kHandleIndexMask].comm = comm;
+}
+
 MPI_Errhandler RankState::errhandler_of(MPI_Comm handle) const {
   const std::uint32_t b = bits(handle);
   const std::size_t index = b & kHandleIndexMask;

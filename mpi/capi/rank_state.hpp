@@ -148,6 +148,10 @@ class RankState {
     return c;
   }
   MPI_Comm add_comm(const Communicator* comm, MPI_Errhandler inherited);
+  /// A handle for a communicator still being made (MPI_Comm_idup): invalid (as a freed
+  /// one) until fill_comm() gives it its communicator.
+  MPI_Comm reserve_comm(MPI_Errhandler inherited);
+  void fill_comm(MPI_Comm handle, const Communicator* comm);
   CommEntry& comm_entry(MPI_Comm handle, const char* where) {
     const auto b = static_cast<std::uint32_t>(handle);
     const std::size_t index = b & kHandleIndexMask;

@@ -1,5 +1,6 @@
 // twinfab MPI coll: the steps of the algorithms that other collectives are built from
-// (reduce-scatter is a reduce, then a scatterv), added to a schedule whose call has
+// (reduce-scatter is a reduce, then a scatterv; MPI_Comm_idup's agreement is
+// allreduces), added to a schedule whose call has
 // checked its arguments already. Internal to mpi/coll.
 #pragma once
 
@@ -8,6 +9,11 @@
 #include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi::coll {
+
+/// The recursive-doubling allreduce (recursive_doubling.cpp): sendbuf may be kInPlace.
+/// Its messages use steps 0 to log2(size) + 1.
+void add_allreduce(Schedule& schedule, const void* sendbuf, void* recvbuf, std::int64_t count,
+                   const DatatypePtr& type, const ReductionOp& op);
 
 /// The binomial reduce of (input, count, type) into `result` at `root` (binomial.cpp);
 /// `result` matters at the root only. Its messages use steps 0 and 1.

@@ -13,7 +13,7 @@
 // non-commutative op sees its operands in rank order: a survivor's data covers a run
 // of ascending ranks (new ranks keep the order of the ranks they stand for), and its
 // partner's run lies wholly below or above it.
-#include "mpi/coll/schedule.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
@@ -23,13 +23,21 @@ RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::i
   context.check_comm(comm, where);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allreduce, where, mode);
-  coll::Schedule& s = *schedule;
-  if (count == 0 || type->size() == 0) return coll::execute(context, std::move(schedule));
+  coll::add_allreduce(*schedule, sendbuf, recvbuf, count, type, op);
+  return coll::execute(context, std::move(schedule));
+}
+
+namespace coll {
+
+void add_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
+                   const ReductionOp& op) {
+  if (count == 0 || type->size() == 0) return;
   if (sendbuf != kInPlace) s.copy(sendbuf, count, type, recvbuf, count, type);
 
+  const Communicator& comm = s.comm();
   const int n = comm.size();
   const int rank = comm.rank();
-  if (n == 1) return coll::execute(context, std::move(schedule));
+  if (n == 1) return;
   int pof2 = 1;
   while (pof2 * 2 <= n) pof2 *= 2;
   const int rem = n - pof2;
@@ -86,7 +94,7 @@ RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::i
     else
       s.recv(recvbuf, count, type, rank + 1, step);
   }
-  return coll::execute(context, std::move(schedule));
 }
 
+}  // namespace coll
 }  // namespace twinfab::mpi

@@ -17,6 +17,9 @@ Schedule::Schedule(const Communicator& comm, Kind kind, const char* where, Mode 
     : comm_(&comm), where_(where), mode_(mode),
       tag_base_(mode == Mode::Nonblocking ? nonblocking_tag_base(comm) : tag(kind)) {}
 
+Schedule::Schedule(const Communicator& comm, TagBase tag_base, const char* where)
+    : comm_(&comm), where_(where), mode_(Mode::Nonblocking), tag_base_(tag_base.value) {}
+
 void Schedule::add(Step step) { steps_.push_back(std::move(step)); }
 
 void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step) {

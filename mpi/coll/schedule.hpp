@@ -43,6 +43,8 @@ namespace twinfab::mpi::coll {
 /// Set in the tags of nonblocking collectives' messages (blocking ones use
 /// tag(kind, step), below 2^24).
 inline constexpr int kNonblockingTagBit = 1 << 29;
+/// Set in the tags of MPI_Comm_idup's agreement messages (mpi/core/comm_idup.cpp).
+inline constexpr int kIdupTagBit = 1 << 28;
 
 class Schedule final : public BackgroundOperation {
  public:
@@ -51,6 +53,13 @@ class Schedule final : public BackgroundOperation {
   /// tags (so every rank must make one for each nonblocking call, even with nothing
   /// to move). `where` names the MPI function in errors.
   Schedule(const Communicator& comm, Kind kind, const char* where, Mode mode);
+  /// A schedule whose steps' tags are `tag_base` | step, for an operation that keeps
+  /// its own tag space (MPI_Comm_idup's agreement, mpi/core/comm_idup.cpp); run or
+  /// advanced by its owner, never through execute().
+  struct TagBase {
+    int value;
+  };
+  Schedule(const Communicator& comm, TagBase tag_base, const char* where);
 
   const Communicator& comm() const noexcept { return *comm_; }
   const char* where() const noexcept { return where_; }

@@ -97,6 +97,9 @@ inline constexpr ContextId kWorldContextId = 0;
 inline constexpr ContextId kSelfContextId = 2;
 /// The first id a derived communicator can get (ids are allocated in steps of 2).
 inline constexpr ContextId kFirstDerivedContextId = 4;
+/// The first context id of MPI_Comm_idup's space (Context::comm_idup); the blocking
+/// constructors' ids stay below it.
+inline constexpr ContextId kFirstIdupContextId = ContextId{1} << 30;
 
 class Group;
 /// A group handle (MPI_Group). Copies share the group.

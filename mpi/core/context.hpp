@@ -15,10 +15,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "fabric/device.hpp"
@@ -63,6 +65,14 @@ class Context {
   // later one.
   /// MPI_Comm_dup: same group and topology, new matching spaces.
   const Communicator* comm_dup(const Communicator& comm);
+  /// MPI_Comm_idup (mpi/core/comm_idup.cpp): starts duplicating `comm` and returns the
+  /// request; the members agree on the new context id in the background, and when
+  /// they have, `on_done` gets the new communicator (called from the progress engine,
+  /// before the request completes). Its ids come from a space of their own, agreed by
+  /// rounds of nonblocking allreduces that claim the candidate on every member and
+  /// retry above it when one member has it in use already (MPICH's and Open MPI's
+  /// nonblocking context-id agreements work the same way).
+  RequestId comm_idup(const Communicator& comm, std::function<void(const Communicator*)> on_done);
   /// MPI_Comm_split: the ranks with the same `color` form a communicator, ordered by
   /// `key`, then by rank in `comm`. `color` kUndefined gives null (MPI_COMM_NULL).
   const Communicator* comm_split(const Communicator& comm, int color, int key);
@@ -263,6 +273,11 @@ class Context {
   /// Smallest even id this rank has not used; a new communicator's id is the max of
   /// this over its parent's members.
   ContextId next_context_id_ = kFirstDerivedContextId;
+  // MPI_Comm_idup's ids (comm_idup.cpp): from kFirstIdupContextId up, apart from the
+  // ids the blocking constructors agree on, so that those need not wait for an idup.
+  friend class IdupOperation;
+  ContextId next_idup_context_id_ = kFirstIdupContextId;
+  std::unordered_set<ContextId> claimed_idup_context_ids_;  ///< in use or being agreed on
   std::optional<int> node_;  ///< the host this rank runs on (OobExchange::node())
   // Before the request table: requests may still hold cached regions when it goes.
   CachedRegistration registration_;

@@ -1,0 +1,115 @@
+// MPI_Comm_idup: the context id of the duplicate is agreed on in the background.
+//
+// A blocking constructor agrees on an id in one allreduce of the members' next free
+// ids (comm_create.cpp): nothing else can take an id on a member meanwhile. An idup's
+// agreement runs while its ranks make other communicators, and other idups, so a
+// candidate that was free on every member when proposed may have been taken on one of
+// them by the time the members learn it. So idups draw their ids from a space of
+// their own (kFirstIdupContextId and up, apart from the blocking constructors'), and
+// agree in rounds of two nonblocking allreduces:
+//   1. the max of the members' proposals (each its next free idup id) is the
+//      candidate;
+//   2. every member claims the candidate, unless it is claimed already there (by a
+//      communicator or another idup's round), and the min of the claims says whether
+//      all did. Yes: the candidate is the id. No: those that claimed it give it back,
+//      and the next round proposes above it.
+// A member's claims are made one at a time, so two agreements can never both hold
+// one id on a rank. Every member sees the same results, so all take the same number
+// of rounds. MPICH (MPIR_Get_contextid_nonblock) and Open MPI
+// (ompi_comm_nextcid_nb) use the same claim-and-retry scheme over masks of ids.
+//
+// Tags: the rounds carry kIdupTagBit, the call's nonblocking sequence number on the
+// parent (taken at the call, so the same on every member), and the phase; they stay
+// apart from every collective's, and the rounds of one idup from each other.
+#include <algorithm>
+
+#include "mpi/coll/algorithms.hpp"
+#include "mpi/core/context.hpp"
+
+namespace twinfab::mpi {
+
+class IdupOperation final : public BackgroundOperation {
+ public:
+  IdupOperation(Context& context, const Communicator& comm, std::function<void(const Communicator*)> on_done)
+      : comm_(comm), sequence_(comm.next_nonblocking_sequence() & 0xfffU), on_done_(std::move(on_done)) {
+    // Propose the next free idup id, and move past it: a second idup started before
+    // this one ends proposes above it.
+    proposal_ = context.next_idup_context_id_;
+    context.next_idup_context_id_ = proposal_ + 2;
+  }
+
+  std::size_t advance(Context& context) override {
+    std::size_t steps = 0;
+    while (!done_) {
+      if (!schedule_) start_phase(context);
+      steps += schedule_->advance(context);
+      if (!schedule_->done()) return steps;
+      if (schedule_->status().error != ErrorClass::MPI_SUCCESS) {
+        status_ = schedule_->status();
+        done_ = true;
+        break;
+      }
+      schedule_.reset();
+      finish_phase(context);
+      ++phase_;
+    }
+    return steps;
+  }
+  bool done() const noexcept override { return done_; }
+  MessageStatus status() const override { return status_; }
+
+ private:
+  void start_phase(Context& context) {
+    const int tag_base = coll::kIdupTagBit | static_cast<int>(sequence_ << 16) | ((phase_ & 0xff) << 8);
+    schedule_ = std::make_unique<coll::Schedule>(comm_, coll::Schedule::TagBase{tag_base}, "MPI_Comm_idup");
+    const DatatypePtr& type = context.datatype(BasicKind::Uint32);
+    if (phase_ % 2 == 0) {
+      candidate_ = proposal_;
+      coll::add_allreduce(*schedule_, kInPlace, &candidate_, 1, type, Op::Max);
+    } else {
+      coll::add_allreduce(*schedule_, kInPlace, &all_claimed_, 1, type, Op::Min);
+    }
+  }
+
+  void finish_phase(Context& context) {
+    if (phase_ % 2 == 0) {
+      // The candidate: claim it here unless something on this rank holds it.
+      claimed_ = context.claimed_idup_context_ids_.insert(candidate_).second;
+      all_claimed_ = claimed_ ? 1 : 0;
+      return;
+    }
+    if (all_claimed_ == 0) {
+      // Taken on some member: give it back here and propose above it.
+      if (claimed_) context.claimed_idup_context_ids_.erase(candidate_);
+      proposal_ = std::max(candidate_ + 2, context.next_idup_context_id_);
+      context.next_idup_context_id_ = proposal_ + 2;
+      return;
+    }
+    context.next_idup_context_id_ = std::max(context.next_idup_context_id_, candidate_ + 2);
+    auto dup = std::make_unique<Communicator>(candidate_, comm_.rank(), comm_.world_ranks());
+    dup->set_cart(comm_.shared_cart());  // MPI-3.1 §6.4.2: the topology comes along
+    const Communicator* result = dup.get();
+    context.communicators_.emplace(candidate_, std::move(dup));
+    done_ = true;
+    on_done_(result);
+  }
+
+  const Communicator& comm_;
+  std::uint32_t sequence_;
+  std::function<void(const Communicator*)> on_done_;
+  int phase_ = 0;
+  std::uint32_t proposal_ = 0;
+  std::uint32_t candidate_ = 0;    ///< phase 0's allreduce works in place on it
+  std::uint32_t all_claimed_ = 0;  ///< phase 1's, likewise
+  bool claimed_ = false;
+  std::unique_ptr<coll::Schedule> schedule_;
+  bool done_ = false;
+  MessageStatus status_;
+};
+
+RequestId Context::comm_idup(const Communicator& comm, std::function<void(const Communicator*)> on_done) {
+  check_comm(comm, "MPI_Comm_idup");
+  return start_operation(std::make_unique<IdupOperation>(*this, comm, std::move(on_done)));
+}
+
+}  // namespace twinfab::mpi
