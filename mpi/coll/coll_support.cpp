@@ -81,7 +81,8 @@ void check_distinct(const void* send, const void* recv, const char* where) {
                 "buffer");
 }
 
-TempBuffer::TempBuffer(std::int64_t count, const Datatype& type) {
+TempBuffer::TempBuffer(std::int64_t count, const Datatype& type, std::pmr::memory_resource* memory)
+    : storage_(memory) {
   if (count <= 0 || type.size() == 0) return;
   // The bytes the type touches (true_extent for the first element, one extent per
   // further one) plus one more extent: the reduction kernels work on whole C
@@ -93,8 +94,8 @@ TempBuffer::TempBuffer(std::int64_t count, const Datatype& type) {
   const std::int64_t extent = std::max<std::int64_t>(type.extent(), 0);
   const std::int64_t first = std::min(type.true_lb(), type.lb());
   const std::int64_t last = std::max(type.true_lb() + type.true_extent(), type.ub()) + count * extent;
-  storage_.resize(static_cast<std::size_t>(last - first));
-  base_ = storage_.data() - first;
+  storage_.resize((static_cast<std::size_t>(last - first) + sizeof(Chunk) - 1) / sizeof(Chunk));
+  base_ = reinterpret_cast<std::byte*>(storage_.data()) - first;
 }
 
 void local_copy(const void* in, std::int64_t in_count, const Datatype& in_type, void* out, std::int64_t out_count,

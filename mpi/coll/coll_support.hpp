@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory_resource>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -64,13 +65,20 @@ inline const std::byte* block(const void* buffer, std::int64_t index, std::int64
 /// also spans each element's [lb, ub), which a user-defined op may write.
 class TempBuffer {
  public:
-  TempBuffer(std::int64_t count, const Datatype& type);
+  /// `memory`: where the bytes come from (a schedule's arena; the heap by default).
+  TempBuffer(std::int64_t count, const Datatype& type,
+             std::pmr::memory_resource* memory = std::pmr::get_default_resource());
   /// The address to pass as the buffer (may point before the allocation when the
   /// type's lower bounds are positive; only [data + min(lb, true_lb), ...) is touched).
   void* data() noexcept { return base_; }
 
  private:
-  std::vector<std::byte> storage_;
+  /// In chunks aligned as malloc's memory: the reduction kernels may use aligned
+  /// loads on 16-byte types, and an arena hands out bytes at any address.
+  struct alignas(alignof(std::max_align_t)) Chunk {
+    std::byte bytes[alignof(std::max_align_t)];
+  };
+  std::pmr::vector<Chunk> storage_;
   void* base_ = nullptr;
 };
 

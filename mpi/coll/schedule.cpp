@@ -15,12 +15,32 @@ int nonblocking_tag_base(const Communicator& comm) {
 
 Schedule::Schedule(const Communicator& comm, Kind kind, const char* where, Mode mode)
     : comm_(&comm), where_(where), mode_(mode),
-      tag_base_(mode == Mode::Nonblocking ? nonblocking_tag_base(comm) : tag(kind)) {}
+      tag_base_(mode == Mode::Nonblocking ? nonblocking_tag_base(comm) : tag(kind)) {
+  reserve();
+}
 
 Schedule::Schedule(const Communicator& comm, TagBase tag_base, const char* where)
-    : comm_(&comm), where_(where), mode_(Mode::Nonblocking), tag_base_(tag_base.value) {}
+    : comm_(&comm), where_(where), mode_(Mode::Nonblocking), tag_base_(tag_base.value) {
+  reserve();
+}
 
-void Schedule::add(Step step) { steps_.push_back(std::move(step)); }
+void Schedule::reserve() {
+  // Enough for the log2(n)-round algorithms up to a few hundred ranks within the arena.
+  steps_.reserve(20);
+  types_.reserve(2);
+}
+
+void Schedule::add(Step step) { steps_.push_back(step); }
+
+std::uint32_t Schedule::type_index(const DatatypePtr& type) {
+  // The last few suffice to find a collective's one or two types; with a type per
+  // peer (alltoallw) a repeat further back is just held twice.
+  const std::size_t n = types_.size();
+  for (std::size_t i = n; i > 0 && i + 4 > n; --i)
+    if (types_[i - 1] == type) return static_cast<std::uint32_t>(i - 1);
+  types_.push_back(type);
+  return static_cast<std::uint32_t>(n);
+}
 
 void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step) {
   Step s;
@@ -29,7 +49,7 @@ void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& t
   s.tag = tag_base_ | (step & 0xffff);
   s.in = buffer;
   s.in_count = count;
-  s.in_type = type;
+  s.in_type = type_index(type);
   add(std::move(s));
 }
 
@@ -40,7 +60,7 @@ void Schedule::recv(void* buffer, std::int64_t count, const DatatypePtr& type, i
   s.tag = tag_base_ | (step & 0xffff);
   s.out = buffer;
   s.out_count = count;
-  s.out_type = type;
+  s.out_type = type_index(type);
   add(std::move(s));
 }
 
@@ -50,10 +70,10 @@ void Schedule::copy(const void* in, std::int64_t in_count, const DatatypePtr& in
   s.kind = Step::Kind::Copy;
   s.in = in;
   s.in_count = in_count;
-  s.in_type = in_type;
+  s.in_type = type_index(in_type);
   s.out = out;
   s.out_count = out_count;
-  s.out_type = out_type;
+  s.out_type = type_index(out_type);
   add(std::move(s));
 }
 
@@ -64,7 +84,7 @@ void Schedule::reduce(const ReductionOp& op, const void* in, void* inout, std::i
   s.in = in;
   s.out = inout;
   s.in_count = count;
-  s.in_type = type;
+  s.in_type = type_index(type);
   s.op = op;
   add(std::move(s));
 }
@@ -76,8 +96,8 @@ void Schedule::next_round() {
 
 void* Schedule::scratch(std::int64_t count, const Datatype& type) {
   if (count <= 0 || type.size() == 0) return nullptr;
-  scratch_.push_back(std::make_unique<TempBuffer>(count, type));
-  return scratch_.back()->data();
+  scratch_.emplace_back(count, type, &memory_);
+  return scratch_.back().data();
 }
 
 void Schedule::record(const Error& error, int rank) {
@@ -93,18 +113,19 @@ void Schedule::start_round(Context& context) {
     try {
       switch (step.kind) {
         case Step::Kind::Send:
-          pending_.push_back(context.coll_isend(step.in, step.in_count, step.in_type, step.peer, step.tag, *comm_,
+          pending_.push_back(context.coll_isend(step.in, step.in_count, types_[step.in_type], step.peer, step.tag, *comm_,
                                                 where_));
           break;
         case Step::Kind::Recv:
-          pending_.push_back(context.coll_irecv(step.out, step.out_count, step.out_type, step.peer, step.tag,
+          pending_.push_back(context.coll_irecv(step.out, step.out_count, types_[step.out_type], step.peer, step.tag,
                                                 *comm_, where_));
           break;
         case Step::Kind::Copy:
-          local_copy(step.in, step.in_count, *step.in_type, step.out, step.out_count, *step.out_type, where_);
+          local_copy(step.in, step.in_count, *types_[step.in_type], step.out, step.out_count, *types_[step.out_type],
+                     where_);
           break;
         case Step::Kind::Reduce:
-          reduce_local(step.op, step.in, step.out, step.in_count, *step.in_type, where_);
+          reduce_local(step.op, step.in, step.out, step.in_count, *types_[step.in_type], where_);
           break;
       }
     } catch (const Error& error) {

@@ -15,13 +15,23 @@
 //      and the next round proposes above it.
 // A member's claims are made one at a time, so two agreements can never both hold
 // one id on a rank. Every member sees the same results, so all take the same number
-// of rounds. MPICH (MPIR_Get_contextid_nonblock) and Open MPI
-// (ompi_comm_nextcid_nb) use the same claim-and-retry scheme over masks of ids.
+// of rounds. In a retry, only one idup per rank may claim: the retrying one with the
+// lowest (parent's context id, sequence number), a key every member sees alike; the
+// others claim nothing and go round again. Without that, two idups started in
+// opposite orders on two ranks (MPICH's comm_idup_overlap) each win the shared
+// candidate on one rank and lose it on the other, round after round; with it, the
+// lowest one wins once no first-round claim is in its way. (First rounds claim
+// freely, so an idup that meets no conflict never waits for another communicator's.)
+// MPICH (MPIR_Get_contextid_nonblock, which lets only the lowest context id at the
+// head of its queue take from the mask) and Open MPI (ompi_comm_nextcid_nb) use the
+// same claim-and-retry scheme over masks of ids.
 //
 // Tags: the rounds carry kIdupTagBit, the call's nonblocking sequence number on the
 // parent (taken at the call, so the same on every member), and the phase; they stay
 // apart from every collective's, and the rounds of one idup from each other.
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "mpi/coll/algorithms.hpp"
 #include "mpi/core/context.hpp"
@@ -31,12 +41,17 @@ namespace twinfab::mpi {
 class IdupOperation final : public BackgroundOperation {
  public:
   IdupOperation(Context& context, const Communicator& comm, std::function<void(const Communicator*)> on_done)
-      : comm_(comm), sequence_(comm.next_nonblocking_sequence() & 0xfffU), on_done_(std::move(on_done)) {
+      : comm_(comm), sequence_(comm.next_nonblocking_sequence()), on_done_(std::move(on_done)),
+        retrying_(context.retrying_idups_), key_(comm.context_id(), sequence_) {
     // Propose the next free idup id, and move past it: a second idup started before
     // this one ends proposes above it.
     proposal_ = context.next_idup_context_id_;
     context.next_idup_context_id_ = proposal_ + 2;
   }
+
+  ~IdupOperation() override { retrying_.erase(key_); }
+  IdupOperation(const IdupOperation&) = delete;
+  IdupOperation& operator=(const IdupOperation&) = delete;
 
   std::size_t advance(Context& context) override {
     std::size_t steps = 0;
@@ -60,7 +75,7 @@ class IdupOperation final : public BackgroundOperation {
 
  private:
   void start_phase(Context& context) {
-    const int tag_base = coll::kIdupTagBit | static_cast<int>(sequence_ << 16) | ((phase_ & 0xff) << 8);
+    const int tag_base = coll::kIdupTagBit | static_cast<int>((sequence_ & 0xfffU) << 16) | ((phase_ & 0xff) << 8);
     schedule_ = std::make_unique<coll::Schedule>(comm_, coll::Schedule::TagBase{tag_base}, "MPI_Comm_idup");
     const DatatypePtr& type = context.datatype(BasicKind::Uint32);
     if (phase_ % 2 == 0) {
@@ -73,19 +88,23 @@ class IdupOperation final : public BackgroundOperation {
 
   void finish_phase(Context& context) {
     if (phase_ % 2 == 0) {
-      // The candidate: claim it here unless something on this rank holds it.
-      claimed_ = context.claimed_idup_context_ids_.insert(candidate_).second;
+      // The candidate: claim it here unless something on this rank holds it, or, in a
+      // retry, a retrying idup ahead of this one is in flight here.
+      claimed_ = (phase_ == 0 || *retrying_.begin() == key_) &&
+                 context.claimed_idup_context_ids_.insert(candidate_).second;
       all_claimed_ = claimed_ ? 1 : 0;
       return;
     }
     if (all_claimed_ == 0) {
       // Taken on some member: give it back here and propose above it.
       if (claimed_) context.claimed_idup_context_ids_.erase(candidate_);
+      retrying_.insert(key_);
       proposal_ = std::max(candidate_ + 2, context.next_idup_context_id_);
       context.next_idup_context_id_ = proposal_ + 2;
       return;
     }
     context.next_idup_context_id_ = std::max(context.next_idup_context_id_, candidate_ + 2);
+    retrying_.erase(key_);
     auto dup = std::make_unique<Communicator>(candidate_, comm_.rank(), comm_.world_ranks());
     dup->set_cart(comm_.shared_cart());  // MPI-3.1 §6.4.2: the topology comes along
     const Communicator* result = dup.get();
@@ -95,8 +114,10 @@ class IdupOperation final : public BackgroundOperation {
   }
 
   const Communicator& comm_;
-  std::uint32_t sequence_;
+  std::uint32_t sequence_;  ///< the call's nonblocking sequence number on comm_
   std::function<void(const Communicator*)> on_done_;
+  std::set<std::pair<ContextId, std::uint32_t>>& retrying_;  ///< the context's idups in a retry
+  std::pair<ContextId, std::uint32_t> key_;
   int phase_ = 0;
   std::uint32_t proposal_ = 0;
   std::uint32_t candidate_ = 0;    ///< phase 0's allreduce works in place on it

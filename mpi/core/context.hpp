@@ -18,9 +18,11 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "fabric/device.hpp"
@@ -278,6 +280,9 @@ class Context {
   friend class IdupOperation;
   ContextId next_idup_context_id_ = kFirstIdupContextId;
   std::unordered_set<ContextId> claimed_idup_context_ids_;  ///< in use or being agreed on
+  /// The idups of this rank in a retry, by (parent's context id, call's sequence
+  /// number on it): only the first may claim (comm_idup.cpp).
+  std::set<std::pair<ContextId, std::uint32_t>> retrying_idups_;
   std::optional<int> node_;  ///< the host this rank runs on (OobExchange::node())
   // Before the request table: requests may still hold cached regions when it goes.
   CachedRegistration registration_;

@@ -5,7 +5,8 @@
  * an idup overlapping point-to-point traffic that needs it to progress in the
  * background. With 3 or more ranks, two agreements that settle on the same candidate
  * id on rank 1 (one must retry above it), checked with a wildcard receive that would
- * take the other communicator's message if the ids were the same. Errors: null
+ * take the other communicator's message if the ids were the same; two idups started
+ * in opposite orders on even and odd ranks. Errors: null
  * arguments, an invalid info. */
 #include "mpitest.h"
 
@@ -84,6 +85,33 @@ int main(int argc, char** argv) {
       OK(MPI_Comm_free(&bdup));
       OK(MPI_Comm_free(&b));
     }
+  }
+
+  /* Two communicators of the same ranks, duplicated in opposite orders on even and
+   * odd ranks, twice (MPICH's comm_idup_overlap and idup_with_info): both candidates
+   * collide on every rank, and would again in every retry if each rank let either
+   * agreement claim first. */
+  if (size >= 2) {
+    MPI_Comm c1, c2, d[2];
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c1));
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &c2));
+    for (int round = 0; round < 2; ++round) {
+      MPI_Request r2[2];
+      if (rank % 2 == 0) {
+        OK(MPI_Comm_idup(c1, &d[0], &r2[0]));
+        OK(MPI_Comm_idup(c2, &d[1], &r2[1]));
+      } else {
+        OK(MPI_Comm_idup(c2, &d[1], &r2[1]));
+        OK(MPI_Comm_idup(c1, &d[0], &r2[0]));
+      }
+      OK(MPI_Waitall(2, r2, MPI_STATUSES_IGNORE));
+      check_traffic(d[0], 5, "opposite orders, first");
+      check_traffic(d[1], 5, "opposite orders, second");
+      OK(MPI_Comm_free(&d[0]));
+      OK(MPI_Comm_free(&d[1]));
+    }
+    OK(MPI_Comm_free(&c1));
+    OK(MPI_Comm_free(&c2));
   }
 
   /* Several at once: two idups of the world, one of a Cartesian communicator (with an
