@@ -121,22 +121,30 @@ int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   });
 }
 
+/// MPI_Allgather and MPI_Alltoall (and their MPI_I forms): one block per rank from
+/// every rank, the same arguments; `run` is the core's allgather or alltoall.
+using BlockPerRank = RequestId (*)(Context&, const void*, std::int64_t, const DatatypePtr&, void*, std::int64_t,
+                                   const DatatypePtr&, const Communicator&, Mode);
+int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+                   const char* nonblocking) {
+  return collective(blocking, nonblocking, comm, request, [&](Call& c) {
+    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    return run(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
+               c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
+  });
+}
+
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Allgather", nonblocking, comm, request, [&](Call& c) {
-    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
-    return twinfab::mpi::allgather(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
-                                   c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
-  });
+  return block_per_rank("MPI_Allgather", twinfab::mpi::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, request, nonblocking);
 }
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Alltoall", nonblocking, comm, request, [&](Call& c) {
-    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
-    return twinfab::mpi::alltoall(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
-                                  c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
-  });
+  return block_per_rank("MPI_Alltoall", twinfab::mpi::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, request, nonblocking);
 }
 
 int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
