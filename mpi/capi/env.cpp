@@ -203,32 +203,55 @@ int MPI_Error_class(int errorcode, int* errorclass) {
   return MPI_SUCCESS;
 }
 
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) {
+  return entry("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(reinterpret_cast<const void*>(comm_errhandler_fn), "MPI_Comm_create_errhandler",
+                    "comm_errhandler_fn");
+    require_pointer(errhandler, "MPI_Comm_create_errhandler", "errhandler");
+    *errhandler = s.add_errhandler(comm_errhandler_fn);
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return entry("MPI_Comm_set_errhandler", comm, [&](RankState& s) {
-    CommEntry& e = s.comm_entry(comm, "MPI_Comm_set_errhandler");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Comm_set_errhandler(errhandler=0x{:x})",
-                                                       static_cast<unsigned>(errhandler)),
-                  "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN exist (no MPI_Comm_create_errhandler yet)");
-    e.errhandler = errhandler;
+    s.set_errhandler(comm, errhandler, "MPI_Comm_set_errhandler");
     return MPI_SUCCESS;
   });
 }
 
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return entry("MPI_Comm_get_errhandler", comm, [&](RankState& s) {
+    s.comm_entry(comm, "MPI_Comm_get_errhandler");  // MPI_ERR_COMM before MPI_ERR_ARG
     require_pointer(errhandler, "MPI_Comm_get_errhandler", "errhandler");
-    *errhandler = s.comm_entry(comm, "MPI_Comm_get_errhandler").errhandler;
+    *errhandler = s.get_errhandler(comm, "MPI_Comm_get_errhandler");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  return entry("MPI_Comm_call_errhandler", comm, [&](RankState& s) {
+    const MPI_Errhandler handler = s.comm_entry(comm, "MPI_Comm_call_errhandler").errhandler;
+    if (handler == MPI_ERRORS_RETURN) return MPI_SUCCESS;  // MPICH and Open MPI return success
+    if (handler == MPI_ERRORS_ARE_FATAL) {
+      if (errorcode == MPI_SUCCESS) return MPI_SUCCESS;  // nothing to report
+      const int rank = s.ctx().world().rank();
+      fatal(errorcode, fmt::format("rank {}: MPI_Comm_call_errhandler(errorcode={}) ({}; the error handler is "
+                                   "MPI_ERRORS_ARE_FATAL)",
+                                   rank, errorcode, to_string(error_class_from_int(errorcode))));
+    }
+    // Copies, as raise() makes; the function is called whatever the code.
+    MPI_Comm handle = comm;
+    int code = errorcode;
+    s.errhandler_in_use(handler)(&handle, &code);
     return MPI_SUCCESS;
   });
 }
 
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState&) {
+  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(errhandler, "MPI_Errhandler_free", "errhandler");
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN)
-      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Errhandler_free(errhandler)", "not an error handler handle");
-    *errhandler = MPI_ERRHANDLER_NULL;  // predefined: only the handle goes
+    s.free_errhandler(*errhandler, "MPI_Errhandler_free");
     return MPI_SUCCESS;
   });
 }

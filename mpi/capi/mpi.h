@@ -72,6 +72,8 @@ typedef long long MPI_Offset;
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 
+/* Error handlers of MPI_Comm_create_errhandler are 0x94000000 + an index in the
+ * rank's table (never reused, so a freed handle stays invalid). */
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
@@ -334,8 +336,23 @@ TWINFAB_MPI_API int MPI_Free_mem(void* base);
 /* ---- errors */
 TWINFAB_MPI_API int MPI_Error_string(int errorcode, char* string, int* resultlen);
 TWINFAB_MPI_API int MPI_Error_class(int errorcode, int* errorclass);
+/* User error handlers (MPI-3.1 §8.3.1). When a call on comm fails and comm's handler is
+   a user one, the function is called with a pointer to a copy of comm's handle
+   (MPI_COMM_WORLD's, with its handler, when the call's communicator is not a valid
+   one) and to the error code; the call then returns the code the function left there.
+   New communicators (dup, split, create, ...) inherit their parent's handler.
+   MPI_Comm_get_errhandler gives a new handle to be freed with MPI_Errhandler_free; a
+   handler whose handles are all freed lives on for the communicators using it. */
+typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* errorcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* the MPI-2.0 name */
+TWINFAB_MPI_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
+                                               MPI_Errhandler* errhandler);
 TWINFAB_MPI_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 TWINFAB_MPI_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+/* Calls comm's handler with errorcode as if a call on comm had failed with it; returns
+   MPI_SUCCESS when the handler returns (as MPICH and Open MPI do). */
+TWINFAB_MPI_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+/* Sets *errhandler to MPI_ERRHANDLER_NULL; a predefined handler stays (as in MPICH). */
 TWINFAB_MPI_API int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 
 /* ---- communicators and groups */
