@@ -1,4 +1,5 @@
-// MPI C API: start-up and shut-down, version and error queries, error handlers.
+// MPI C API: start-up and shut-down, version and error queries, user error classes and
+// codes, error handlers.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -167,11 +168,21 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
 
 namespace {
 
-/// Error codes are the classes (MPICH's values); any other value is no code, nor is
-/// MPI_ERR_LASTCODE (a bound, not a class).
+/// The predefined error codes are the classes (MPICH's values), MPI_ERR_LASTCODE
+/// excluded (a bound, not a class); the others are those the rank added
+/// (MPI_Add_error_class, MPI_Add_error_code).
 bool is_error_code(int code) {
   if (code == MPI_ERR_LASTCODE) return false;
-  return code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN;
+  if (code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN) return true;
+  const RankState* state = current_state();
+  return state != nullptr && state->initialized && !state->finalized && state->user_error(code) != nullptr;
+}
+
+/// The user-defined class or code `code`, or null (before MPI_Init, after
+/// MPI_Finalize, or a predefined one).
+const UserErrorCode* user_error(int code) {
+  const RankState* state = current_state();
+  return state != nullptr && state->initialized && !state->finalized ? state->user_error(code) : nullptr;
 }
 
 /// MPI_ERR_ARG for a value that is no error code (Open MPI's class), through
@@ -192,15 +203,43 @@ int refuse_error_code(const char* where, int code) {
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_string: null pointer");
   if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_string", errorcode);
-  copy_out(error_string(error_class_from_int(errorcode)), string, resultlen, MPI_MAX_ERROR_STRING);
+  // A user-defined one without MPI_Add_error_string has an empty text (MPI-3.1 §8.5).
+  const UserErrorCode* user = user_error(errorcode);
+  copy_out(user != nullptr ? std::string_view(user->text) : error_string(error_class_from_int(errorcode)), string,
+           resultlen, MPI_MAX_ERROR_STRING);
   return MPI_SUCCESS;
 }
 
 int MPI_Error_class(int errorcode, int* errorclass) {
   if (errorclass == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_class(errorclass): null pointer");
   if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_class", errorcode);
-  *errorclass = static_cast<int>(error_class_from_int(errorcode));
+  const UserErrorCode* user = user_error(errorcode);
+  *errorclass = user != nullptr ? user->error_class : static_cast<int>(error_class_from_int(errorcode));
   return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int* errorclass) {
+  return entry("MPI_Add_error_class", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(errorclass, "MPI_Add_error_class", "errorclass");
+    *errorclass = s.add_error_class("MPI_Add_error_class");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Add_error_code(int errorclass, int* errorcode) {
+  return entry("MPI_Add_error_code", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(errorcode, "MPI_Add_error_code", "errorcode");
+    *errorcode = s.add_error_code(errorclass, "MPI_Add_error_code");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Add_error_string(int errorcode, const char* string) {
+  return entry("MPI_Add_error_string", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(string, "MPI_Add_error_string", "string");
+    s.set_error_string(errorcode, string, "MPI_Add_error_string");
+    return MPI_SUCCESS;
+  });
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) {
@@ -238,7 +277,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
       const int rank = s.ctx().world().rank();
       fatal(errorcode, fmt::format("rank {}: MPI_Comm_call_errhandler(errorcode={}) ({}; the error handler is "
                                    "MPI_ERRORS_ARE_FATAL)",
-                                   rank, errorcode, to_string(error_class_from_int(errorcode))));
+                                   rank, errorcode, s.describe_error(errorcode)));
     }
     // Copies, as raise() makes; the function is called whatever the code.
     MPI_Comm handle = comm;

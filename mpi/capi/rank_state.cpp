@@ -90,7 +90,7 @@ int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view mes
   }
   const int rank = state.context ? state.context->world().rank() : -1;
   fatal(error_class, fmt::format("rank {}: {} ({}; the error handler is MPI_ERRORS_ARE_FATAL)", rank, message,
-                                 to_string(error_class_from_int(error_class))));
+                                 state.describe_error(error_class)));
 }
 
 void require_pointer(const void* p, const char* where, const char* arg) {
@@ -285,6 +285,50 @@ void RankState::free_errhandler(MPI_Errhandler& handle, const char* where) {
     if (--e.handle_refs == 0 && e.comm_refs == 0) e = {};
   }
   handle = MPI_ERRHANDLER_NULL;
+}
+
+// ---- user-defined error classes and codes
+
+int RankState::add_error_class(const char* where) {
+  if (last_used_code() == std::numeric_limits<int>::max())
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "no error code values left");
+  user_errors_.push_back({last_used_code() + 1, {}});
+  if (attributes) attributes->predefined.lastusedcode = last_used_code();
+  return last_used_code();
+}
+
+int RankState::add_error_code(int error_class, const char* where) {
+  const UserErrorCode* user = user_error(error_class);
+  const bool predefined = error_class != MPI_SUCCESS && error_class != MPI_ERR_LASTCODE &&
+                          (error_class == MPI_ERR_UNKNOWN ||
+                           error_class_from_int(error_class) != ErrorClass::MPI_ERR_UNKNOWN);
+  if (!predefined && (user == nullptr || user->error_class != error_class))
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errorclass={})", where, error_class),
+                "not an error class (predefined but MPI_SUCCESS, or made by MPI_Add_error_class)");
+  if (last_used_code() == std::numeric_limits<int>::max())
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "no error code values left");
+  user_errors_.push_back({error_class, {}});
+  if (attributes) attributes->predefined.lastusedcode = last_used_code();
+  return last_used_code();
+}
+
+void RankState::set_error_string(int code, std::string_view text, const char* where) {
+  if (user_error(code) == nullptr)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errorcode={})", where, code),
+                "not an error class or code made by MPI_Add_error_class or MPI_Add_error_code (predefined "
+                "texts cannot be changed)");
+  if (text.size() >= MPI_MAX_ERROR_STRING)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(string)", where),
+                fmt::format("{} characters; at most MPI_MAX_ERROR_STRING - 1 = {}", text.size(),
+                            MPI_MAX_ERROR_STRING - 1));
+  user_errors_[static_cast<std::size_t>(code - kFirstUserErrorCode)].text = text;
+}
+
+std::string RankState::describe_error(int code) const {
+  const UserErrorCode* user = user_error(code);
+  if (user == nullptr) return std::string(to_string(error_class_from_int(code)));
+  const std::string_view kind = user->error_class == code ? "user-defined error class" : "user-defined error code";
+  return fmt::format("{} {}{}{}", kind, code, user->text.empty() ? "" : ": ", user->text);
 }
 
 void RankState::hold_errhandler(MPI_Errhandler handler) {

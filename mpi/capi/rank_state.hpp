@@ -72,6 +72,14 @@ struct ErrhandlerEntry {
   int comm_refs = 0;    ///< communicators (live or being made by MPI_Comm_idup) that use it
 };
 
+/// An error class of MPI_Add_error_class or a code of MPI_Add_error_code. Their values
+/// are one sequence from kFirstUserErrorCode up (above MPI_ERR_LASTCODE, as MPICH's).
+struct UserErrorCode {
+  int error_class = 0;  ///< the class's own value for a class
+  std::string text;     ///< MPI_Add_error_string; empty until set
+};
+inline constexpr int kFirstUserErrorCode = MPI_ERR_LASTCODE + 1;
+
 /// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
 struct PersistentOp {
   enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv };
@@ -238,6 +246,27 @@ class RankState {
   /// MPI_Op_free: MPI_ERR_OP for MPI_OP_NULL, a predefined op or an invalid handle.
   void free_op(MPI_Op& handle, const char* where);
 
+  // ---- user-defined error classes and codes. Local to the rank (MPI-3.1 §8.5: the
+  // values may differ between processes); never removed.
+  /// MPI_Add_error_class: a new class.
+  int add_error_class(const char* where);
+  /// MPI_Add_error_code: a new code of `error_class`, a predefined class but
+  /// MPI_SUCCESS, or one of add_error_class(); MPI_ERR_ARG for anything else.
+  int add_error_code(int error_class, const char* where);
+  /// MPI_Add_error_string: sets (or replaces) the text of a user-defined class or code;
+  /// MPI_ERR_ARG for any other value and for a text of MPI_MAX_ERROR_STRING characters
+  /// or more.
+  void set_error_string(int code, std::string_view text, const char* where);
+  /// The entry of a user-defined class or code; null for any other value.
+  const UserErrorCode* user_error(int code) const {
+    const auto index = static_cast<std::size_t>(code) - static_cast<std::size_t>(kFirstUserErrorCode);
+    return code >= kFirstUserErrorCode && index < user_errors_.size() ? &user_errors_[index] : nullptr;
+  }
+  /// MPI_LASTUSEDCODE: the largest user-defined class or code, else MPI_ERR_LASTCODE.
+  int last_used_code() const { return MPI_ERR_LASTCODE + static_cast<int>(user_errors_.size()); }
+  /// How an error message names `code`: the class's name, or a user code with its text.
+  std::string describe_error(int code) const;
+
   // ---- requests
   MPI_Request add_request(RequestId id, MPI_Comm comm, const char* what);
   /// The entry of an active request handle (MPI_ERR_REQUEST for anything else); null
@@ -296,6 +325,7 @@ class RankState {
  private:
   std::vector<CommEntry> comms_;
   std::vector<ErrhandlerEntry> errhandlers_;
+  std::vector<UserErrorCode> user_errors_;  // value kFirstUserErrorCode + index
   std::vector<GroupPtr> groups_;
   std::vector<DatatypePtr> types_;  // derived types; null: freed slot
   std::vector<UserOpEntry> ops_;

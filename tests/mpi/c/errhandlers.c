@@ -3,7 +3,10 @@
  * call returns the code; inherited by MPI_Comm_dup and MPI_Comm_split; called by
  * MPI_Comm_call_errhandler; a freed handle keeps working on the communicators that
  * use it (MPI-3.1 §8.3.4) while the handle itself is invalid; a handler may call MPI
- * and replace itself; bad arguments give MPI_ERR_ARG / MPI_ERR_COMM. */
+ * and replace itself; bad arguments give MPI_ERR_ARG / MPI_ERR_COMM. Then user error
+ * classes, codes and texts (MPI_Add_error_*), MPI_LASTUSEDCODE. */
+#include <string.h>
+
 #include "mpitest.h"
 
 static int calls; /* globals are per rank under twinfab sim */
@@ -46,6 +49,91 @@ static void once(MPI_Comm* comm, int* code, ...) {
     MPI_Error_class(last_code, &lc_);                                                        \
     CHECK(lc_ == (cls), "%s: handler got code %d, expected class %d", #call, last_code, cls); \
   } while (0)
+
+static int fail_with; /* what fail_delete returns */
+static int fail_delete(MPI_Comm comm, int keyval, void* value, void* extra) {
+  (void)comm, (void)keyval, (void)value, (void)extra;
+  return fail_with;
+}
+
+/* MPI_Add_error_class / _code / _string, MPI_LASTUSEDCODE, and a user code reaching a
+ * user handler from a real failure (an attribute delete callback returning it).
+ * MPI_COMM_WORLD's handler is MPI_ERRORS_RETURN. */
+static void user_codes(void) {
+  int* last;
+  int flag, cls, len;
+  char text[MPI_MAX_ERROR_STRING];
+  OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+  CHECK(flag && *last == MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d before any was added", flag ? *last : -1);
+  int c1, e1, e2;
+  OK(MPI_Add_error_class(&c1));
+  CHECK(c1 > MPI_ERR_LASTCODE && *last == c1, "class %d, last used %d", c1, *last);
+  OK(MPI_Add_error_code(c1, &e1));
+  OK(MPI_Add_error_code(MPI_ERR_RANK, &e2));
+  CHECK(e1 != c1 && e2 != e1 && e2 != MPI_ERR_RANK, "codes %d %d of classes %d %d", e1, e2, c1, MPI_ERR_RANK);
+  int* again;
+  OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &again, &flag));
+  CHECK(*again == e2 && *last == e2 && e2 >= e1 && e1 >= c1, "last used %d, codes %d %d %d", *again, c1, e1, e2);
+  OK(MPI_Error_class(c1, &cls));
+  CHECK(cls == c1, "class of the added class: %d", cls);
+  OK(MPI_Error_class(e1, &cls));
+  CHECK(cls == c1, "class of the added code: %d, expected %d", cls, c1);
+  OK(MPI_Error_class(e2, &cls));
+  CHECK(cls == MPI_ERR_RANK, "class of a code of MPI_ERR_RANK: %d", cls);
+  OK(MPI_Error_string(e1, text, &len));
+  CHECK(len == 0 && text[0] == '\0', "text before MPI_Add_error_string: '%s'", text);
+  OK(MPI_Add_error_string(e1, "first text"));
+  OK(MPI_Add_error_string(e1, "the disk is on fire"));
+  OK(MPI_Add_error_string(c1, "hardware trouble"));
+  OK(MPI_Error_string(e1, text, &len));
+  CHECK(strcmp(text, "the disk is on fire") == 0 && len == 19, "code text '%s' (%d)", text, len);
+  OK(MPI_Error_string(c1, text, &len));
+  CHECK(strcmp(text, "hardware trouble") == 0, "class text '%s'", text);
+  OK(MPI_Error_string(MPI_ERR_RANK, text, &len));
+  CHECK(strcmp(text, "Invalid rank") == 0, "predefined text changed: '%s'", text);
+
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_class(NULL));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(c1, NULL));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(e1, &cls)); /* a code, not a class */
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(MPI_SUCCESS, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(MPI_ERR_LASTCODE, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_code(*last + 1, &cls));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_string(MPI_ERR_RANK, "mine now"));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_string(*last + 1, "nobody's"));
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_string(e1, NULL));
+  char longer[MPI_MAX_ERROR_STRING + 1];
+  memset(longer, 'x', MPI_MAX_ERROR_STRING);
+  longer[MPI_MAX_ERROR_STRING] = '\0';
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Add_error_string(e1, longer));
+  longer[MPI_MAX_ERROR_STRING - 1] = '\0'; /* the longest that fits */
+  OK(MPI_Add_error_string(e1, longer));
+  OK(MPI_Error_string(e1, text, &len));
+  CHECK(len == MPI_MAX_ERROR_STRING - 1, "longest text: %d characters", len);
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Error_class(*last + 1, &cls));
+  CHECK(*last == e2, "failed calls changed MPI_LASTUSEDCODE to %d", *last);
+
+  /* A user code through a user handler: a delete callback fails with it. */
+  MPI_Errhandler eh;
+  MPI_Comm d;
+  int key;
+  OK(MPI_Comm_create_errhandler(record, &eh));
+  OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+  OK(MPI_Comm_set_errhandler(d, eh));
+  OK(MPI_Errhandler_free(&eh));
+  OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fail_delete, &key, NULL));
+  OK(MPI_Comm_set_attr(d, key, NULL));
+  fail_with = e1;
+  int before = calls;
+  int rc = MPI_Comm_delete_attr(d, key);
+  CHECK(rc == e1 && calls == before + 1 && last_comm == d && last_code == e1,
+        "delete callback's code: rc %d, %d calls, comm 0x%x, code %d, expected %d", rc, calls - before,
+        (unsigned)last_comm, last_code, e1);
+  OK(MPI_Comm_call_errhandler(d, e2));
+  CHECK(last_comm == d && last_code == e2, "call_errhandler: comm 0x%x, code %d", (unsigned)last_comm, last_code);
+  fail_with = MPI_SUCCESS;
+  OK(MPI_Comm_free(&d));
+  OK(MPI_Comm_free_keyval(&key));
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -103,8 +191,8 @@ int main(int argc, char** argv) {
   /* MPI_Comm_call_errhandler: the handler gets the code as given; the call succeeds. */
   before = calls;
   OK(MPI_Comm_call_errhandler(d, MPI_ERR_OTHER));
-  CHECK(calls == before + 1 && last_comm == d && last_code == MPI_ERR_OTHER, "call_errhandler: %d calls, comm 0x%x, code %d",
-        calls - before, (unsigned)last_comm, last_code);
+  CHECK(calls == before + 1 && last_comm == d && last_code == MPI_ERR_OTHER,
+        "call_errhandler: %d calls, comm 0x%x, code %d", calls - before, (unsigned)last_comm, last_code);
   before = calls;
   OK(MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_OTHER)); /* MPI_ERRORS_RETURN: success */
   CHECK(calls == before, "call_errhandler on world called d's handler");
@@ -195,8 +283,10 @@ int main(int argc, char** argv) {
   OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &got));
   CHECK(got == MPI_ERRORS_RETURN, "self's handler 0x%x after it replaced itself", (unsigned)got);
 
-  /* Nothing above sent anything but the truncated message: a real exchange pairs up. */
   OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+  user_codes();
+
+  /* Nothing above sent anything but the truncated message: a real exchange pairs up. */
   if (size >= 2 && rank < 2) {
     int mine = 100 + rank, other = -1, flag;
     OK(MPI_Sendrecv(&mine, 1, MPI_INT, 1 - rank, 0, &other, 1, MPI_INT, 1 - rank, 0, MPI_COMM_WORLD, &st));
