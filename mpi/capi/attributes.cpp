@@ -46,7 +46,7 @@ AttributeTables& tables(RankState& s) {
     p.io = MPI_ANY_SOURCE;  // every rank can do I/O (MPICH says the same)
     p.wtime_is_global = rank_host().clock_is_global() ? 1 : 0;
     p.universe_size = s.ctx().world().size();  // no dynamic processes: the universe is the job
-    p.lastusedcode = MPI_ERR_LASTCODE;          // no MPI_Add_error_code: no codes beyond the classes
+    p.lastusedcode = s.last_used_code();  // and RankState keeps it up to date
     s.attributes = std::move(t);
   }
   return *s.attributes;

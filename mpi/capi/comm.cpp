@@ -45,7 +45,7 @@ MPI_Comm with_copied_attributes(RankState& s, MPI_Comm comm, MPI_Comm dup, const
   try {
     copy_attributes(s, comm, dup, where);
   } catch (const std::exception&) {
-    s.ctx().comm_free(s.comm_entry(dup, where).comm);
+    s.free_comm(dup, where);
     throw;
   }
   return dup;
@@ -86,6 +86,7 @@ int idup(const char* where, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     } catch (const std::exception&) {
       *copy_failed = true;
       s.detach_request(r);
+      s.abandon_reserved_comm(handle);
       throw;
     }
     *newcomm = handle;
@@ -182,7 +183,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     // their attributes untouched.
     if (*comm != MPI_COMM_WORLD && *comm != MPI_COMM_SELF) delete_all_attributes(s, *comm, "MPI_Comm_free");
     // Looked up again: the callbacks may have created communicators (moving the table).
-    s.ctx().comm_free(s.comm_entry(*comm, "MPI_Comm_free").comm);  // checks (COMM_WORLD/SELF) and nulls it
+    s.free_comm(*comm, "MPI_Comm_free");  // checks (COMM_WORLD/SELF)
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
   });

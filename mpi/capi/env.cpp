@@ -1,4 +1,5 @@
-// MPI C API: start-up and shut-down, version and error queries, error handlers.
+// MPI C API: start-up and shut-down, version and error queries, user error classes and
+// codes, error handlers.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -167,11 +168,21 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
 
 namespace {
 
-/// Error codes are the classes (MPICH's values); any other value is no code, nor is
-/// MPI_ERR_LASTCODE (a bound, not a class).
+/// The predefined error codes are the classes (MPICH's values), MPI_ERR_LASTCODE
+/// excluded (a bound, not a class); the others are those the rank added
+/// (MPI_Add_error_class, MPI_Add_error_code).
 bool is_error_code(int code) {
   if (code == MPI_ERR_LASTCODE) return false;
-  return code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN;
+  if (code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN) return true;
+  const RankState* state = current_state();
+  return state != nullptr && state->initialized && !state->finalized && state->user_error(code) != nullptr;
+}
+
+/// The user-defined class or code `code`, or null (before MPI_Init, after
+/// MPI_Finalize, or a predefined one).
+const UserErrorCode* user_error(int code) {
+  const RankState* state = current_state();
+  return state != nullptr && state->initialized && !state->finalized ? state->user_error(code) : nullptr;
 }
 
 /// MPI_ERR_ARG for a value that is no error code (Open MPI's class), through
@@ -192,43 +203,94 @@ int refuse_error_code(const char* where, int code) {
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_string: null pointer");
   if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_string", errorcode);
-  copy_out(error_string(error_class_from_int(errorcode)), string, resultlen, MPI_MAX_ERROR_STRING);
+  // A user-defined one without MPI_Add_error_string has an empty text (MPI-3.1 §8.5).
+  const UserErrorCode* user = user_error(errorcode);
+  copy_out(user != nullptr ? std::string_view(user->text) : error_string(error_class_from_int(errorcode)), string,
+           resultlen, MPI_MAX_ERROR_STRING);
   return MPI_SUCCESS;
 }
 
 int MPI_Error_class(int errorcode, int* errorclass) {
   if (errorclass == nullptr) fatal(MPI_ERR_ARG, "MPI_Error_class(errorclass): null pointer");
   if (!is_error_code(errorcode)) return refuse_error_code("MPI_Error_class", errorcode);
-  *errorclass = static_cast<int>(error_class_from_int(errorcode));
+  const UserErrorCode* user = user_error(errorcode);
+  *errorclass = user != nullptr ? user->error_class : static_cast<int>(error_class_from_int(errorcode));
   return MPI_SUCCESS;
+}
+
+int MPI_Add_error_class(int* errorclass) {
+  return entry("MPI_Add_error_class", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(errorclass, "MPI_Add_error_class", "errorclass");
+    *errorclass = s.add_error_class("MPI_Add_error_class");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Add_error_code(int errorclass, int* errorcode) {
+  return entry("MPI_Add_error_code", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(errorcode, "MPI_Add_error_code", "errorcode");
+    *errorcode = s.add_error_code(errorclass, "MPI_Add_error_code");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Add_error_string(int errorcode, const char* string) {
+  return entry("MPI_Add_error_string", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(string, "MPI_Add_error_string", "string");
+    s.set_error_string(errorcode, string, "MPI_Add_error_string");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn, MPI_Errhandler* errhandler) {
+  return entry("MPI_Comm_create_errhandler", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(reinterpret_cast<const void*>(comm_errhandler_fn), "MPI_Comm_create_errhandler",
+                    "comm_errhandler_fn");
+    require_pointer(errhandler, "MPI_Comm_create_errhandler", "errhandler");
+    *errhandler = s.add_errhandler(comm_errhandler_fn);
+    return MPI_SUCCESS;
+  });
 }
 
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
   return entry("MPI_Comm_set_errhandler", comm, [&](RankState& s) {
-    CommEntry& e = s.comm_entry(comm, "MPI_Comm_set_errhandler");
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Comm_set_errhandler(errhandler=0x{:x})",
-                                                       static_cast<unsigned>(errhandler)),
-                  "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN exist (no MPI_Comm_create_errhandler yet)");
-    e.errhandler = errhandler;
+    s.set_errhandler(comm, errhandler, "MPI_Comm_set_errhandler");
     return MPI_SUCCESS;
   });
 }
 
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
   return entry("MPI_Comm_get_errhandler", comm, [&](RankState& s) {
+    s.comm_entry(comm, "MPI_Comm_get_errhandler");  // MPI_ERR_COMM before MPI_ERR_ARG
     require_pointer(errhandler, "MPI_Comm_get_errhandler", "errhandler");
-    *errhandler = s.comm_entry(comm, "MPI_Comm_get_errhandler").errhandler;
+    *errhandler = s.get_errhandler(comm, "MPI_Comm_get_errhandler");
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+  return entry("MPI_Comm_call_errhandler", comm, [&](RankState& s) {
+    const MPI_Errhandler handler = s.comm_entry(comm, "MPI_Comm_call_errhandler").errhandler;
+    if (handler == MPI_ERRORS_RETURN) return MPI_SUCCESS;  // MPICH and Open MPI return success
+    if (handler == MPI_ERRORS_ARE_FATAL) {
+      if (errorcode == MPI_SUCCESS) return MPI_SUCCESS;  // nothing to report
+      const int rank = s.ctx().world().rank();
+      fatal(errorcode, fmt::format("rank {}: MPI_Comm_call_errhandler(errorcode={}) ({}; the error handler is "
+                                   "MPI_ERRORS_ARE_FATAL)",
+                                   rank, errorcode, s.describe_error(errorcode)));
+    }
+    // Copies, as raise() makes; the function is called whatever the code.
+    MPI_Comm handle = comm;
+    int code = errorcode;
+    s.errhandler_in_use(handler)(&handle, &code);
     return MPI_SUCCESS;
   });
 }
 
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState&) {
+  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(errhandler, "MPI_Errhandler_free", "errhandler");
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN)
-      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Errhandler_free(errhandler)", "not an error handler handle");
-    *errhandler = MPI_ERRHANDLER_NULL;  // predefined: only the handle goes
+    s.free_errhandler(*errhandler, "MPI_Errhandler_free");
     return MPI_SUCCESS;
   });
 }

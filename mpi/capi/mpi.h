@@ -72,6 +72,8 @@ typedef long long MPI_Offset;
 #define MPI_INFO_NULL ((MPI_Info)0x1c000000)
 #define MPI_INFO_ENV ((MPI_Info)0x5c000001)
 
+/* Error handlers of MPI_Comm_create_errhandler are 0x94000000 + an index in the
+ * rank's table (never reused, so a freed handle stays invalid). */
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
@@ -221,7 +223,8 @@ typedef long long MPI_Offset;
  *   MPI_WTIME_IS_GLOBAL  1 under `twinfab sim` (every rank reads the one simulated
  *                        clock), 0 on hardware (each process reads its node's clock);
  *   MPI_UNIVERSE_SIZE    the size of MPI_COMM_WORLD (no dynamic processes);
- *   MPI_LASTUSEDCODE     MPI_ERR_LASTCODE (there is no MPI_Add_error_code);
+ *   MPI_LASTUSEDCODE     the largest error class or code the rank added
+ *                        (MPI_Add_error_class, MPI_Add_error_code), else MPI_ERR_LASTCODE;
  *   MPI_APPNUM           absent (flag 0): no MPMD launch.
  * They cannot be set, deleted or freed (MPI_ERR_KEYVAL). Keyvals of
  * MPI_Comm_create_keyval are 0xa4400000 + an index in the rank's table (never
@@ -235,7 +238,7 @@ typedef long long MPI_Offset;
 #define MPI_LASTUSEDCODE 0x6440000b
 #define MPI_APPNUM 0x6440000d
 
-/* ---- error classes (MPICH's values; error codes are the classes themselves) */
+/* ---- error classes (MPICH's values; the predefined error codes are the classes themselves) */
 enum {
   MPI_SUCCESS = 0,
   MPI_ERR_BUFFER = 1,
@@ -334,8 +337,31 @@ TWINFAB_MPI_API int MPI_Free_mem(void* base);
 /* ---- errors */
 TWINFAB_MPI_API int MPI_Error_string(int errorcode, char* string, int* resultlen);
 TWINFAB_MPI_API int MPI_Error_class(int errorcode, int* errorclass);
+/* User-defined error classes and codes (MPI-3.1 §8.5), the calling rank's own: values
+   from MPI_ERR_LASTCODE + 1 up, classes and codes from one sequence (MPI_LASTUSEDCODE
+   is the last). MPI_Error_string gives the text of MPI_Add_error_string, empty until
+   one is set; MPI_Error_class a code's class. A code's class is any predefined class
+   but MPI_SUCCESS, or an added class. */
+TWINFAB_MPI_API int MPI_Add_error_class(int* errorclass);
+TWINFAB_MPI_API int MPI_Add_error_code(int errorclass, int* errorcode);
+TWINFAB_MPI_API int MPI_Add_error_string(int errorcode, const char* string);
+/* User error handlers (MPI-3.1 §8.3.1). When a call on comm fails and comm's handler is
+   a user one, the function is called with a pointer to a copy of comm's handle
+   (MPI_COMM_WORLD's, with its handler, when the call's communicator is not a valid
+   one) and to the error code; the call then returns the code the function left there.
+   New communicators (dup, split, create, ...) inherit their parent's handler.
+   MPI_Comm_get_errhandler gives a new handle to be freed with MPI_Errhandler_free; a
+   handler whose handles are all freed lives on for the communicators using it. */
+typedef void MPI_Comm_errhandler_function(MPI_Comm* comm, int* errorcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* the MPI-2.0 name */
+TWINFAB_MPI_API int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
+                                               MPI_Errhandler* errhandler);
 TWINFAB_MPI_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 TWINFAB_MPI_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+/* Calls comm's handler with errorcode as if a call on comm had failed with it; returns
+   MPI_SUCCESS when the handler returns (as MPICH and Open MPI do). */
+TWINFAB_MPI_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+/* Sets *errhandler to MPI_ERRHANDLER_NULL; a predefined handler stays (as in MPICH). */
 TWINFAB_MPI_API int MPI_Errhandler_free(MPI_Errhandler* errhandler);
 
 /* ---- communicators and groups */

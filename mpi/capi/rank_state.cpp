@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <utility>
 
 namespace twinfab::mpi::capi {
 
@@ -76,10 +77,20 @@ void fatal(int code, std::string_view message) {
 
 int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message) {
   if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
-  if (state.errhandler_of(comm) == MPI_ERRORS_RETURN) return error_class;
+  const MPI_Errhandler handler = state.errhandler_of(comm);
+  if (handler == MPI_ERRORS_RETURN) return error_class;
+  if (handler != MPI_ERRORS_ARE_FATAL) {
+    // Copies: the function may write through both pointers (the code it leaves is
+    // what the call returns, as in MPICH and Open MPI), and may free the handler or
+    // the communicator meanwhile.
+    MPI_Comm handle = state.comm_reporting(comm);
+    int code = error_class;
+    state.errhandler_in_use(handler)(&handle, &code);
+    return code;
+  }
   const int rank = state.context ? state.context->world().rank() : -1;
   fatal(error_class, fmt::format("rank {}: {} ({}; the error handler is MPI_ERRORS_ARE_FATAL)", rank, message,
-                                 to_string(error_class_from_int(error_class))));
+                                 state.describe_error(error_class)));
 }
 
 void require_pointer(const void* p, const char* where, const char* arg) {
@@ -194,11 +205,13 @@ void RankState::throw_bad_comm(MPI_Comm handle, const char* where) {
 MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited) {
   if (comm == nullptr) return MPI_COMM_NULL;
   comms_.push_back({comm, inherited, {}});
+  hold_errhandler(inherited);
   return handle_of(kCommBase, comms_.size() - 1);
 }
 
 MPI_Comm RankState::reserve_comm(MPI_Errhandler inherited) {
   comms_.push_back({nullptr, inherited, {}});
+  hold_errhandler(inherited);
   return handle_of(kCommBase, comms_.size() - 1);
 }
 
@@ -206,12 +219,127 @@ void RankState::fill_comm(MPI_Comm handle, const Communicator* comm) {
   comms_[bits(handle) & kHandleIndexMask].comm = comm;
 }
 
-MPI_Errhandler RankState::errhandler_of(MPI_Comm handle) const {
+void RankState::free_comm(MPI_Comm handle, const char* where) {
+  CommEntry& e = comm_entry(handle, where);
+  context->comm_free(e.comm);  // checks (COMM_WORLD/SELF) and nulls it
+  release_errhandler(std::exchange(e.errhandler, MPI_ERRORS_ARE_FATAL));
+}
+
+void RankState::abandon_reserved_comm(MPI_Comm handle) {
+  CommEntry& e = comms_[bits(handle) & kHandleIndexMask];
+  release_errhandler(std::exchange(e.errhandler, MPI_ERRORS_ARE_FATAL));
+}
+
+MPI_Comm RankState::comm_reporting(MPI_Comm handle) const {
   const std::uint32_t b = bits(handle);
   const std::size_t index = b & kHandleIndexMask;
-  if ((b & ~kHandleIndexMask) == kCommBase && index < comms_.size() && comms_[index].comm != nullptr)
-    return comms_[index].errhandler;
-  return comms_.empty() ? MPI_ERRORS_ARE_FATAL : comms_[0].errhandler;
+  if ((b & ~kHandleIndexMask) == kCommBase && index < comms_.size() && comms_[index].comm != nullptr) return handle;
+  return MPI_COMM_WORLD;
+}
+
+void RankState::set_errhandler(MPI_Comm comm, MPI_Errhandler handler, const char* where) {
+  CommEntry& e = comm_entry(comm, where);
+  errhandler_function(handler, where);  // checks
+  hold_errhandler(handler);  // first: the old and the new one may be the same
+  release_errhandler(std::exchange(e.errhandler, handler));
+}
+
+// ---- error handlers
+
+MPI_Errhandler RankState::add_errhandler(MPI_Comm_errhandler_function* function) {
+  if (errhandlers_.size() > kHandleIndexMask)
+    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Comm_create_errhandler",
+                "more than 16M error handlers created on one rank");
+  errhandlers_.push_back({function, 1, 0});
+  return handle_of(kUserErrhandlerBase, errhandlers_.size() - 1);
+}
+
+MPI_Comm_errhandler_function* RankState::errhandler_function(MPI_Errhandler handle, const char* where) const {
+  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return nullptr;
+  if (handle == MPI_ERRHANDLER_NULL)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler)", where), "errhandler is MPI_ERRHANDLER_NULL");
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  if ((b & ~kHandleIndexMask) != kUserErrhandlerBase || index >= errhandlers_.size() ||
+      errhandlers_[index].handle_refs == 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler=0x{:x})", where, b),
+                "not an error handler handle (neither predefined nor made by MPI_Comm_create_errhandler, or "
+                "freed)");
+  return errhandlers_[index].function;
+}
+
+MPI_Comm_errhandler_function* RankState::errhandler_in_use(MPI_Errhandler handle) const {
+  return errhandlers_[bits(handle) & kHandleIndexMask].function;
+}
+
+MPI_Errhandler RankState::get_errhandler(MPI_Comm comm, const char* where) {
+  const MPI_Errhandler handler = comm_entry(comm, where).errhandler;
+  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_RETURN)
+    ++errhandlers_[bits(handler) & kHandleIndexMask].handle_refs;
+  return handler;
+}
+
+void RankState::free_errhandler(MPI_Errhandler& handle, const char* where) {
+  if (errhandler_function(handle, where) != nullptr) {  // checks
+    ErrhandlerEntry& e = errhandlers_[bits(handle) & kHandleIndexMask];
+    if (--e.handle_refs == 0 && e.comm_refs == 0) e = {};
+  }
+  handle = MPI_ERRHANDLER_NULL;
+}
+
+// ---- user-defined error classes and codes
+
+int RankState::add_error_class(const char* where) {
+  if (last_used_code() == std::numeric_limits<int>::max())
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "no error code values left");
+  user_errors_.push_back({last_used_code() + 1, {}});
+  if (attributes) attributes->predefined.lastusedcode = last_used_code();
+  return last_used_code();
+}
+
+int RankState::add_error_code(int error_class, const char* where) {
+  const UserErrorCode* user = user_error(error_class);
+  const bool predefined = error_class != MPI_SUCCESS && error_class != MPI_ERR_LASTCODE &&
+                          (error_class == MPI_ERR_UNKNOWN ||
+                           error_class_from_int(error_class) != ErrorClass::MPI_ERR_UNKNOWN);
+  if (!predefined && (user == nullptr || user->error_class != error_class))
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errorclass={})", where, error_class),
+                "not an error class (predefined but MPI_SUCCESS, or made by MPI_Add_error_class)");
+  if (last_used_code() == std::numeric_limits<int>::max())
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "no error code values left");
+  user_errors_.push_back({error_class, {}});
+  if (attributes) attributes->predefined.lastusedcode = last_used_code();
+  return last_used_code();
+}
+
+void RankState::set_error_string(int code, std::string_view text, const char* where) {
+  if (user_error(code) == nullptr)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errorcode={})", where, code),
+                "not an error class or code made by MPI_Add_error_class or MPI_Add_error_code (predefined "
+                "texts cannot be changed)");
+  if (text.size() >= MPI_MAX_ERROR_STRING)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(string)", where),
+                fmt::format("{} characters; at most MPI_MAX_ERROR_STRING - 1 = {}", text.size(),
+                            MPI_MAX_ERROR_STRING - 1));
+  user_errors_[static_cast<std::size_t>(code - kFirstUserErrorCode)].text = text;
+}
+
+std::string RankState::describe_error(int code) const {
+  const UserErrorCode* user = user_error(code);
+  if (user == nullptr) return std::string(to_string(error_class_from_int(code)));
+  const std::string_view kind = user->error_class == code ? "user-defined error class" : "user-defined error code";
+  return fmt::format("{} {}{}{}", kind, code, user->text.empty() ? "" : ": ", user->text);
+}
+
+void RankState::hold_errhandler(MPI_Errhandler handler) {
+  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_RETURN)
+    ++errhandlers_[bits(handler) & kHandleIndexMask].comm_refs;
+}
+
+void RankState::release_errhandler(MPI_Errhandler handler) {
+  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN) return;
+  ErrhandlerEntry& e = errhandlers_[bits(handler) & kHandleIndexMask];
+  if (--e.comm_refs == 0 && e.handle_refs == 0) e = {};
 }
 
 // ---- groups

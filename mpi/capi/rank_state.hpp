@@ -5,8 +5,9 @@
 // mutable globals in mpi/capi besides the installed-host pointer (rank_host.cpp).
 // It owns the rank's mpi::Context and the tables that turn the integer handles of
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
-// derived datatypes, user-defined reduction operations, info objects (info_table.hpp),
-// requests, and keyvals with the attributes attached to communicators (attributes.hpp).
+// derived datatypes, user-defined reduction operations, user-defined error handlers,
+// info objects (info_table.hpp), requests, and keyvals with the attributes attached to
+// communicators (attributes.hpp).
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
@@ -14,7 +15,8 @@
 // turns an mpi::Error (or any other std::exception, e.g. a fabric::Error from the
 // backend) into the error class, handed to the communicator's error handler:
 // MPI_ERRORS_ARE_FATAL aborts the job through RankHost::abort, MPI_ERRORS_RETURN
-// returns the class. Exceptions that are not std::exceptions are the runtime's
+// returns the class, a handler of MPI_Comm_create_errhandler is called and the class
+// returned when it returns (raise()). Exceptions that are not std::exceptions are the runtime's
 // unwinding of the rank (a SimGrid actor being killed, forced unwinding): those are
 // let through, and the launcher that started the rank handles them.
 #pragma once
@@ -49,6 +51,7 @@ inline constexpr std::uint32_t kOpBase = 0x58000000;
 inline constexpr std::uint32_t kUserOpBase = 0x98000000;
 inline constexpr std::uint32_t kRequestBase = 0xac000000;
 inline constexpr std::uint32_t kMessageBase = 0xec000000;
+inline constexpr std::uint32_t kUserErrhandlerBase = 0x94000000;  ///< MPI_Comm_create_errhandler
 // kInfoBase (0x9c000000) is in info_table.hpp, with the info table.
 
 struct CommEntry {
@@ -56,6 +59,26 @@ struct CommEntry {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;  ///< MPI_Comm_set_name (a property of the handle, not copied by dup)
 };
+
+/// An error handler of MPI_Comm_create_errhandler. It lives while the program holds a
+/// handle to it (the one create gave, each one MPI_Comm_get_errhandler gave, less those
+/// MPI_Errhandler_free took back) or a communicator uses it (MPI-3.1 §8.3.4: freeing
+/// the handle does not affect the communicators that use it). The handle is valid only
+/// while the program holds one: a handle freed as often as it was given is MPI_ERR_ARG,
+/// even while a communicator still runs the handler.
+struct ErrhandlerEntry {
+  MPI_Comm_errhandler_function* function = nullptr;  ///< null: freed slot
+  int handle_refs = 0;  ///< handles the program holds
+  int comm_refs = 0;    ///< communicators (live or being made by MPI_Comm_idup) that use it
+};
+
+/// An error class of MPI_Add_error_class or a code of MPI_Add_error_code. Their values
+/// are one sequence from kFirstUserErrorCode up (above MPI_ERR_LASTCODE, as MPICH's).
+struct UserErrorCode {
+  int error_class = 0;  ///< the class's own value for a class
+  std::string text;     ///< MPI_Add_error_string; empty until set
+};
+inline constexpr int kFirstUserErrorCode = MPI_ERR_LASTCODE + 1;
 
 /// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
 struct PersistentOp {
@@ -147,11 +170,17 @@ class RankState {
     context->check_comm(c, where);
     return c;
   }
+  /// A handle for `comm` (MPI_COMM_NULL for null), using error handler `inherited`.
   MPI_Comm add_comm(const Communicator* comm, MPI_Errhandler inherited);
   /// A handle for a communicator still being made (MPI_Comm_idup): invalid (as a freed
   /// one) until fill_comm() gives it its communicator.
   MPI_Comm reserve_comm(MPI_Errhandler inherited);
   void fill_comm(MPI_Comm handle, const Communicator* comm);
+  /// Frees the live communicator `handle` (Context::comm_free: MPI_ERR_COMM for
+  /// MPI_COMM_WORLD and MPI_COMM_SELF) and lets go of its error handler.
+  void free_comm(MPI_Comm handle, const char* where);
+  /// A handle of reserve_comm() that will never be filled: lets go of its error handler.
+  void abandon_reserved_comm(MPI_Comm handle);
   CommEntry& comm_entry(MPI_Comm handle, const char* where) {
     const auto b = static_cast<std::uint32_t>(handle);
     const std::size_t index = b & kHandleIndexMask;
@@ -161,7 +190,31 @@ class RankState {
   }
   /// The error handler that reports errors of a call on `handle` (COMM_WORLD's when
   /// the handle is not a live communicator).
-  MPI_Errhandler errhandler_of(MPI_Comm handle) const;
+  MPI_Errhandler errhandler_of(MPI_Comm handle) const {
+    return comms_.empty() ? MPI_ERRORS_ARE_FATAL : comms_[comm_reporting(handle) & kHandleIndexMask].errhandler;
+  }
+  /// The communicator whose handler reports errors of a call on `handle`: `handle`
+  /// itself when it is a live communicator, else MPI_COMM_WORLD.
+  MPI_Comm comm_reporting(MPI_Comm handle) const;
+  /// MPI_Comm_set_errhandler: `comm` uses `handler` from now on (checked as
+  /// errhandler_function() does), and lets go of the one it used.
+  void set_errhandler(MPI_Comm comm, MPI_Errhandler handler, const char* where);
+
+  // ---- error handlers (MPI_Comm_create_errhandler). Slots are not reused, so a
+  // freed handle stays invalid.
+  MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function);
+  /// The function of a user error handler the program holds a handle to; MPI_ERR_ARG
+  /// (MPICH's class) for MPI_ERRHANDLER_NULL, a freed or an invalid handle. Null for
+  /// the predefined handlers.
+  MPI_Comm_errhandler_function* errhandler_function(MPI_Errhandler handle, const char* where) const;
+  /// The function of the user handler a communicator uses (its handle may be freed).
+  MPI_Comm_errhandler_function* errhandler_in_use(MPI_Errhandler handle) const;
+  /// MPI_Comm_get_errhandler: `comm`'s handler, as a new handle the program frees.
+  MPI_Errhandler get_errhandler(MPI_Comm comm, const char* where);
+  /// MPI_Errhandler_free: takes back a handle of a user handler, which goes once no
+  /// communicator uses it either; a predefined handler stays (only the handle goes, as
+  /// in MPICH). MPI_ERR_ARG for MPI_ERRHANDLER_NULL, a freed or an invalid handle.
+  void free_errhandler(MPI_Errhandler& handle, const char* where);
 
   // ---- groups
   const GroupPtr& group(MPI_Group handle, const char* where, const char* arg = "group");
@@ -192,6 +245,27 @@ class RankState {
   UserOpEntry user_op(MPI_Op handle, const char* where) const;
   /// MPI_Op_free: MPI_ERR_OP for MPI_OP_NULL, a predefined op or an invalid handle.
   void free_op(MPI_Op& handle, const char* where);
+
+  // ---- user-defined error classes and codes. Local to the rank (MPI-3.1 §8.5: the
+  // values may differ between processes); never removed.
+  /// MPI_Add_error_class: a new class.
+  int add_error_class(const char* where);
+  /// MPI_Add_error_code: a new code of `error_class`, a predefined class but
+  /// MPI_SUCCESS, or one of add_error_class(); MPI_ERR_ARG for anything else.
+  int add_error_code(int error_class, const char* where);
+  /// MPI_Add_error_string: sets (or replaces) the text of a user-defined class or code;
+  /// MPI_ERR_ARG for any other value and for a text of MPI_MAX_ERROR_STRING characters
+  /// or more.
+  void set_error_string(int code, std::string_view text, const char* where);
+  /// The entry of a user-defined class or code; null for any other value.
+  const UserErrorCode* user_error(int code) const {
+    const auto index = static_cast<std::size_t>(code) - static_cast<std::size_t>(kFirstUserErrorCode);
+    return code >= kFirstUserErrorCode && index < user_errors_.size() ? &user_errors_[index] : nullptr;
+  }
+  /// MPI_LASTUSEDCODE: the largest user-defined class or code, else MPI_ERR_LASTCODE.
+  int last_used_code() const { return MPI_ERR_LASTCODE + static_cast<int>(user_errors_.size()); }
+  /// How an error message names `code`: the class's name, or a user code with its text.
+  std::string describe_error(int code) const;
 
   // ---- requests
   MPI_Request add_request(RequestId id, MPI_Comm comm, const char* what);
@@ -250,6 +324,8 @@ class RankState {
 
  private:
   std::vector<CommEntry> comms_;
+  std::vector<ErrhandlerEntry> errhandlers_;
+  std::vector<UserErrorCode> user_errors_;  // value kFirstUserErrorCode + index
   std::vector<GroupPtr> groups_;
   std::vector<DatatypePtr> types_;  // derived types; null: freed slot
   std::vector<UserOpEntry> ops_;
@@ -260,6 +336,9 @@ class RankState {
   std::vector<std::uint32_t> free_messages_;
 
   void reap_detached_requests(bool wait_all);
+  /// Counts one more / one less communicator using `handler` (nothing for predefined ones).
+  void hold_errhandler(MPI_Errhandler handler);
+  void release_errhandler(MPI_Errhandler handler);
   /// MPI_ERR_COMM / MPI_ERR_TYPE for a handle comm_entry() / type() refused.
   [[noreturn]] static void throw_bad_comm(MPI_Comm handle, const char* where);
   [[noreturn]] static void throw_bad_type(MPI_Datatype handle, const char* where, const char* arg);
@@ -303,8 +382,11 @@ class OpCall {
 /// Aborts the job: prints "twinfab: <message>" (through the host) and exits `code`.
 [[noreturn]] void fatal(int code, std::string_view message);
 
-/// Reports an error of class `error_class` raised in a call on `comm`: under
-/// MPI_ERRORS_ARE_FATAL aborts, under MPI_ERRORS_RETURN returns the class.
+/// Reports an error of class `error_class` raised in a call on `comm` to the handler of
+/// `comm` (of MPI_COMM_WORLD when `comm` is no live communicator): under
+/// MPI_ERRORS_ARE_FATAL aborts, under MPI_ERRORS_RETURN returns the class; a user
+/// handler is called with a pointer to (a copy of) the communicator's handle and to
+/// the code, and the code it leaves there is returned.
 int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message);
 
 /// Runs `body` for an initialized rank; the boundary described at the top.
