@@ -9,7 +9,9 @@
 // and its request entry keeps it (RankState::add_collective_request) until the request completes.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "mpi/capi/rank_state.hpp"
@@ -276,6 +278,98 @@ int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   });
 }
 
+// ---- neighbourhood collectives: the per-neighbour arrays have one entry per source
+// (receive side) or destination (send side) of the communicator's topology.
+
+/// A per-neighbour array of `count` entries (MPI_ERR_ARG for a null pointer when
+/// there is at least one).
+template <class T>
+std::span<const T> per_neighbour(const T* array, int count, const char* where, const char* arg) {
+  if (count == 0) return {};
+  require_pointer(array, where, arg);
+  return {array, static_cast<std::size_t>(count)};
+}
+
+/// One datatype per neighbour, each resolved (MPI_ERR_TYPE naming its index).
+std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handles, int count, const char* where,
+                                         const char* arg) {
+  std::vector<DatatypePtr> types;
+  if (count == 0) return types;
+  require_pointer(handles, where, arg);
+  types.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) types.push_back(s.type(handles[i], where, fmt::format("{}[{}]", arg, i).c_str()));
+  return types;
+}
+
+int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Neighbor_allgather", nonblocking, comm, request, [&](Call& c) {
+    neighbour_counts(c.comm, c.where);  // MPI_ERR_TOPOLOGY before the datatypes
+    return twinfab::mpi::neighbor_allgather(c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"),
+                                            recvbuf, recvcount, c.s.type(recvtype, c.where, "recvtype"), c.comm,
+                                            c.mode);
+  });
+}
+
+int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Neighbor_allgatherv", nonblocking, comm, request, [&](Call& c) {
+    const int in = neighbour_counts(c.comm, c.where).first;
+    return twinfab::mpi::neighbor_allgatherv(
+        c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"), recvbuf,
+        per_neighbour(recvcounts, in, c.where, "recvcounts"), per_neighbour(displs, in, c.where, "displs"),
+        c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
+  });
+}
+
+int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Neighbor_alltoall", nonblocking, comm, request, [&](Call& c) {
+    neighbour_counts(c.comm, c.where);
+    return twinfab::mpi::neighbor_alltoall(c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"),
+                                           recvbuf, recvcount, c.s.type(recvtype, c.where, "recvtype"), c.comm,
+                                           c.mode);
+  });
+}
+
+int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+  return collective("MPI_Neighbor_alltoallv", nonblocking, comm, request, [&](Call& c) {
+    const auto [in, out] = neighbour_counts(c.comm, c.where);
+    return twinfab::mpi::neighbor_alltoallv(
+        c.s.ctx(), sendbuf, per_neighbour(sendcounts, out, c.where, "sendcounts"),
+        per_neighbour(sdispls, out, c.where, "sdispls"), c.s.type(sendtype, c.where, "sendtype"), recvbuf,
+        per_neighbour(recvcounts, in, c.where, "recvcounts"), per_neighbour(rdispls, in, c.where, "rdispls"),
+        c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
+  });
+}
+
+static_assert(sizeof(MPI_Aint) == sizeof(std::int64_t) && alignof(MPI_Aint) == alignof(std::int64_t));
+
+/// MPI_Aint displacements as the core's int64 (the same representation).
+std::span<const std::int64_t> aint_displs(const MPI_Aint* displs, int count, const char* where, const char* arg) {
+  const std::span<const MPI_Aint> checked = per_neighbour(displs, count, where, arg);
+  return {reinterpret_cast<const std::int64_t*>(checked.data()), checked.size()};
+}
+
+int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
+                       const char* nonblocking = nullptr) {
+  return collective("MPI_Neighbor_alltoallw", nonblocking, comm, request, [&](Call& c) {
+    const auto [in, out] = neighbour_counts(c.comm, c.where);
+    const std::vector<DatatypePtr> send_types = neighbour_types(c.s, sendtypes, out, c.where, "sendtypes");
+    const std::vector<DatatypePtr> recv_types = neighbour_types(c.s, recvtypes, in, c.where, "recvtypes");
+    return twinfab::mpi::neighbor_alltoallw(
+        c.s.ctx(), sendbuf, per_neighbour(sendcounts, out, c.where, "sendcounts"),
+        aint_displs(sdispls, out, c.where, "sdispls"), send_types, recvbuf,
+        per_neighbour(recvcounts, in, c.where, "recvcounts"), aint_displs(rdispls, in, c.where, "rdispls"),
+        recv_types, c.comm, c.mode);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -449,6 +543,71 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request) {
   return exscan(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iexscan");
+}
+
+// ---- neighbourhood collectives (MPI-3.1 §7.6, §7.7)
+
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+
+int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr);
+}
+
+int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+}
+
+int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                           void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                           MPI_Comm comm) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            nullptr);
+}
+
+int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            nullptr);
+}
+
+int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                            "MPI_Ineighbor_allgather");
+}
+
+int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             MPI_Request* request) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                             "MPI_Ineighbor_allgatherv");
+}
+
+int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                           "MPI_Ineighbor_alltoall");
+}
+
+int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request* request) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            request, "MPI_Ineighbor_alltoallv");
+}
+
+int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request* request) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            request, "MPI_Ineighbor_alltoallw");
 }
 
 }  // extern "C"

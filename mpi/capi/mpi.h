@@ -174,11 +174,17 @@ typedef long long MPI_Offset;
  * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
 #define MPI_COMM_TYPE_SHARED 1
 
-/* MPI_Topo_test results. Only Cartesian topologies can be created here; MPI_GRAPH and
- * MPI_DIST_GRAPH are defined for programs that compare against them. */
+/* MPI_Topo_test results. */
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
+
+/* The weights arguments of MPI_Dist_graph_create*: no weights at all
+ * (MPI_UNWEIGHTED), or a weighted graph with no edges here (MPI_WEIGHTS_EMPTY). Two
+ * distinct addresses that no array has, as in MPICH (where they are the addresses of
+ * two dummies); neither is null, so a forgotten weights array is an error. */
+#define MPI_UNWEIGHTED ((int*)2)
+#define MPI_WEIGHTS_EMPTY ((int*)3)
 
 /* Thread levels: this library provides at most MPI_THREAD_FUNNELED (one thread per
  * rank makes the MPI calls; there are no locks inside). */
@@ -486,6 +492,32 @@ TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* 
 TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
 TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
 
+/* ---- graph topologies. reorder is ignored: rank r of comm_old is node r; ranks from
+   nnodes on get MPI_COMM_NULL. MPI_Graph_map is MPICH's trivial mapping (the rank, or
+   MPI_UNDEFINED from nnodes on). */
+TWINFAB_MPI_API int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                                     int reorder, MPI_Comm* comm_graph);
+TWINFAB_MPI_API int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges);
+TWINFAB_MPI_API int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+TWINFAB_MPI_API int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors);
+TWINFAB_MPI_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+TWINFAB_MPI_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank);
+
+/* ---- distributed graph topologies. reorder is ignored (same ranks as comm_old); the
+   info hints too. The weights are declared as pointers, not arrays: they may be
+   MPI_UNWEIGHTED or MPI_WEIGHTS_EMPTY, which GCC would otherwise warn about as
+   arrays of size 0 (-Wstringop-overflow). */
+TWINFAB_MPI_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                                   const int* sourceweights, int outdegree,
+                                                   const int destinations[], const int* destweights, MPI_Info info,
+                                                   int reorder, MPI_Comm* comm_dist_graph);
+TWINFAB_MPI_API int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                          const int destinations[], const int* weights, MPI_Info info,
+                                          int reorder, MPI_Comm* comm_dist_graph);
+TWINFAB_MPI_API int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted);
+TWINFAB_MPI_API int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int* sourceweights,
+                                             int maxoutdegree, int destinations[], int* destweights);
+
 /* ---- point-to-point */
 TWINFAB_MPI_API int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -724,6 +756,41 @@ TWINFAB_MPI_API int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI
                               MPI_Comm comm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm, MPI_Request* request);
+
+/* ---- neighbourhood collectives (MPI-3.1 §7.6) on Cartesian, graph and distributed
+ * graph communicators (MPI_ERR_TOPOLOGY on others): one block per source (receive
+ * side) and per destination (send side); on a Cartesian grid, for each dimension the
+ * negative then the positive neighbour, MPI_PROC_NULL ones keeping their (untouched)
+ * blocks. No MPI_IN_PLACE. The MPI_Ineighbor_* forms are nonblocking collectives. */
+TWINFAB_MPI_API int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, const int recvcounts[], const int displs[],
+                                            MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                           MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                           const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, const int recvcounts[], const int displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                            MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                            MPI_Request* request);
 
 #ifdef __cplusplus
 }

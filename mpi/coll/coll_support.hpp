@@ -21,7 +21,9 @@ namespace twinfab::mpi::coll {
 enum class Kind : int {
   Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
   Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw, ReduceScatter,
-  CreateGroup  ///< MPI_Comm_create_group's agreement (mpi/core/comm_create.cpp)
+  CreateGroup,  ///< MPI_Comm_create_group's agreement (mpi/core/comm_create.cpp)
+  /// The neighbourhood collectives (neighbor.cpp)
+  NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw
 };
 constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
 

@@ -32,6 +32,8 @@
 //   scan, exscan  recursive doubling, ceil(log2 n) exchanges              (scan.cpp)
 //   reduce_scatter(_block)  reduce to rank 0, then scatterv            (reduce_scatter.cpp)
 //   reduce_local  MPI_Reduce_local's checks around mpi::reduce_local      (reduce_local.cpp)
+//   neighbor_*  one round: a receive from every source and a send to every
+//              destination of the communicator's topology                 (neighbor.cpp)
 //
 // Reductions take a ReductionOp (op.hpp): a predefined op or a user-defined one. The
 // tree of each algorithm is fixed, so a result does not depend on timing. Every
@@ -160,6 +162,39 @@ RequestId scan(Context& context, const void* sendbuf, void* recvbuf, std::int64_
 /// as it was (MPI leaves it undefined). `sendbuf` may be kInPlace.
 RequestId exscan(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
             const ReductionOp& op, const Communicator& comm, Mode mode = Mode::Blocking);
+
+// ---- neighbourhood collectives (neighbor.cpp, MPI-3.1 §7.6) on a communicator with
+// a topology (MPI_ERR_TOPOLOGY otherwise): block j of the receive side comes from
+// source j, block i of the send side goes to destination i, in the order
+// mpi::neighbourhood (topology.hpp) gives; a kProcNull neighbour's block is neither
+// sent nor touched. Per-neighbour arrays have one entry per source (receive side) or
+// destination (send side). MPI_IN_PLACE is not valid (MPI_ERR_BUFFER).
+
+/// MPI_Neighbor_allgather: sendbuf to every destination; block j of recvbuf from source j.
+RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t sendcount,
+                             const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+/// MPI_Neighbor_allgatherv: source j's block at displacement displs[j] (in extents of
+/// recvtype), recvcounts[j] elements.
+RequestId neighbor_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
+                              const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
+                              std::span<const int> displs, const DatatypePtr& recvtype, const Communicator& comm,
+                              Mode mode = Mode::Blocking);
+/// MPI_Neighbor_alltoall: block i of sendbuf to destination i.
+RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount,
+                            const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                            const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+/// MPI_Neighbor_alltoallv.
+RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
+                             std::span<const int> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                             std::span<const int> recvcounts, std::span<const int> rdispls,
+                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+/// MPI_Neighbor_alltoallw: a datatype per neighbour, displacements in bytes.
+RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
+                             std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes,
+                             void* recvbuf, std::span<const int> recvcounts, std::span<const std::int64_t> rdispls,
+                             std::span<const DatatypePtr> recvtypes, const Communicator& comm,
+                             Mode mode = Mode::Blocking);
 
 // ---- local reduction (reduce_local.cpp)
 

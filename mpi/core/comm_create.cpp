@@ -1,7 +1,9 @@
 // Communicator construction: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create,
 // MPI_Comm_create_group, MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub,
-// MPI_Comm_free, MPI_Comm_group. Every constructor but dup and create_group is a split
-// (one allgather of color, key and next free id).
+// MPI_Graph_create, MPI_Dist_graph_create_adjacent, MPI_Dist_graph_create,
+// MPI_Comm_free, MPI_Comm_group. Every constructor but dup, create_group and the
+// distributed graphs is a split (one allgather of color, key and next free id); a
+// distributed graph keeps its parent's group and order, so it is a dup.
 //
 // Context ids. Each rank keeps the smallest even id it has not used
 // (next_context_id_). A new communicator takes the max of that over the parent's
@@ -20,6 +22,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -44,12 +48,16 @@ Communicator* Context::add_communicator(ContextId context_id, int rank, std::vec
   return result;
 }
 
-const Communicator* Context::comm_dup(const Communicator& comm) {
-  check_comm(comm, "MPI_Comm_dup");
+Communicator* Context::duplicate(const Communicator& comm) {
   std::uint32_t id = next_context_id_;
   allreduce(*this, kInPlace, &id, 1, datatype(BasicKind::Uint32), Op::Max, comm);
-  Communicator* dup = add_communicator(id, comm.rank(), comm.world_ranks());
-  dup->set_cart(comm.shared_cart());  // MPI-3.1 §6.4.2: the topology comes along
+  return add_communicator(id, comm.rank(), comm.world_ranks());
+}
+
+const Communicator* Context::comm_dup(const Communicator& comm) {
+  check_comm(comm, "MPI_Comm_dup");
+  Communicator* dup = duplicate(comm);
+  dup->set_topology(comm.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
   return dup;
 }
 
@@ -190,7 +198,7 @@ const Communicator* Context::cart_create(const Communicator& comm, CartTopology 
   // reorder is not implemented (MPI allows ignoring it): rank r of comm is rank r of
   // the grid.
   Communicator* cart = split(comm, comm.rank() < topology.size() ? 0 : kUndefined, comm.rank());
-  if (cart != nullptr) cart->set_cart(std::make_shared<const CartTopology>(std::move(topology)));
+  if (cart != nullptr) cart->set_topology(std::make_shared<const Topology>(std::move(topology)));
   return cart;
 }
 
@@ -220,8 +228,123 @@ const Communicator* Context::cart_sub(const Communicator& comm, const std::vecto
   }
   CartTopology sub(std::move(dims), std::move(periods), where);
   Communicator* result = split(comm, color, key);
-  result->set_cart(std::make_shared<const CartTopology>(std::move(sub)));
+  result->set_topology(std::make_shared<const Topology>(std::move(sub)));
   return result;
+}
+
+const Communicator* Context::graph_create(const Communicator& comm, GraphTopology topology) {
+  const char* where = "MPI_Graph_create";
+  check_comm(comm, where);
+  if (topology.nnodes() > comm.size())
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(nnodes={})", where, topology.nnodes()),
+                fmt::format("the graph has more nodes than the communicator has processes ({})", comm.size()));
+  // reorder is not implemented, as for cart_create: rank r of comm is node r.
+  Communicator* graph = split(comm, comm.rank() < topology.nnodes() ? 0 : kUndefined, comm.rank());
+  if (graph != nullptr) graph->set_topology(std::make_shared<const Topology>(std::move(topology)));
+  return graph;
+}
+
+namespace {
+
+/// MPI_ERR_RANK "<where>(<arg>[i]=r)" unless every entry is a rank of `comm`.
+void check_ranks(std::span<const int> ranks, const Communicator& comm, const char* where, const char* arg) {
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] < 0 || ranks[i] >= comm.size())
+      throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}({}[{}]={})", where, arg, i, ranks[i]),
+                  fmt::format("invalid rank; the communicator has {} ranks", comm.size()));
+}
+
+/// MPI_ERR_ARG unless every weight is non-negative (MPI-3.1 §7.5.4).
+void check_weights(std::span<const int> weights, const char* where, const char* arg) {
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    if (weights[i] < 0)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}[{}]={})", where, arg, i, weights[i]),
+                  "edge weights must be non-negative");
+}
+
+}  // namespace
+
+const Communicator* Context::dist_graph_create_adjacent(const Communicator& comm, DistGraphTopology topology) {
+  const char* where = "MPI_Dist_graph_create_adjacent";
+  check_comm(comm, where);
+  check_ranks(topology.sources(), comm, where, "sources");
+  check_ranks(topology.destinations(), comm, where, "destinations");
+  check_weights(topology.source_weights(), where, "sourceweights");
+  check_weights(topology.destination_weights(), where, "destweights");
+  Communicator* graph = duplicate(comm);  // reorder is not implemented: the same order
+  graph->set_topology(std::make_shared<const Topology>(std::move(topology)));
+  return graph;
+}
+
+const Communicator* Context::dist_graph_create(const Communicator& comm, std::span<const int> sources,
+                                               std::span<const int> degrees, std::span<const int> destinations,
+                                               std::span<const int> weights, bool weighted) {
+  const char* where = "MPI_Dist_graph_create";
+  check_comm(comm, where);
+  check_ranks(sources, comm, where, "sources");
+  std::int64_t edges = 0;
+  for (std::size_t i = 0; i < degrees.size(); ++i) {
+    if (degrees[i] < 0)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(degrees[{}]={})", where, i, degrees[i]),
+                  "must not be negative");
+    edges += degrees[i];
+  }
+  if (static_cast<std::int64_t>(destinations.size()) != edges ||
+      (weighted && static_cast<std::int64_t>(weights.size()) != edges))
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "destinations or weights do not have one entry per edge");
+  check_ranks(destinations, comm, where, "destinations");
+  if (weighted) check_weights(weights, where, "weights");
+  // Every edge s -> d this rank names is told to both ends: s learns its destination
+  // d, d its source s, each with the weight. One alltoall of counts, one alltoallv of
+  // (kind, peer, weight) triples; each rank then lists its edges in the order they
+  // arrive (by the rank that named them, then in the order it named them), so both
+  // ends of repeated edges agree on their order.
+  const auto n = static_cast<std::size_t>(comm.size());
+  std::vector<std::vector<int>> outgoing(n);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < sources.size(); ++i)
+    for (int k = 0; k < degrees[i]; ++k, ++next) {
+      const int s = sources[i], d = destinations[next], w = weighted ? weights[next] : 1;
+      for (int v : {0, d, w}) outgoing[static_cast<std::size_t>(s)].push_back(v);  // s gets destination d
+      for (int v : {1, s, w}) outgoing[static_cast<std::size_t>(d)].push_back(v);  // d gets source s
+    }
+  std::vector<int> send_counts(n), send_displs(n), recv_counts(n), recv_displs(n);
+  std::int64_t total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (total + static_cast<std::int64_t>(outgoing[r].size()) > std::numeric_limits<int>::max())
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(degrees)", where), "more than 2^31 / 3 edges");
+    send_displs[r] = static_cast<int>(total);
+    send_counts[r] = static_cast<int>(outgoing[r].size());
+    total += send_counts[r];
+  }
+  std::vector<int> packed;
+  packed.reserve(static_cast<std::size_t>(total));
+  for (auto& triples : outgoing) {
+    packed.insert(packed.end(), triples.begin(), triples.end());
+    std::vector<int>().swap(triples);
+  }
+  const DatatypePtr& type = datatype(BasicKind::Int);
+  alltoall(*this, send_counts.data(), 1, type, recv_counts.data(), 1, type, comm);
+  std::int64_t received = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    recv_displs[r] = static_cast<int>(received);
+    received += recv_counts[r];
+  }
+  if (received > std::numeric_limits<int>::max())
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(degrees)", where), "a rank gets more than 2^31 / 3 edges");
+  std::vector<int> incoming(static_cast<std::size_t>(received));
+  alltoallv(*this, packed.data(), send_counts, send_displs, type, incoming.data(), recv_counts, recv_displs, type,
+            comm);
+  std::vector<int> in, in_weights, out, out_weights;
+  for (std::size_t i = 0; i + 2 < incoming.size(); i += 3) {
+    const bool is_source = incoming[i] == 1;
+    (is_source ? in : out).push_back(incoming[i + 1]);
+    if (weighted) (is_source ? in_weights : out_weights).push_back(incoming[i + 2]);
+  }
+  Communicator* graph = duplicate(comm);  // reorder is not implemented: the same order
+  graph->set_topology(std::make_shared<const Topology>(
+      DistGraphTopology(std::move(in), std::move(in_weights), std::move(out), std::move(out_weights), weighted)));
+  return graph;
 }
 
 void Context::comm_free(const Communicator*& comm) {

@@ -106,7 +106,7 @@ class IdupOperation final : public BackgroundOperation {
     context.next_idup_context_id_ = std::max(context.next_idup_context_id_, candidate_ + 2);
     retrying_.erase(key_);
     auto dup = std::make_unique<Communicator>(candidate_, comm_.rank(), comm_.world_ranks());
-    dup->set_cart(comm_.shared_cart());  // MPI-3.1 §6.4.2: the topology comes along
+    dup->set_topology(comm_.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
     const Communicator* result = dup.get();
     context.communicators_.emplace(candidate_, std::move(dup));
     done_ = true;

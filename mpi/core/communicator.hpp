@@ -7,7 +7,8 @@
 // for the collectives in mpi/coll, so a collective's messages can never match a user
 // receive, whatever tags either side uses. COMM_WORLD uses ids 0/1, COMM_SELF 2/3;
 // derived communicators get ids agreed collectively (Context::comm_dup/comm_split).
-// A communicator may carry a Cartesian topology (topology.hpp), shared with its dups.
+// A communicator may carry a topology (topology.hpp: Cartesian, graph or distributed
+// graph), shared with its dups.
 //
 // A Group is an ordered set of world ranks (MPI_Group). Like datatypes, groups are
 // shared handles (GroupPtr): immutable once built, freed by dropping the handle
@@ -20,10 +21,9 @@
 #include <vector>
 
 #include "mpi/core/matching.hpp"
+#include "mpi/core/topology.hpp"
 
 namespace twinfab::mpi {
-
-class CartTopology;  // mpi/core/topology.hpp
 
 /// MPI_UNDEFINED (MPICH's value): the color that asks Comm_split for no communicator,
 /// and the rank of a process that is not in a group.
@@ -68,11 +68,16 @@ class Communicator {
   bool freed() const noexcept { return freed_; }
   void mark_freed() noexcept { freed_ = true; }
 
-  /// The Cartesian topology (MPI_Cart_create, MPI_Cart_sub, kept by MPI_Comm_dup), or
-  /// null (MPI_Topo_test's MPI_UNDEFINED). Its size is the communicator's.
-  const CartTopology* cart() const noexcept { return cart_.get(); }
-  const std::shared_ptr<const CartTopology>& shared_cart() const noexcept { return cart_; }
-  void set_cart(std::shared_ptr<const CartTopology> cart) noexcept { cart_ = std::move(cart); }
+  /// The topology (MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
+  /// MPI_Dist_graph_create*, kept by MPI_Comm_dup), or null (MPI_Topo_test's
+  /// MPI_UNDEFINED). A grid's or graph's size is the communicator's.
+  const Topology* topology() const noexcept { return topology_.get(); }
+  const std::shared_ptr<const Topology>& shared_topology() const noexcept { return topology_; }
+  void set_topology(std::shared_ptr<const Topology> topology) noexcept { topology_ = std::move(topology); }
+  /// The topology of one kind, or null when the communicator has none of that kind.
+  const CartTopology* cart() const noexcept { return topology_ ? topology_->cart() : nullptr; }
+  const GraphTopology* graph() const noexcept { return topology_ ? topology_->graph() : nullptr; }
+  const DistGraphTopology* dist_graph() const noexcept { return topology_ ? topology_->dist_graph() : nullptr; }
 
   /// The sequence number of this rank's next nonblocking collective on the
   /// communicator, then counts it. Every member starts its nonblocking collectives in
@@ -90,7 +95,7 @@ class Communicator {
   /// Per-rank bookkeeping, not part of the communicator's identity: mutable, so that
   /// the collectives can take the communicator by const reference as everywhere.
   mutable std::uint32_t nonblocking_sequence_ = 0;
-  std::shared_ptr<const CartTopology> cart_;
+  std::shared_ptr<const Topology> topology_;  ///< null unless a topology call made it
 };
 
 inline constexpr ContextId kWorldContextId = 0;

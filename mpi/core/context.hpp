@@ -112,6 +112,25 @@ class Context {
   /// `remain` has one entry per dimension.
   const Communicator* cart_sub(const Communicator& comm, const std::vector<bool>& remain);
 
+  // ---- graph and distributed graph topologies (mpi/core/comm_create.cpp; MPI-3.1
+  // §7.5.3-4). Collective over `comm`; reorder is not implemented (MPI allows
+  // ignoring it): rank r of `comm` is node r.
+  /// MPI_Graph_create: comm's ranks 0 .. nnodes - 1 form the graph, the others get
+  /// null. MPI_ERR_ARG when the graph has more nodes than `comm` has ranks.
+  const Communicator* graph_create(const Communicator& comm, GraphTopology topology);
+  /// MPI_Dist_graph_create_adjacent: every rank gives its own in- and out-neighbours
+  /// (a dup of `comm` carrying them). MPI_ERR_RANK for a neighbour outside `comm`,
+  /// MPI_ERR_ARG for a negative weight.
+  const Communicator* dist_graph_create_adjacent(const Communicator& comm, DistGraphTopology topology);
+  /// MPI_Dist_graph_create: each rank names any edges, sources[i] -> the next
+  /// degrees[i] entries of `destinations` (with `weights`, one per edge, when
+  /// `weighted`); an alltoall of counts and an alltoallv of the edges tell every rank
+  /// its in- and out-neighbours. MPI_ERR_RANK for a rank outside `comm`, MPI_ERR_ARG
+  /// for a negative degree or weight.
+  const Communicator* dist_graph_create(const Communicator& comm, std::span<const int> sources,
+                                        std::span<const int> degrees, std::span<const int> destinations,
+                                        std::span<const int> weights, bool weighted);
+
   /// MPI_Comm_free: forgets the communicator and sets `comm` to null. Requests already
   /// started on it complete normally (they carry the context id, not the object).
   /// COMM_WORLD and COMM_SELF cannot be freed (MPI_ERR_COMM).
@@ -258,6 +277,9 @@ class Context {
   /// What comm_split does, for every constructor built on it (create, split_type,
   /// the topologies): collective over `comm`; `color` is >= 0 or kUndefined.
   Communicator* split(const Communicator& comm, int color, int key);
+  /// What comm_dup does, without the topology: the same members in the same order,
+  /// new context ids (one allreduce over `comm`).
+  Communicator* duplicate(const Communicator& comm);
   /// check_comm() for a communicator other than COMM_WORLD and COMM_SELF.
   void check_derived_comm(const Communicator& comm, const char* where) const;
   /// Throws the error of the first argument check_send() refuses, in its order.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/error.hpp"
@@ -77,6 +78,80 @@ std::pair<int, int> CartTopology::shift(int rank, int direction, int disp, const
     return this->rank(moved, where);
   };
   return {neighbour(-static_cast<std::int64_t>(disp)), neighbour(disp)};
+}
+
+GraphTopology::GraphTopology(std::vector<int> index, std::vector<int> edges, const char* where)
+    : index_(std::move(index)), edges_(std::move(edges)) {
+  int previous = 0;
+  for (std::size_t i = 0; i < index_.size(); ++i) {
+    if (index_[i] < previous)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(index[{}]={})", where, i, index_[i]),
+                  i == 0 ? std::string("must not be negative")
+                         : fmt::format("index must not decrease (index[{}] is {})", i - 1, previous));
+    previous = index_[i];
+  }
+  if (static_cast<std::size_t>(previous) != edges_.size())
+    throw Error(ErrorClass::MPI_ERR_INTERN, where, "edges does not have index[nnodes-1] entries");
+  for (std::size_t j = 0; j < edges_.size(); ++j)
+    if (edges_[j] < 0 || edges_[j] >= nnodes())
+      throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(edges[{}]={})", where, j, edges_[j]),
+                  fmt::format("an edge must lead to a node of the graph (0 ... {})", nnodes() - 1));
+}
+
+std::span<const int> GraphTopology::neighbours(int rank, const char* where) const {
+  if (rank < 0 || rank >= nnodes())
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, rank),
+                fmt::format("invalid rank; the graph has {} nodes", nnodes()));
+  const auto r = static_cast<std::size_t>(rank);
+  const auto first = static_cast<std::size_t>(r == 0 ? 0 : index_[r - 1]);
+  const auto last = static_cast<std::size_t>(index_[r]);
+  return std::span<const int>(edges_).subspan(first, last - first);
+}
+
+namespace {
+
+const Topology& topology_of(const Communicator& comm, const char* where) {
+  if (comm.topology() == nullptr)
+    throw Error(ErrorClass::MPI_ERR_TOPOLOGY, fmt::format("{}(comm)", where),
+                "the communicator has no topology (make one with MPI_Cart_create, MPI_Graph_create or "
+                "MPI_Dist_graph_create*)");
+  return *comm.topology();
+}
+
+}  // namespace
+
+Neighbourhood neighbourhood(const Communicator& comm, const char* where) {
+  const Topology& topology = topology_of(comm, where);
+  Neighbourhood out;
+  if (const CartTopology* grid = topology.cart()) {
+    out.cartesian = true;
+    out.sources.reserve(2 * static_cast<std::size_t>(grid->ndims()));
+    for (int d = 0; d < grid->ndims(); ++d) {
+      const auto [negative, positive] = grid->shift(comm.rank(), d, 1, where);
+      out.sources.push_back(negative);
+      out.sources.push_back(positive);
+    }
+    out.destinations = out.sources;
+  } else if (const GraphTopology* graph = topology.graph()) {
+    const std::span<const int> neighbours = graph->neighbours(comm.rank(), where);
+    out.sources.assign(neighbours.begin(), neighbours.end());
+    out.destinations = out.sources;
+  } else if (const DistGraphTopology* dist = topology.dist_graph()) {
+    out.sources = dist->sources();
+    out.destinations = dist->destinations();
+  }
+  return out;
+}
+
+std::pair<int, int> neighbour_counts(const Communicator& comm, const char* where) {
+  const Topology& topology = topology_of(comm, where);
+  if (const CartTopology* grid = topology.cart()) return {2 * grid->ndims(), 2 * grid->ndims()};
+  if (const GraphTopology* graph = topology.graph()) {
+    const int n = static_cast<int>(graph->neighbours(comm.rank(), where).size());
+    return {n, n};
+  }
+  const DistGraphTopology& dist = *topology.dist_graph();
+  return {static_cast<int>(dist.sources().size()), static_cast<int>(dist.destinations().size())};
 }
 
 namespace {

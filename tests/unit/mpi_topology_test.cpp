@@ -1,10 +1,13 @@
 // Unit tests of mpi/core/topology: MPI_Dims_create (the MPI standard's examples,
 // balance, kept entries, large and prime counts, every refusal) and the Cartesian
 // grid (row-major coordinates, rank with wrap-around, shifts at the borders of
-// periodic and non-periodic dimensions, bad input).
+// periodic and non-periodic dimensions, bad input), graphs (neighbour lists, bad
+// index and edges), and the neighbourhoods of the neighbourhood collectives on each
+// kind of topology.
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -149,6 +152,80 @@ TEST(MpiCartTopology, BadDimensionsAreRefused) {
   EXPECT_EQ(error_of([] { CartTopology({65536, 65536}, {false, false}, "MPI_Cart_create"); }, &message),
             ErrorClass::MPI_ERR_DIMS);
   EXPECT_NE(message.find("more than 2^31 - 1"), std::string::npos) << message;
+}
+
+// ------------------------------------------------------------------ graphs
+
+TEST(MpiGraphTopology, NeighboursFollowIndexAndEdges) {
+  // MPI-3.1 §7.5.3's example: 0 -> 1, 3; 1 -> 0; 2 -> 3; 3 -> 0, 2.
+  const GraphTopology graph({2, 3, 4, 6}, {1, 3, 0, 3, 0, 2}, "MPI_Graph_create");
+  EXPECT_EQ(graph.nnodes(), 4);
+  EXPECT_EQ(graph.nedges(), 6);
+  const auto list = [&](int rank) {
+    const auto n = graph.neighbours(rank, "test");
+    return std::vector<int>(n.begin(), n.end());
+  };
+  EXPECT_EQ(list(0), (std::vector<int>{1, 3}));
+  EXPECT_EQ(list(1), (std::vector<int>{0}));
+  EXPECT_EQ(list(2), (std::vector<int>{3}));
+  EXPECT_EQ(list(3), (std::vector<int>{0, 2}));
+  EXPECT_EQ(error_of([&] { graph.neighbours(4, "test"); }), ErrorClass::MPI_ERR_RANK);
+  // Isolated nodes, self-loops and repeated edges are graphs too.
+  const GraphTopology odd({0, 3}, {1, 1, 1}, "MPI_Graph_create");
+  EXPECT_TRUE(odd.neighbours(0, "test").empty());
+  EXPECT_EQ(odd.neighbours(1, "test").size(), 3u);
+}
+
+TEST(MpiGraphTopology, BadIndexAndEdgesAreRefusedNamingTheEntry) {
+  std::string message;
+  EXPECT_EQ(error_of([] { GraphTopology({2, 1}, {0, 1}, "MPI_Graph_create"); }, &message), ErrorClass::MPI_ERR_ARG);
+  EXPECT_NE(message.find("MPI_Graph_create(index[1]=1)"), std::string::npos) << message;
+  EXPECT_EQ(error_of([] { GraphTopology({1, 2}, {0, 2}, "MPI_Graph_create"); }, &message), ErrorClass::MPI_ERR_RANK);
+  EXPECT_NE(message.find("MPI_Graph_create(edges[1]=2)"), std::string::npos) << message;
+  EXPECT_EQ(error_of([] { GraphTopology({1}, {-1}, "MPI_Graph_create"); }), ErrorClass::MPI_ERR_RANK);
+}
+
+// ------------------------------------------------------------------ neighbourhoods
+
+Communicator with(int rank, int size, Topology topology) {
+  Communicator comm = Communicator::identity(kFirstDerivedContextId, rank, size);
+  comm.set_topology(std::make_shared<const Topology>(std::move(topology)));
+  return comm;
+}
+
+TEST(MpiNeighbourhood, CartesianIsNegativeThenPositivePerDimension) {
+  // 2 x 3, periodic in the second dimension only. Rank 1 is (0, 1).
+  const Communicator comm = with(1, 6, Topology(CartTopology({2, 3}, {false, true}, "test")));
+  const Neighbourhood n = neighbourhood(comm, "test");
+  EXPECT_TRUE(n.cartesian);
+  EXPECT_EQ(n.sources, (std::vector<int>{kProcNull, 4, 0, 2}));
+  EXPECT_EQ(n.destinations, n.sources);
+  EXPECT_EQ(neighbour_counts(comm, "test"), std::make_pair(4, 4));
+  // A block sent in the positive direction is received from the negative neighbour.
+  EXPECT_EQ(cartesian_send_step(1), cartesian_recv_step(0));
+  EXPECT_EQ(cartesian_send_step(0), cartesian_recv_step(1));
+  EXPECT_NE(cartesian_send_step(0), cartesian_send_step(1));
+}
+
+TEST(MpiNeighbourhood, GraphsAndDistributedGraphs) {
+  const Communicator graph = with(3, 4, Topology(GraphTopology({2, 3, 4, 6}, {1, 3, 0, 3, 0, 2}, "test")));
+  Neighbourhood n = neighbourhood(graph, "test");
+  EXPECT_FALSE(n.cartesian);
+  EXPECT_EQ(n.sources, (std::vector<int>{0, 2}));
+  EXPECT_EQ(n.destinations, (std::vector<int>{0, 2}));
+  const Communicator dist = with(0, 4, Topology(DistGraphTopology({3}, {}, {1, 2, 1}, {}, false)));
+  n = neighbourhood(dist, "test");
+  EXPECT_EQ(n.sources, (std::vector<int>{3}));
+  EXPECT_EQ(n.destinations, (std::vector<int>{1, 2, 1}));
+  EXPECT_EQ(neighbour_counts(dist, "test"), std::make_pair(1, 3));
+}
+
+TEST(MpiNeighbourhood, NoTopologyIsATopologyError) {
+  const Communicator plain = Communicator::identity(kWorldContextId, 0, 4);
+  std::string message;
+  EXPECT_EQ(error_of([&] { neighbourhood(plain, "MPI_Neighbor_alltoall"); }, &message), ErrorClass::MPI_ERR_TOPOLOGY);
+  EXPECT_NE(message.find("MPI_Neighbor_alltoall(comm)"), std::string::npos) << message;
+  EXPECT_EQ(error_of([&] { neighbour_counts(plain, "test"); }), ErrorClass::MPI_ERR_TOPOLOGY);
 }
 
 }  // namespace
