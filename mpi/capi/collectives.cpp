@@ -92,13 +92,23 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
   });
 }
 
+/// MPI_Allreduce, MPI_Scan and MPI_Exscan (and their MPI_I forms): every rank passes
+/// the same arguments; `run` is the core's allreduce, scan or exscan.
+using EveryRankReduction = RequestId (*)(Context&, const void*, void*, std::int64_t, const DatatypePtr&,
+                                         const ReductionOp&, const Communicator&, Mode);
+int every_rank_reduction(const char* blocking, EveryRankReduction run, const void* sendbuf, void* recvbuf,
+                         int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
+                         const char* nonblocking) {
+  return collective(blocking, nonblocking, comm, request, [&](Call& c) {
+    const ReductionOp& reduction = c.op(op, datatype);
+    return run(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm, c.mode);
+  });
+}
+
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Allreduce", nonblocking, comm, request, [&](Call& c) {
-    const ReductionOp& reduction = c.op(op, datatype);
-    return twinfab::mpi::allreduce(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction,
-                                   c.comm, c.mode);
-  });
+  return every_rank_reduction("MPI_Allreduce", twinfab::mpi::allreduce, sendbuf, recvbuf, count, datatype, op, comm,
+                              request, nonblocking);
 }
 
 int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -262,20 +272,14 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
 
 int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
          MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Scan", nonblocking, comm, request, [&](Call& c) {
-    const ReductionOp& reduction = c.op(op, datatype);
-    return twinfab::mpi::scan(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm,
-                              c.mode);
-  });
+  return every_rank_reduction("MPI_Scan", twinfab::mpi::scan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                              nonblocking);
 }
 
 int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
            MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Exscan", nonblocking, comm, request, [&](Call& c) {
-    const ReductionOp& reduction = c.op(op, datatype);
-    return twinfab::mpi::exscan(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm,
-                                c.mode);
-  });
+  return every_rank_reduction("MPI_Exscan", twinfab::mpi::exscan, sendbuf, recvbuf, count, datatype, op, comm, request,
+                              nonblocking);
 }
 
 // ---- neighbourhood collectives: the per-neighbour arrays have one entry per source

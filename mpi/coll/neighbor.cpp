@@ -47,11 +47,40 @@ const std::byte* at_bytes(const void* buffer, std::int64_t displ) noexcept {
   return static_cast<const std::byte*>(buffer) + displ;
 }
 
+/// One neighbour's block: where it is, and its (count, type).
+struct NeighbourBlock {
+  const void* buffer;
+  std::int64_t count;
+  const DatatypePtr& type;
+};
+
+/// Receives every source's block (`block(j)` for source j) but kProcNull's.
+template <class BlockOf>
+void receive_from_sources(coll::Schedule& schedule, const Neighbourhood& n, BlockOf block) {
+  for (std::size_t j = 0; j < n.sources.size(); ++j) {
+    if (n.sources[j] == kProcNull) continue;
+    const NeighbourBlock b = block(j);
+    // A receive block lies in the caller's (writable) recvbuf; NeighbourBlock is shared with
+    // the send side, hence const.
+    schedule.recv(const_cast<void*>(b.buffer), b.count, b.type, n.sources[j], recv_step(n, j));
+  }
+}
+
+/// Sends every destination's block (`block(i)` for destination i) but kProcNull's.
+template <class BlockOf>
+void send_to_destinations(coll::Schedule& schedule, const Neighbourhood& n, BlockOf block) {
+  for (std::size_t i = 0; i < n.destinations.size(); ++i) {
+    if (n.destinations[i] == kProcNull) continue;
+    const NeighbourBlock b = block(i);
+    schedule.send(b.buffer, b.count, b.type, n.destinations[i], send_step(n, i));
+  }
+}
+
 }  // namespace
 
-RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t sendcount,
-                             const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
-                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
+RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
+                             const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_allgather", "MPI_Ineighbor_allgather");
   const Neighbourhood n = neighbours_of(context, comm, where);
   const auto in = static_cast<std::int64_t>(n.sources.size());
@@ -59,13 +88,11 @@ RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t
   coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", static_cast<int>(in));
   check_no_overlap(sendbuf, sendcount, *sendtype, recvbuf, recvcount * in, *recvtype, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::NeighborAllgather, where, mode);
-  for (std::size_t j = 0; j < n.sources.size(); ++j)
-    if (n.sources[j] != kProcNull)
-      schedule->recv(coll::block(recvbuf, static_cast<std::int64_t>(j), recvcount, *recvtype), recvcount, recvtype,
-                     n.sources[j], recv_step(n, j));
-  for (std::size_t i = 0; i < n.destinations.size(); ++i)
-    if (n.destinations[i] != kProcNull)
-      schedule->send(sendbuf, sendcount, sendtype, n.destinations[i], send_step(n, i));
+  receive_from_sources(*schedule, n, [&](std::size_t j) {
+    return NeighbourBlock{coll::block(recvbuf, static_cast<std::int64_t>(j), recvcount, *recvtype), recvcount,
+                          recvtype};
+  });
+  send_to_destinations(*schedule, n, [&](std::size_t) { return NeighbourBlock{sendbuf, sendcount, sendtype}; });
   return coll::execute(context, std::move(schedule));
 }
 
@@ -82,18 +109,16 @@ RequestId neighbor_allgatherv(Context& context, const void* sendbuf, std::int64_
     coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(j)], recvtype, where, "recvbuf");
   coll::check_distinct(sendbuf, recvbuf, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::NeighborAllgatherv, where, mode);
-  for (std::size_t j = 0; j < n.sources.size(); ++j)
-    if (n.sources[j] != kProcNull)
-      schedule->recv(coll::at(recvbuf, displs[j], *recvtype), recvcounts[j], recvtype, n.sources[j], recv_step(n, j));
-  for (std::size_t i = 0; i < n.destinations.size(); ++i)
-    if (n.destinations[i] != kProcNull)
-      schedule->send(sendbuf, sendcount, sendtype, n.destinations[i], send_step(n, i));
+  receive_from_sources(*schedule, n, [&](std::size_t j) {
+    return NeighbourBlock{coll::at(recvbuf, displs[j], *recvtype), recvcounts[j], recvtype};
+  });
+  send_to_destinations(*schedule, n, [&](std::size_t) { return NeighbourBlock{sendbuf, sendcount, sendtype}; });
   return coll::execute(context, std::move(schedule));
 }
 
-RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount,
-                            const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
-                            const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
+RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                            void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
+                            const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_alltoall", "MPI_Ineighbor_alltoall");
   const Neighbourhood n = neighbours_of(context, comm, where);
   const auto in = static_cast<std::int64_t>(n.sources.size());
@@ -102,21 +127,21 @@ RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t 
   coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", static_cast<int>(in));
   check_no_overlap(sendbuf, sendcount * out, *sendtype, recvbuf, recvcount * in, *recvtype, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::NeighborAlltoall, where, mode);
-  for (std::size_t j = 0; j < n.sources.size(); ++j)
-    if (n.sources[j] != kProcNull)
-      schedule->recv(coll::block(recvbuf, static_cast<std::int64_t>(j), recvcount, *recvtype), recvcount, recvtype,
-                     n.sources[j], recv_step(n, j));
-  for (std::size_t i = 0; i < n.destinations.size(); ++i)
-    if (n.destinations[i] != kProcNull)
-      schedule->send(coll::block(sendbuf, static_cast<std::int64_t>(i), sendcount, *sendtype), sendcount, sendtype,
-                     n.destinations[i], send_step(n, i));
+  receive_from_sources(*schedule, n, [&](std::size_t j) {
+    return NeighbourBlock{coll::block(recvbuf, static_cast<std::int64_t>(j), recvcount, *recvtype), recvcount,
+                          recvtype};
+  });
+  send_to_destinations(*schedule, n, [&](std::size_t i) {
+    return NeighbourBlock{coll::block(sendbuf, static_cast<std::int64_t>(i), sendcount, *sendtype), sendcount,
+                          sendtype};
+  });
   return coll::execute(context, std::move(schedule));
 }
 
 RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
                              std::span<const int> sdispls, const DatatypePtr& sendtype, void* recvbuf,
-                             std::span<const int> recvcounts, std::span<const int> rdispls,
-                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
+                             std::span<const int> recvcounts, std::span<const int> rdispls, const DatatypePtr& recvtype,
+                             const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv");
   const Neighbourhood n = neighbours_of(context, comm, where);
   const auto in = static_cast<int>(n.sources.size());
@@ -129,14 +154,12 @@ RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<co
     coll::check_buffer(recvbuf, recvcounts[static_cast<std::size_t>(j)], recvtype, where, "recvbuf");
   coll::check_distinct(sendbuf, recvbuf, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::NeighborAlltoallv, where, mode);
-  for (std::size_t j = 0; j < n.sources.size(); ++j)
-    if (n.sources[j] != kProcNull)
-      schedule->recv(coll::at(recvbuf, rdispls[j], *recvtype), recvcounts[j], recvtype, n.sources[j],
-                     recv_step(n, j));
-  for (std::size_t i = 0; i < n.destinations.size(); ++i)
-    if (n.destinations[i] != kProcNull)
-      schedule->send(coll::at(sendbuf, sdispls[i], *sendtype), sendcounts[i], sendtype, n.destinations[i],
-                     send_step(n, i));
+  receive_from_sources(*schedule, n, [&](std::size_t j) {
+    return NeighbourBlock{coll::at(recvbuf, rdispls[j], *recvtype), recvcounts[j], recvtype};
+  });
+  send_to_destinations(*schedule, n, [&](std::size_t i) {
+    return NeighbourBlock{coll::at(sendbuf, sdispls[i], *sendtype), sendcounts[i], sendtype};
+  });
   return coll::execute(context, std::move(schedule));
 }
 
@@ -166,13 +189,12 @@ RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<co
              "recvbuf");
   coll::check_distinct(sendbuf, recvbuf, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::NeighborAlltoallw, where, mode);
-  for (std::size_t j = 0; j < n.sources.size(); ++j)
-    if (n.sources[j] != kProcNull)
-      schedule->recv(at_bytes(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j], n.sources[j], recv_step(n, j));
-  for (std::size_t i = 0; i < n.destinations.size(); ++i)
-    if (n.destinations[i] != kProcNull)
-      schedule->send(at_bytes(sendbuf, sdispls[i]), sendcounts[i], sendtypes[i], n.destinations[i],
-                     send_step(n, i));
+  receive_from_sources(*schedule, n, [&](std::size_t j) {
+    return NeighbourBlock{at_bytes(recvbuf, rdispls[j]), recvcounts[j], recvtypes[j]};
+  });
+  send_to_destinations(*schedule, n, [&](std::size_t i) {
+    return NeighbourBlock{at_bytes(sendbuf, sdispls[i]), sendcounts[i], sendtypes[i]};
+  });
   return coll::execute(context, std::move(schedule));
 }
 
