@@ -12,8 +12,7 @@
 # MPICH's xfail= marks (MPICH's own known failures) are shown next to the result.
 #
 # MPICH's test utilities (util/mtest.c, mtest_common.c, dtypes.c) are built unmodified
-# too, with bench/mpich/harness.h force-included: twinfab has no intercommunicators,
-# and the helpers that would make one give MPI_COMM_NULL, which the tests skip.
+# too; their communicator loops go through intercommunicators as well.
 #
 #   bench/mpich_tests.sh [BUILD_DIR=build] [DIR ...]   (default DIRs: pt2pt coll
 #                                                       comm group datatype init errhan topo attr)
@@ -28,7 +27,6 @@ dirs=("$@")
 platform=${PLATFORM:-ideal}
 timeout_s=${TIMEOUT:-180}
 only=${ONLY:-.}
-here=$(cd "$(dirname "$0")" && pwd)
 mpicc="$build/bin/twinfab-mpicc"
 twinfab="$build/tools/twinfab/twinfab"
 for f in "$mpicc" "$twinfab"; do
@@ -56,12 +54,11 @@ cd mpich-4.0.2/test/mpi
 sed -i 's|^#define HAVE_MPI_WIN_CREATE 1|/* twinfab: no one-sided communication */|' include/mpitestconf.h
 
 mkdir -p util/obj
-"$mpicc" -O1 -Iinclude -I. -include "$here/mpich/harness.h" -c util/mtest.c -o util/obj/mtest.o
+"$mpicc" -O1 -Iinclude -I. -c util/mtest.c -o util/obj/mtest.o
 "$mpicc" -O1 -Iinclude -I. -c util/mtest_common.c -o util/obj/mtest_common.o
 "$mpicc" -O1 -Iinclude -I. -c util/dtypes.c -o util/obj/dtypes.o
 "$mpicc" -O1 -Iinclude -I. -c util/mtest_single.c -o util/obj/mtest_single.o  # the thread package's stand-in
-"$mpicc" -O1 -c "$here/mpich/harness.c" -o util/obj/harness.o
-utils=(util/obj/mtest.o util/obj/mtest_common.o util/obj/dtypes.o util/obj/mtest_single.o util/obj/harness.o)
+utils=(util/obj/mtest.o util/obj/mtest_common.o util/obj/dtypes.o util/obj/mtest_single.o)
 
 # What a test that did not build lacks: the first MPI name the compiler or the linker
 # did not find.

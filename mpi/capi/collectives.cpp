@@ -31,11 +31,23 @@ const DatatypePtr& or_byte(RankState& s, const DatatypePtr* t) {
   return t != nullptr ? *t : s.ctx().datatype(BasicKind::Byte);
 }
 
-/// A counts or displacements array of a v-collective: one int per rank of `comm`
-/// (MPI_ERR_ARG for a null pointer where it is used).
+/// A counts or displacements array of a v-collective: one int per rank of `comm`, or
+/// of its remote group for an intercommunicator (MPI_ERR_ARG for a null pointer where
+/// it is used).
 std::span<const int> per_rank(const int* array, const Communicator& comm, const char* where, const char* arg) {
   require_pointer(array, where, arg);
-  return {array, static_cast<std::size_t>(comm.size())};
+  return {array, static_cast<std::size_t>(comm.peer_count())};
+}
+
+/// Whether this rank is the root of a rooted collective: its rank is `root`, or on an
+/// intercommunicator, it passed MPI_ROOT.
+bool is_root(const Communicator& comm, int root) { return comm.is_inter() ? root == MPI_ROOT : comm.rank() == root; }
+
+/// Whether this rank's send side of a gather (receive side of a scatter) is used: not
+/// MPI_IN_PLACE (at an intracommunicator's root), and on an intercommunicator, in the
+/// group opposite the root's (the root's group passes MPI_ROOT or MPI_PROC_NULL).
+bool own_block_used(const Communicator& comm, int root, const void* buffer) {
+  return comm.is_inter() ? root >= 0 : buffer != MPI_IN_PLACE;
 }
 
 /// What a collective body gets: the rank, the communicator, the mode, the function's
@@ -114,8 +126,8 @@ int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
   return collective("MPI_Gather", nonblocking, comm, request, [&](Call& c) {
-    const bool at_root = c.comm.rank() == root;
-    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    const bool at_root = is_root(c.comm, root);
+    const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
     return twinfab::mpi::gather(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
                                 or_byte(c.s, rt), root, c.comm, c.mode);
@@ -125,9 +137,9 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
 int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
   return collective("MPI_Scatter", nonblocking, comm, request, [&](Call& c) {
-    const bool at_root = c.comm.rank() == root;
+    const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
-    const DatatypePtr* rt = type_if(c.s, recvbuf != MPI_IN_PLACE, recvtype, c.where, "recvtype");
+    const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
     return twinfab::mpi::scatter(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
                                  or_byte(c.s, rt), root, c.comm, c.mode);
   });
@@ -163,11 +175,11 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
             const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
             const char* nonblocking = nullptr) {
   return collective("MPI_Gatherv", nonblocking, comm, request, [&](Call& c) {
-    const bool at_root = c.comm.rank() == root;
-    const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
+    const bool at_root = is_root(c.comm, root);
+    const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
     std::span<const int> counts, offsets;
-    if (at_root && root >= 0 && root < c.comm.size()) {
+    if (at_root && (c.comm.is_inter() || (root >= 0 && root < c.comm.size()))) {
       counts = per_rank(recvcounts, c.comm, c.where, "recvcounts");
       offsets = per_rank(displs, c.comm, c.where, "displs");
     }
@@ -180,9 +192,9 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
              const char* nonblocking = nullptr) {
   return collective("MPI_Scatterv", nonblocking, comm, request, [&](Call& c) {
-    const bool at_root = c.comm.rank() == root;
+    const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
-    const DatatypePtr* rt = type_if(c.s, recvbuf != MPI_IN_PLACE, recvtype, c.where, "recvtype");
+    const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
     std::span<const int> counts, offsets;
     if (at_root) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
@@ -227,7 +239,7 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
               void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
               MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
   return collective("MPI_Alltoallw", nonblocking, comm, request, [&](Call& c) {
-    const auto n = static_cast<std::size_t>(c.comm.size());
+    const auto n = static_cast<std::size_t>(c.comm.peer_count());
     // One datatype per rank, each resolved (MPI_ERR_TYPE naming its index).
     const auto resolve = [&](const MPI_Datatype* handles, const char* arg) {
       require_pointer(handles, c.where, arg);
@@ -256,8 +268,11 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], M
                    MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
   return collective("MPI_Reduce_scatter", nonblocking, comm, request, [&](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
-    return twinfab::mpi::reduce_scatter(c.s.ctx(), sendbuf, recvbuf, per_rank(recvcounts, c.comm, c.where, "recvcounts"),
-                                        c.s.type(datatype, c.where), reduction, c.comm, c.mode, c.where);
+    // One count per rank of the (local) group, also on an intercommunicator.
+    require_pointer(recvcounts, c.where, "recvcounts");
+    const std::span<const int> counts{recvcounts, static_cast<std::size_t>(c.comm.size())};
+    return twinfab::mpi::reduce_scatter(c.s.ctx(), sendbuf, recvbuf, counts, c.s.type(datatype, c.where), reduction,
+                                        c.comm, c.mode, c.where);
   });
 }
 

@@ -67,6 +67,7 @@ MPI_Comm duplicate(RankState& s, MPI_Comm comm, const Communicator& c, const cha
 int idup(const char* where, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
+    Context::check_intracomm(c, where);  // before a handle is reserved
     if (info != MPI_INFO_NULL) s.infos.check_hints(info, where);
     require_pointer(newcomm, where, "newcomm");
     require_pointer(request, where, "request");
@@ -200,20 +201,32 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
 
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return entry("MPI_Comm_test_inter", comm, [&](RankState& s) {
-    s.comm(comm, "MPI_Comm_test_inter");
+    const Communicator& c = s.comm(comm, "MPI_Comm_test_inter");
     require_pointer(flag, "MPI_Comm_test_inter", "flag");
-    *flag = 0;  // twinfab makes intracommunicators only
+    *flag = c.is_inter() ? 1 : 0;
     return MPI_SUCCESS;
   });
 }
 
 int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
-  return entry("MPI_Comm_remote_size", comm, [&](RankState& s) -> int {
-    s.comm(comm, "MPI_Comm_remote_size");
+  return entry("MPI_Comm_remote_size", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_remote_size");
     require_pointer(size, "MPI_Comm_remote_size", "size");
-    // MPI-3.1 6.6.1: an intracommunicator is erroneous here (MPICH: MPI_ERR_COMM).
-    throw Error(ErrorClass::MPI_ERR_COMM, "MPI_Comm_remote_size(comm)",
-                "an intracommunicator has no remote group (twinfab has no intercommunicators)");
+    // MPI-3.1 §6.6.1: an intracommunicator is erroneous here (MPICH: MPI_ERR_COMM).
+    if (!c.is_inter())
+      throw Error(ErrorClass::MPI_ERR_COMM, "MPI_Comm_remote_size(comm)",
+                  "is an intracommunicator, which has no remote group");
+    *size = c.peer_count();
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+  return entry("MPI_Comm_remote_group", comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, "MPI_Comm_remote_group");
+    require_pointer(group, "MPI_Comm_remote_group", "group");
+    *group = s.add_group(s.ctx().comm_remote_group(c));
+    return MPI_SUCCESS;
   });
 }
 
@@ -224,13 +237,49 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     require_pointer(result, "MPI_Comm_compare", "result");
     if (&a == &b) {
       *result = MPI_IDENT;
-    } else if (std::vector<int> x = a.world_ranks(), y = b.world_ranks(); x == y) {
-      *result = MPI_CONGRUENT;
+    } else if (a.is_inter() != b.is_inter()) {
+      *result = MPI_UNEQUAL;
     } else {
-      std::ranges::sort(x);
-      std::ranges::sort(y);
-      *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+      // Intercommunicators: the local groups and the remote groups are compared, and
+      // the result is the weaker of the two (MPI-3.1 §6.6.1).
+      auto compare = [](std::vector<int> x, std::vector<int> y) {
+        if (x == y) return MPI_CONGRUENT;
+        std::ranges::sort(x);
+        std::ranges::sort(y);
+        return x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+      };
+      auto remote = [](const Communicator& c) {
+        std::vector<int> ranks;
+        if (c.is_inter())
+          for (int r = 0; r < c.peer_count(); ++r) ranks.push_back(c.world_rank(r));
+        return ranks;
+      };
+      *result = std::max(compare(a.world_ranks(), b.world_ranks()), compare(remote(a), remote(b)));
     }
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                         MPI_Comm* newintercomm) {
+  const char* where = "MPI_Intercomm_create";
+  return entry(where, local_comm, [&](RankState& s) {
+    const Communicator& local = s.comm(local_comm, where);
+    require_pointer(newintercomm, where, "newintercomm");
+    // peer_comm is significant at the local leader only (the core checks it there).
+    const Communicator* peer = nullptr;
+    if (local.rank() == local_leader && peer_comm != MPI_COMM_NULL) peer = &s.comm(peer_comm, where);
+    *newintercomm = s.add_comm(s.ctx().intercomm_create(local, local_leader, peer, remote_leader, tag),
+                               s.errhandler_of(local_comm));
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  return entry("MPI_Intercomm_merge", intercomm, [&](RankState& s) {
+    const Communicator& c = s.comm(intercomm, "MPI_Intercomm_merge");
+    require_pointer(newintracomm, "MPI_Intercomm_merge", "newintracomm");
+    *newintracomm = s.add_comm(s.ctx().intercomm_merge(c, high != 0), s.errhandler_of(intercomm));
     return MPI_SUCCESS;
   });
 }

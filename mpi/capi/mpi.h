@@ -378,10 +378,16 @@ TWINFAB_MPI_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* 
 TWINFAB_MPI_API int MPI_Comm_free(MPI_Comm* comm);
 TWINFAB_MPI_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
 TWINFAB_MPI_API int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
-/* Every twinfab communicator is an intracommunicator: MPI_Comm_test_inter gives 0 and
-   MPI_Comm_remote_size fails with MPI_ERR_COMM, as MPI says for an intracommunicator. */
+/* Intercommunicators (MPI-3.1 §6.6). Point-to-point on an intercommunicator names
+   ranks of the remote group; MPI_Comm_dup, MPI_Comm_split and MPI_Comm_create take one
+   and make one; MPI_Comm_remote_size and MPI_Comm_remote_group fail with MPI_ERR_COMM
+   on an intracommunicator. */
 TWINFAB_MPI_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
 TWINFAB_MPI_API int MPI_Comm_remote_size(MPI_Comm comm, int* size);
+TWINFAB_MPI_API int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
+TWINFAB_MPI_API int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                         int remote_leader, int tag, MPI_Comm* newintercomm);
+TWINFAB_MPI_API int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
 /* Collective over comm; ranks outside group get MPI_COMM_NULL. */
 TWINFAB_MPI_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
 /* Collective over the members of group only (a subset of comm's); a caller outside

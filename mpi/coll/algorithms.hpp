@@ -6,10 +6,17 @@
 
 #include <span>
 
+#include "mpi/coll/intercomm.hpp"
 #include "mpi/coll/schedule.hpp"
 
 namespace twinfab::mpi::coll {
 
+/// The dissemination barrier (barrier.cpp), zero-byte messages of `byte`. Its
+/// messages use steps 0 to log2(size) - 1.
+void add_barrier(Schedule& schedule, const DatatypePtr& byte);
+/// The binomial bcast of (buffer, count, type) from `root` (binomial.cpp). Its
+/// messages use step 0.
+void add_bcast(Schedule& schedule, void* buffer, std::int64_t count, const DatatypePtr& type, int root);
 /// The recursive-doubling allreduce (recursive_doubling.cpp): sendbuf may be kInPlace.
 /// Its messages use steps 0 to log2(size) + 1.
 void add_allreduce(Schedule& schedule, const void* sendbuf, void* recvbuf, std::int64_t count,

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "mpi/coll/schedule.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
@@ -39,6 +39,11 @@ RequestId alltoallw(Context& context, const void* sendbuf, std::span<const int> 
                     std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoallw", "MPI_Ialltoallw");
   context.check_comm(comm, where);
+  if (comm.is_inter()) {
+    reject_in_place(sendbuf, where, "sendbuf");  // not on an intercommunicator
+    return coll::inter_alltoallw(context, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                 recvtypes, true, comm, mode, where);
+  }
   const int n = comm.size();
   const int rank = comm.rank();
   check_blocks(recvbuf, recvcounts, rdispls, recvtypes, n, where, "recvcounts", "recvbuf");

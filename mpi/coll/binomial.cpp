@@ -17,17 +17,26 @@ RequestId bcast(Context& context, void* buffer, std::int64_t count, const Dataty
                 const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Bcast", "MPI_Ibcast");
   context.check_comm(comm, where);
+  if (comm.is_inter()) return coll::inter_bcast(context, buffer, count, type, root, comm, mode);
   coll::check_root(root, comm, where);
   coll::check_buffer(buffer, count, type, where, "buffer");
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Bcast, where, mode);
+  coll::add_bcast(*schedule, buffer, count, type, root);
+  return coll::execute(context, std::move(schedule));
+}
+
+namespace coll {
+
+void add_bcast(Schedule& schedule, void* buffer, std::int64_t count, const DatatypePtr& type, int root) {
+  const Communicator& comm = schedule.comm();
   const int n = comm.size();
-  if (n == 1 || count == 0 || type->size() == 0) return coll::execute(context, std::move(schedule));
+  if (n == 1 || count == 0 || type->size() == 0) return;
   const int relative = (comm.rank() - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if (relative & mask) {
-      schedule->recv(buffer, count, type, (relative - mask + root) % n);
-      schedule->next_round();
+      schedule.recv(buffer, count, type, (relative - mask + root) % n);
+      schedule.next_round();
       break;
     }
     mask <<= 1;
@@ -35,12 +44,10 @@ RequestId bcast(Context& context, void* buffer, std::int64_t count, const Dataty
   // Children: relative + m for every power of two m below the bit we received on,
   // sent all at once so they proceed in parallel.
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask < n) schedule->send(buffer, count, type, (relative + mask + root) % n);
+    if (relative + mask < n) schedule.send(buffer, count, type, (relative + mask + root) % n);
   }
-  return coll::execute(context, std::move(schedule));
+  schedule.next_round();
 }
-
-namespace coll {
 
 void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std::int64_t count,
                 const DatatypePtr& type, const ReductionOp& op, int root) {
@@ -102,6 +109,7 @@ RequestId reduce(Context& context, const void* sendbuf, void* recvbuf, std::int6
                  const ReductionOp& op, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Reduce", "MPI_Ireduce");
   context.check_comm(comm, where);
+  if (comm.is_inter()) return coll::inter_reduce(context, sendbuf, recvbuf, count, type, op, root, comm, mode);
   coll::check_root(root, comm, where);
   const bool is_root = comm.rank() == root;
   if (sendbuf == kInPlace && !is_root)

@@ -22,6 +22,7 @@ enum class Kind : int {
   Barrier = 1, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall,
   Gatherv, Scatterv, Allgatherv, Alltoallv, Scan, Exscan, Alltoallw, ReduceScatter,
   CreateGroup,  ///< MPI_Comm_create_group's agreement (mpi/core/comm_create.cpp)
+  InterAgreement,  ///< the leaders' exchange of the intercommunicator constructors (mpi/core/intercomm.cpp)
   /// The neighbourhood collectives (neighbor.cpp)
   NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw
 };

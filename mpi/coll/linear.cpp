@@ -5,7 +5,7 @@
 // no intermediate rank has to repack another's data (what a binomial tree would).
 // The root's own block is copied in the same round: an error of that copy (its block
 // truncated) is reported once every transfer has ended.
-#include "mpi/coll/schedule.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
@@ -13,6 +13,9 @@ RequestId gather(Context& context, const void* sendbuf, std::int64_t sendcount, 
                  void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
                  const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Gather", "MPI_Igather");
+  context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_gather(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode);
   const bool is_root = coll::check_gather_contribution(context, sendbuf, sendcount, sendtype, root, comm, where);
   const int n = comm.size();
   if (is_root) {
@@ -38,6 +41,9 @@ RequestId scatter(Context& context, const void* sendbuf, std::int64_t sendcount,
                   void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
                   const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Scatter", "MPI_Iscatter");
+  context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_scatter(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode);
   const bool is_root = coll::check_scatter_destination(context, recvbuf, recvcount, recvtype, root, comm, where);
   const int n = comm.size();
   if (is_root) {

@@ -2,7 +2,7 @@
 // rank + i and receives the block from rank - i. Each step is a permutation, so no
 // rank is flooded (unlike posting all n-1 sends at once), and every step keeps all
 // links busy; n-1 steps.
-#include "mpi/coll/schedule.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
@@ -11,6 +11,8 @@ RequestId alltoall(Context& context, const void* sendbuf, std::int64_t sendcount
                    Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoall", "MPI_Ialltoall");
   context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_alltoall(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode);
   const int n = comm.size();
   const int rank = comm.rank();
   coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);

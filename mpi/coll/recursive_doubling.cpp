@@ -21,6 +21,7 @@ RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::i
                     const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Allreduce", "MPI_Iallreduce");
   context.check_comm(comm, where);
+  if (comm.is_inter()) return coll::inter_allreduce(context, sendbuf, recvbuf, count, type, op, comm, mode);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allreduce, where, mode);
   coll::add_allreduce(*schedule, sendbuf, recvbuf, count, type, op);

@@ -20,6 +20,8 @@ RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, s
                          const char* where) {
   if (where == nullptr) where = coll::name(mode, "MPI_Reduce_scatter", "MPI_Ireduce_scatter");
   context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_reduce_scatter(context, sendbuf, recvbuf, recvcounts, 0, type, op, comm, mode, where);
   const int n = comm.size();
   const int rank = comm.rank();
   std::vector<int> displs(static_cast<std::size_t>(n));
@@ -58,6 +60,8 @@ RequestId reduce_scatter_block(Context& context, const void* sendbuf, void* recv
   if (recvcount < 0 || recvcount > std::numeric_limits<int>::max())
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcount={})", where, recvcount),
                 "must be a non-negative int");
+  if (comm.is_inter())
+    return coll::inter_reduce_scatter(context, sendbuf, recvbuf, {}, recvcount, type, op, comm, mode, where);
   const std::vector<int> counts(static_cast<std::size_t>(comm.size()), static_cast<int>(recvcount));
   return reduce_scatter(context, sendbuf, recvbuf, counts, type, op, comm, mode, where);
 }

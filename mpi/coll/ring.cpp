@@ -2,7 +2,7 @@
 // the block it received in the previous step (its own block first) and receives the
 // block of rank - s - 1 from its left neighbour. n-1 steps, each moving one block per
 // link, so every link carries (n-1)/n of the data: bandwidth-optimal for large blocks.
-#include "mpi/coll/schedule.hpp"
+#include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
 
@@ -11,6 +11,8 @@ RequestId allgather(Context& context, const void* sendbuf, std::int64_t sendcoun
                     Mode mode) {
   const char* where = coll::name(mode, "MPI_Allgather", "MPI_Iallgather");
   context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_allgather(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, mode);
   const int n = comm.size();
   const int rank = comm.rank();
   if (sendbuf != kInPlace) coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");

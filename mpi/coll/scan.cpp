@@ -17,6 +17,7 @@ RequestId prefix(Context& context, const void* sendbuf, void* recvbuf, std::int6
                  const ReductionOp& op, const Communicator& comm, bool inclusive, Mode mode) {
   const char* where = inclusive ? coll::name(mode, "MPI_Scan", "MPI_Iscan") : coll::name(mode, "MPI_Exscan", "MPI_Iexscan");
   context.check_comm(comm, where);
+  Context::check_intracomm(comm, where);  // MPI-3.1 §5.11: no scans on intercommunicators
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, inclusive ? coll::Kind::Scan : coll::Kind::Exscan, where,
                                                    mode);

@@ -14,13 +14,13 @@ int nonblocking_tag_base(const Communicator& comm) {
 }  // namespace
 
 Schedule::Schedule(const Communicator& comm, Kind kind, const char* where, Mode mode)
-    : comm_(&comm), where_(where), mode_(mode),
+    : comm_(&comm), target_(&comm), where_(where), mode_(mode),
       tag_base_(mode == Mode::Nonblocking ? nonblocking_tag_base(comm) : tag(kind)) {
   reserve();
 }
 
 Schedule::Schedule(const Communicator& comm, TagBase tag_base, const char* where)
-    : comm_(&comm), where_(where), mode_(Mode::Nonblocking), tag_base_(tag_base.value) {
+    : comm_(&comm), target_(&comm), where_(where), mode_(Mode::Nonblocking), tag_base_(tag_base.value) {
   reserve();
 }
 
@@ -45,6 +45,7 @@ std::uint32_t Schedule::type_index(const DatatypePtr& type) {
 void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step) {
   Step s;
   s.kind = Step::Kind::Send;
+  s.local = target_ != comm_;
   s.peer = peer;
   s.tag = tag_base_ | (step & 0xffff);
   s.in = buffer;
@@ -56,6 +57,7 @@ void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& t
 void Schedule::recv(void* buffer, std::int64_t count, const DatatypePtr& type, int peer, int step) {
   Step s;
   s.kind = Step::Kind::Recv;
+  s.local = target_ != comm_;
   s.peer = peer;
   s.tag = tag_base_ | (step & 0xffff);
   s.out = buffer;
@@ -110,15 +112,16 @@ void Schedule::start_round(Context& context) {
   const std::size_t begin = round_ == 0 ? 0 : round_ends_[round_ - 1];
   for (std::size_t i = begin; i < round_ends_[round_]; ++i) {
     const Step& step = steps_[i];
+    const Communicator& comm = step.local ? *comm_->local_comm() : *comm_;
     try {
       switch (step.kind) {
         case Step::Kind::Send:
-          pending_.push_back(context.coll_isend(step.in, step.in_count, types_[step.in_type], step.peer, step.tag, *comm_,
+          pending_.push_back(context.coll_isend(step.in, step.in_count, types_[step.in_type], step.peer, step.tag, comm,
                                                 where_));
           break;
         case Step::Kind::Recv:
           pending_.push_back(context.coll_irecv(step.out, step.out_count, types_[step.out_type], step.peer, step.tag,
-                                                *comm_, where_));
+                                                comm, where_));
           break;
         case Step::Kind::Copy:
           local_copy(step.in, step.in_count, *types_[step.in_type], step.out, step.out_count, *types_[step.out_type],

@@ -63,7 +63,15 @@ class Schedule final : public BackgroundOperation {
   };
   Schedule(const Communicator& comm, TagBase tag_base, const char* where);
 
-  const Communicator& comm() const noexcept { return *comm_; }
+  /// The communicator the steps added now address: the schedule's, or the local
+  /// intracommunicator of an intercommunicator's between local_group(true) and
+  /// local_group(false). Algorithms take ranks and sizes from here, so the same
+  /// builder serves an intracommunicator and an intercommunicator's local group.
+  const Communicator& comm() const noexcept { return *target_; }
+  /// For an intercommunicator's schedule (intercomm.cpp): whether the steps added
+  /// next run in its local group (on its local intracommunicator, same tags) or
+  /// address the remote group (the default).
+  void local_group(bool local) noexcept { target_ = local ? comm_->local_comm() : comm_; }
   const char* where() const noexcept { return where_; }
   bool nonblocking() const noexcept { return mode_ == Mode::Nonblocking; }
 
@@ -95,6 +103,7 @@ class Schedule final : public BackgroundOperation {
   struct Step {
     enum class Kind : std::uint8_t { Send, Recv, Copy, Reduce };
     Kind kind = Kind::Send;
+    bool local = false;  ///< addresses the local group of an intercommunicator (local_group())
     int peer = 0;
     int tag = 0;
     const void* in = nullptr;
@@ -115,6 +124,7 @@ class Schedule final : public BackgroundOperation {
   void record(const Error& error, int rank);
 
   const Communicator* comm_;
+  const Communicator* target_;  ///< comm(): comm_ or its local intracommunicator
   const char* where_;
   Mode mode_;
   int tag_base_;

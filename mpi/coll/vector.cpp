@@ -15,6 +15,10 @@ RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
                   void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
                   const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Gatherv", "MPI_Igatherv");
+  context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_gatherv(context, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                               comm, mode);
   const bool is_root = coll::check_gather_contribution(context, sendbuf, sendcount, sendtype, root, comm, where);
   const int n = comm.size();
   if (is_root) {
@@ -59,6 +63,10 @@ RequestId scatterv(Context& context, const void* sendbuf, std::span<const int> s
                    std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
                    const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Scatterv", "MPI_Iscatterv");
+  context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_scatterv(context, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                                comm, mode);
   const bool is_root = coll::check_scatter_destination(context, recvbuf, recvcount, recvtype, root, comm, where);
   const int n = comm.size();
   if (is_root) {
@@ -80,6 +88,9 @@ RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcou
                      const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Allgatherv", "MPI_Iallgatherv");
   context.check_comm(comm, where);
+  if (comm.is_inter())
+    return coll::inter_allgatherv(context, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                  mode);
   const int n = comm.size();
   const int rank = comm.rank();
   coll::check_counts(recvcounts, displs, n, where, "recvcounts");
@@ -111,6 +122,13 @@ RequestId alltoallv(Context& context, const void* sendbuf, std::span<const int> 
                     const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoallv", "MPI_Ialltoallv");
   context.check_comm(comm, where);
+  if (comm.is_inter()) {
+    reject_in_place(sendbuf, where, "sendbuf");  // not on an intercommunicator
+    const std::vector<DatatypePtr> sendtypes(static_cast<std::size_t>(comm.peer_count()), sendtype);
+    const std::vector<DatatypePtr> recvtypes(static_cast<std::size_t>(comm.peer_count()), recvtype);
+    return coll::inter_alltoallw(context, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                 recvtypes, false, comm, mode, where);
+  }
   const int n = comm.size();
   const int rank = comm.rank();
   coll::check_counts(recvcounts, rdispls, n, where, "recvcounts");

@@ -33,6 +33,7 @@
 namespace twinfab::mpi {
 
 std::vector<int> Communicator::world_ranks() const {
+  if (local_comm_ != nullptr) return local_comm_->world_ranks();
   if (!identity_) return world_ranks_;
   std::vector<int> ranks(static_cast<std::size_t>(size_));
   for (int i = 0; i < size_; ++i) ranks[static_cast<std::size_t>(i)] = i;
@@ -56,6 +57,7 @@ Communicator* Context::duplicate(const Communicator& comm) {
 
 const Communicator* Context::comm_dup(const Communicator& comm) {
   check_comm(comm, "MPI_Comm_dup");
+  if (comm.is_inter()) return inter_split(comm, 0, comm.rank(), "MPI_Comm_dup");  // same groups, same order
   Communicator* dup = duplicate(comm);
   dup->set_topology(comm.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
   return dup;
@@ -67,6 +69,7 @@ const Communicator* Context::comm_split(const Communicator& comm, int color, int
   if (color < 0 && color != kUndefined)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(color={})", where, color),
                 "color must be non-negative or MPI_UNDEFINED");
+  if (comm.is_inter()) return inter_split(comm, color, key, where);
   return split(comm, color, key);
 }
 
@@ -125,6 +128,13 @@ const Communicator* Context::comm_create(const Communicator& comm, const GroupPt
   // A split in disguise: the members of one group share a color (the lowest comm rank
   // among them, the same for every member of that group and different for any
   // disjoint one) and are ordered by their rank in the group.
+  if (comm.is_inter()) {
+    // MPI-3.1 §6.4.2: each group passes a subgroup of its local group; the two
+    // subgroups form an intercommunicator (null when either is empty).
+    comm_ranks_of(*group, *comm.local_comm(), where);
+    const bool member = group->rank() != kUndefined;
+    return inter_split(comm, member ? 0 : kUndefined, member ? group->rank() : 0, where);
+  }
   const std::vector<int> members = comm_ranks_of(*group, comm, where);
   int color = kUndefined;
   for (int rank : members) color = color == kUndefined ? rank : std::min(color, rank);
@@ -135,6 +145,7 @@ const Communicator* Context::comm_create(const Communicator& comm, const GroupPt
 const Communicator* Context::comm_create_group(const Communicator& comm, const GroupPtr& group, int tag) {
   const char* where = "MPI_Comm_create_group";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   if (!group) throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where), "group is MPI_GROUP_NULL");
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
@@ -178,6 +189,7 @@ const Communicator* Context::comm_create_group(const Communicator& comm, const G
 const Communicator* Context::comm_split_type(const Communicator& comm, int split_type, int key) {
   const char* where = "MPI_Comm_split_type";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   if (split_type != kCommTypeShared && split_type != kUndefined)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(split_type={})", where, split_type),
                 "only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED are split types here");
@@ -192,6 +204,7 @@ const Communicator* Context::comm_split_type(const Communicator& comm, int split
 const Communicator* Context::cart_create(const Communicator& comm, CartTopology topology) {
   const char* where = "MPI_Cart_create";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   if (topology.size() > comm.size())
     throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(dims)", where),
                 fmt::format("the grid has {} processes, the communicator only {}", topology.size(), comm.size()));
@@ -235,6 +248,7 @@ const Communicator* Context::cart_sub(const Communicator& comm, const std::vecto
 const Communicator* Context::graph_create(const Communicator& comm, GraphTopology topology) {
   const char* where = "MPI_Graph_create";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   if (topology.nnodes() > comm.size())
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(nnodes={})", where, topology.nnodes()),
                 fmt::format("the graph has more nodes than the communicator has processes ({})", comm.size()));
@@ -267,6 +281,7 @@ void check_weights(std::span<const int> weights, const char* where, const char* 
 const Communicator* Context::dist_graph_create_adjacent(const Communicator& comm, DistGraphTopology topology) {
   const char* where = "MPI_Dist_graph_create_adjacent";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   check_ranks(topology.sources(), comm, where, "sources");
   check_ranks(topology.destinations(), comm, where, "destinations");
   check_weights(topology.source_weights(), where, "sourceweights");
@@ -281,6 +296,7 @@ const Communicator* Context::dist_graph_create(const Communicator& comm, std::sp
                                                std::span<const int> weights, bool weighted) {
   const char* where = "MPI_Dist_graph_create";
   check_comm(comm, where);
+  check_intracomm(comm, where);
   check_ranks(sources, comm, where, "sources");
   std::int64_t edges = 0;
   for (std::size_t i = 0; i < degrees.size(); ++i) {
@@ -354,9 +370,14 @@ void Context::comm_free(const Communicator*& comm) {
     throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where),
                 "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
   check_comm(*comm, where);
-  auto node = communicators_.extract(comm->context_id());
-  node.mapped()->mark_freed();
-  freed_communicators_.push_back(std::move(node.mapped()));
+  // An intercommunicator's local intracommunicator goes with it.
+  const Communicator* local = comm->local_comm();
+  for (ContextId id : {comm->context_id(), local != nullptr ? local->context_id() : comm->context_id()}) {
+    auto node = communicators_.extract(id);
+    if (node.empty()) continue;
+    node.mapped()->mark_freed();
+    freed_communicators_.push_back(std::move(node.mapped()));
+  }
   comm = nullptr;
 }
 

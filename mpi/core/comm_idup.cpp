@@ -130,6 +130,7 @@ class IdupOperation final : public BackgroundOperation {
 
 RequestId Context::comm_idup(const Communicator& comm, std::function<void(const Communicator*)> on_done) {
   check_comm(comm, "MPI_Comm_idup");
+  check_intracomm(comm, "MPI_Comm_idup");
   return start_operation(std::make_unique<IdupOperation>(*this, comm, std::move(on_done)));
 }
 

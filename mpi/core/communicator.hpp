@@ -10,6 +10,16 @@
 // A communicator may carry a topology (topology.hpp: Cartesian, graph or distributed
 // graph), shared with its dups.
 //
+// An intercommunicator (MPI-3.1 §6.6: MPI_Intercomm_create, MPI_Intercomm_merge's
+// input) joins two disjoint groups. Its rank() and size() are the local group's, but
+// the ranks point-to-point names are the remote group's: world_rank(r) is member r of
+// the remote group and peer_count() its size, so sends, receives and the collectives'
+// remote steps address the other group through the same code as an intracommunicator.
+// A message's source rank is its sender's rank in its own group, which is what the
+// receiver's status must show. The collectives also need the local group alone: an
+// intercommunicator has a local intracommunicator (its ids are the two after the
+// intercommunicator's), made and freed with it (Context::intercomm_create).
+//
 // A Group is an ordered set of world ranks (MPI_Group). Like datatypes, groups are
 // shared handles (GroupPtr): immutable once built, freed by dropping the handle
 // (group_free). Communicators are owned by their rank's Context; see context.hpp.
@@ -31,6 +41,9 @@ inline constexpr int kUndefined = -32766;
 /// MPI_PROC_NULL (MPICH's value): sends and receives to it complete at once; what
 /// MPI_Cart_shift gives off the border of a non-periodic dimension.
 inline constexpr int kProcNull = -1;
+/// MPI_ROOT (MPICH's value): what the root of a rooted collective on an
+/// intercommunicator passes as `root` (the rest of its group pass kProcNull).
+inline constexpr int kRoot = -3;
 /// MPI_COMM_TYPE_SHARED (MPICH's value): the split type of MPI_Comm_split_type that
 /// groups the ranks sharing a host.
 inline constexpr int kCommTypeShared = 1;
@@ -40,13 +53,24 @@ class Communicator {
   /// `world_ranks[i]` is the world rank of member i; `rank` is this rank's index.
   /// `context_id` must be even: the odd id after it is the collective space.
   Communicator(ContextId context_id, int rank, std::vector<int> world_ranks)
-      : context_id_(context_id), rank_(rank), size_(static_cast<int>(world_ranks.size())),
+      : context_id_(context_id), rank_(rank), size_(static_cast<int>(world_ranks.size())), peer_count_(size_),
         world_ranks_(std::move(world_ranks)) {}
+  /// An intercommunicator between the local group (this rank is member `rank` of it)
+  /// and the remote group, given by world ranks; `local_comm` is the intracommunicator
+  /// of the local group (owned by the same Context).
+  static Communicator inter(ContextId context_id, int rank, const Communicator& local_comm,
+                            std::vector<int> remote_world_ranks) {
+    Communicator c(context_id, rank, std::move(remote_world_ranks));
+    c.size_ = local_comm.size();
+    c.local_comm_ = &local_comm;
+    return c;
+  }
   /// COMM_WORLD's shape: member i is world rank i. Keeps no table, so that a rank of
   /// a 4096-rank simulation does not carry 16 KB for an identity map.
   static Communicator identity(ContextId context_id, int rank, int size) {
     Communicator c(context_id, rank, {});
     c.size_ = size;
+    c.peer_count_ = size;
     c.identity_ = true;
     return c;
   }
@@ -55,14 +79,27 @@ class Communicator {
   ContextId context_id() const noexcept { return context_id_; }
   /// The matching space of the collectives (mpi/coll), never used by user messages.
   ContextId collective_context_id() const noexcept { return context_id_ + 1; }
+  /// This rank's rank in its (local) group: MPI_Comm_rank.
   int rank() const noexcept { return rank_; }
+  /// The size of the (local) group: MPI_Comm_size.
   int size() const noexcept { return size_; }
-  /// The world rank of member `rank` (0 <= rank < size()).
+  /// How many ranks point-to-point can name: size() for an intracommunicator, the
+  /// remote group's size (MPI_Comm_remote_size) for an intercommunicator.
+  int peer_count() const noexcept { return peer_count_; }
+  /// The world rank of the process point-to-point rank `rank` names (0 <= rank <
+  /// peer_count()): member `rank` of the group, or of the remote group for an
+  /// intercommunicator.
   int world_rank(int rank) const noexcept {
     return identity_ ? rank : world_ranks_[static_cast<std::size_t>(rank)];
   }
-  /// All members' world ranks, in member order (built on the spot for COMM_WORLD).
+  /// The (local) group's world ranks, in member order (built on the spot for
+  /// COMM_WORLD).
   std::vector<int> world_ranks() const;
+  /// Whether this is an intercommunicator (MPI_Comm_test_inter).
+  bool is_inter() const noexcept { return local_comm_ != nullptr; }
+  /// An intercommunicator's local intracommunicator (null for an intracommunicator):
+  /// the local group, with matching spaces of its own.
+  const Communicator* local_comm() const noexcept { return local_comm_; }
   /// Set by Context::comm_free. The object itself stays alive until its Context ends,
   /// so a stale reference reads this flag (MPI_ERR_COMM) instead of freed memory.
   bool freed() const noexcept { return freed_; }
@@ -89,7 +126,9 @@ class Communicator {
   ContextId context_id_;
   int rank_;
   int size_;
-  std::vector<int> world_ranks_;  ///< empty when identity_
+  int peer_count_;
+  std::vector<int> world_ranks_;  ///< empty when identity_; the remote group's for an intercommunicator
+  const Communicator* local_comm_ = nullptr;  ///< set for an intercommunicator only
   bool identity_ = false;
   bool freed_ = false;
   /// Per-rank bookkeeping, not part of the communicator's identity: mutable, so that

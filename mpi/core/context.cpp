@@ -32,15 +32,22 @@ void Context::check_derived_comm(const Communicator& comm, const char* where) co
                 "not a live communicator of this context (freed, or from another rank?)");
 }
 
+namespace {
+/// The explanation of an MPI_ERR_RANK for a point-to-point peer.
+std::string invalid_rank(const Communicator& comm) {
+  return comm.is_inter() ? fmt::format("invalid rank; the remote group has {} ranks", comm.peer_count())
+                         : fmt::format("invalid rank; communicator has {} ranks", comm.size());
+}
+}  // namespace
+
 void Context::throw_bad_send(const char* where, const void* buffer, std::int64_t count, const DatatypePtr& type,
                              int dest, int tag, const Communicator& comm) {
   if (tag < 0 || tag > kTagUpperBound)
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                 fmt::format("invalid tag; a send's tag must be in [0, {}]", kTagUpperBound));
   check_buffer_type(count, type.get(), where);
-  if (dest != kProcNull && (dest < 0 || dest >= comm.size()))
-    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest),
-                fmt::format("invalid rank; communicator has {} ranks", comm.size()));
+  if (dest != kProcNull && (dest < 0 || dest >= comm.peer_count()))
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(dest={})", where, dest), invalid_rank(comm));
   if (buffer == nullptr && count * type->size() > 0 && !type->may_be_absolute())
     throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buf)", where), "null buffer with a non-empty message");
   reject_in_place(buffer, where, "buf");
@@ -98,9 +105,9 @@ RequestId Context::coll_irecv(void* buffer, std::int64_t count, const DatatypePt
 RequestId Context::start_recv(const char* where, void* buffer, std::int64_t count, const DatatypePtr& type,
                               int source, int tag, const Communicator& comm, ContextId context_id) {
   check_buffer_type(count, type.get(), where);
-  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
+  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.peer_count()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
-                fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
+                invalid_rank(comm) + " (or use MPI_ANY_SOURCE)");
   const std::uint64_t bytes = check_recv_buffer(where, buffer, count, type);
   Request& request = requests_.create(Request::Kind::Recv);
   if (source == kProcNull) {
@@ -253,9 +260,9 @@ void Context::check_probe(const char* where, int source, int tag, const Communic
   if (tag != kAnyTag && (tag < 0 || tag > kTagUpperBound))
     throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                 fmt::format("invalid tag; must be in [0, {}] or MPI_ANY_TAG", kTagUpperBound));
-  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.size()))
+  if (source != kProcNull && source != kAnySource && (source < 0 || source >= comm.peer_count()))
     throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(source={})", where, source),
-                fmt::format("invalid rank; communicator has {} ranks (or use MPI_ANY_SOURCE)", comm.size()));
+                invalid_rank(comm) + " (or use MPI_ANY_SOURCE)");
 }
 
 namespace {

@@ -131,6 +131,27 @@ class Context {
                                         std::span<const int> degrees, std::span<const int> destinations,
                                         std::span<const int> weights, bool weighted);
 
+  // ---- intercommunicators (mpi/core/intercomm.cpp; MPI-3.1 §6.6). comm_dup,
+  // comm_split and comm_create take intercommunicators too (collective over both
+  // groups; an intercommunicator results), the other constructors refuse them.
+  /// MPI_Intercomm_create: collective over `local_comm` (an intracommunicator) and,
+  /// at the same time, over the remote group's local communicator. `peer_comm` and
+  /// `remote_leader` (the remote group's leader's rank in it) matter at the local
+  /// leader only, which exchanges the groups with the remote leader by point-to-point
+  /// messages with `tag` on peer_comm. MPI_ERR_RANK for a bad leader, MPI_ERR_TAG for
+  /// a bad tag, MPI_ERR_COMM when the groups overlap.
+  const Communicator* intercomm_create(const Communicator& local_comm, int local_leader,
+                                       const Communicator* peer_comm, int remote_leader, int tag);
+  /// MPI_Intercomm_merge: the intracommunicator of both groups, the group whose
+  /// members passed high = false first (each group passes one value). MPI_ERR_COMM
+  /// for an intracommunicator.
+  const Communicator* intercomm_merge(const Communicator& intercomm, bool high);
+  /// MPI_Comm_remote_group. MPI_ERR_COMM for an intracommunicator.
+  GroupPtr comm_remote_group(const Communicator& comm) const;
+  /// Throws MPI_ERR_COMM ("<where>(comm)") for an intercommunicator: what the calls
+  /// MPI defines on intracommunicators only (topologies, scans, ...) check.
+  static void check_intracomm(const Communicator& comm, const char* where);
+
   /// MPI_Comm_free: forgets the communicator and sets `comm` to null. Requests already
   /// started on it complete normally (they carry the context id, not the object).
   /// COMM_WORLD and COMM_SELF cannot be freed (MPI_ERR_COMM).
@@ -169,7 +190,7 @@ class Context {
     if (tag < 0 || tag > kTagUpperBound) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
     check_buffer_type(count, type.get(), where);
-    if ((dest != kProcNull && (dest < 0 || dest >= comm.size())) || (buffer == nullptr && count * type->size() > 0 && !type->may_be_absolute()) ||
+    if ((dest != kProcNull && (dest < 0 || dest >= comm.peer_count())) || (buffer == nullptr && count * type->size() > 0 && !type->may_be_absolute()) ||
         buffer == kInPlace) [[unlikely]]
       throw_bad_send(where, buffer, count, type, dest, tag, comm);
   }
@@ -277,6 +298,14 @@ class Context {
   /// What comm_split does, for every constructor built on it (create, split_type,
   /// the topologies): collective over `comm`; `color` is >= 0 or kUndefined.
   Communicator* split(const Communicator& comm, int color, int key);
+  /// Registers an intercommunicator whose context id the members of both groups
+  /// agreed on (and its local intracommunicator), and moves this rank's next free id
+  /// past both; null when this rank is not a member (rank < 0) or a group is empty.
+  Communicator* add_intercommunicator(ContextId context_id, int rank, std::vector<int> local_world_ranks,
+                                      std::vector<int> remote_world_ranks);
+  /// comm_split on an intercommunicator (comm_dup and comm_create are splits too):
+  /// the members of a color in each group form a new intercommunicator.
+  Communicator* inter_split(const Communicator& inter, int color, int key, const char* where);
   /// What comm_dup does, without the topology: the same members in the same order,
   /// new context ids (one allreduce over `comm`).
   Communicator* duplicate(const Communicator& comm);
