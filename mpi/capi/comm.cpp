@@ -67,7 +67,6 @@ MPI_Comm duplicate(RankState& s, MPI_Comm comm, const Communicator& c, const cha
 int idup(const char* where, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
-    Context::check_intracomm(c, where);  // before a handle is reserved
     if (info != MPI_INFO_NULL) s.infos.check_hints(info, where);
     require_pointer(newcomm, where, "newcomm");
     require_pointer(request, where, "request");

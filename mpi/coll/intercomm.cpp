@@ -342,17 +342,17 @@ RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const
 RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
                                std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
                                const Communicator& comm, Mode mode, const char* where) {
-  // The local group's blocks, and the length of every input vector (this group's
-  // total for reduce_scatter, as MPICH; one block per remote rank for _block).
+  // The local group's blocks. Every input vector, here and in the other group, is as
+  // long as their total (MPICH's reading of MPI-3.1 §5.10): the other group's blocks
+  // must add up to the same.
   std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()), recvcount);
-  std::int64_t input = recvcount * comm.peer_count();
   if (!recvcounts.empty()) {
     check_counts(recvcounts, recvcounts, comm.size(), where, "recvcounts");  // no displacements: the counts twice
     std::copy(recvcounts.begin(), recvcounts.end(), counts.begin());
-    input = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
   }
   const std::int64_t mine = counts[static_cast<std::size_t>(comm.rank())];
   const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  const std::int64_t input = total;
   check_buffer(sendbuf, input, type, where, "sendbuf");
   check_buffer(recvbuf, mine, type, where, "recvbuf");
   check_reduction(op, type, where);

@@ -56,10 +56,10 @@ RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const
                           std::span<const int> recvcounts, std::span<const int> rdispls,
                           std::span<const DatatypePtr> recvtypes, bool byte_displacements, const Communicator& comm,
                           Mode mode, const char* where);
-/// Reduce_scatter (recvcounts: the local group's blocks; as MPICH, both groups' counts
-/// must add up to the same total, the length of every input vector) and
-/// reduce_scatter_block (recvcounts empty: every block `recvcount`; the inputs have
-/// one block per rank of the remote group).
+/// Reduce_scatter (recvcounts: the local group's blocks) and reduce_scatter_block
+/// (recvcounts empty: every block `recvcount`). As in MPICH, every input vector is as
+/// long as the local group's blocks together, and both groups' blocks must add up to
+/// the same total.
 RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
                                std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
                                const Communicator& comm, Mode mode, const char* where);

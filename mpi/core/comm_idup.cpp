@@ -26,6 +26,12 @@
 // head of its queue take from the mask) and Open MPI (ompi_comm_nextcid_nb) use the
 // same claim-and-retry scheme over masks of ids.
 //
+// An intercommunicator's duplicate needs its id and the next (its local
+// intracommunicator's, intercomm.cpp) free on every member of both groups: its rounds
+// claim both, and its allreduces run over both groups (a reduction in each group, the
+// leaders swap the results, each broadcasts the other's in its group, and every member
+// combines the two).
+//
 // Tags: the rounds carry kIdupTagBit, the call's nonblocking sequence number on the
 // parent (taken at the call, so the same on every member), and the phase; they stay
 // apart from every collective's, and the rounds of one idup from each other.
@@ -46,7 +52,7 @@ class IdupOperation final : public BackgroundOperation {
     // Propose the next free idup id, and move past it: a second idup started before
     // this one ends proposes above it.
     proposal_ = context.next_idup_context_id_;
-    context.next_idup_context_id_ = proposal_ + 2;
+    context.next_idup_context_id_ = proposal_ + width();
   }
 
   ~IdupOperation() override { retrying_.erase(key_); }
@@ -80,35 +86,79 @@ class IdupOperation final : public BackgroundOperation {
     const DatatypePtr& type = context.datatype(BasicKind::Uint32);
     if (phase_ % 2 == 0) {
       candidate_ = proposal_;
-      coll::add_allreduce(*schedule_, kInPlace, &candidate_, 1, type, Op::Max);
+      add_allreduce(*schedule_, &candidate_, type, Op::Max);
     } else {
-      coll::add_allreduce(*schedule_, kInPlace, &all_claimed_, 1, type, Op::Min);
+      add_allreduce(*schedule_, &all_claimed_, type, Op::Min);
     }
+  }
+
+  /// The ids a duplicate takes: 2 (an intracommunicator's), or 4 (an
+  /// intercommunicator's and its local intracommunicator's).
+  std::uint32_t width() const noexcept { return comm_.is_inter() ? 4 : 2; }
+
+  /// `value` becomes its op over every member of comm_, of both groups for an
+  /// intercommunicator.
+  static void add_allreduce(coll::Schedule& schedule, std::uint32_t* value, const DatatypePtr& type, Op op) {
+    if (!schedule.comm().is_inter()) {
+      coll::add_allreduce(schedule, kInPlace, value, 1, type, op);
+      return;
+    }
+    auto* remote = static_cast<std::uint32_t*>(schedule.scratch(1, *type));
+    schedule.local_group(true);
+    coll::add_allreduce(schedule, kInPlace, value, 1, type, op);
+    schedule.next_round();
+    schedule.local_group(false);
+    if (schedule.comm().rank() == 0) {
+      schedule.send(value, 1, type, 0, 100);
+      schedule.recv(remote, 1, type, 0, 100);
+      schedule.next_round();
+    }
+    schedule.local_group(true);
+    coll::add_bcast(schedule, remote, 1, type, 0);
+    schedule.next_round();
+    schedule.local_group(false);
+    schedule.reduce(op, remote, value, 1, type);
+  }
+
+  /// Claims the candidate's ids on this rank: all of them, or none.
+  bool claim(Context& context) const {
+    auto& claimed = context.claimed_idup_context_ids_;
+    for (std::uint32_t i = 0; i < width(); i += 2)
+      if (claimed.contains(candidate_ + i)) return false;
+    for (std::uint32_t i = 0; i < width(); i += 2) claimed.insert(candidate_ + i);
+    return true;
   }
 
   void finish_phase(Context& context) {
     if (phase_ % 2 == 0) {
       // The candidate: claim it here unless something on this rank holds it, or, in a
       // retry, a retrying idup ahead of this one is in flight here.
-      claimed_ = (phase_ == 0 || *retrying_.begin() == key_) &&
-                 context.claimed_idup_context_ids_.insert(candidate_).second;
+      claimed_ = (phase_ == 0 || *retrying_.begin() == key_) && claim(context);
       all_claimed_ = claimed_ ? 1 : 0;
       return;
     }
     if (all_claimed_ == 0) {
       // Taken on some member: give it back here and propose above it.
-      if (claimed_) context.claimed_idup_context_ids_.erase(candidate_);
+      if (claimed_)
+        for (std::uint32_t i = 0; i < width(); i += 2) context.claimed_idup_context_ids_.erase(candidate_ + i);
       retrying_.insert(key_);
-      proposal_ = std::max(candidate_ + 2, context.next_idup_context_id_);
-      context.next_idup_context_id_ = proposal_ + 2;
+      proposal_ = std::max(candidate_ + width(), context.next_idup_context_id_);
+      context.next_idup_context_id_ = proposal_ + width();
       return;
     }
-    context.next_idup_context_id_ = std::max(context.next_idup_context_id_, candidate_ + 2);
+    context.next_idup_context_id_ = std::max(context.next_idup_context_id_, candidate_ + width());
     retrying_.erase(key_);
-    auto dup = std::make_unique<Communicator>(candidate_, comm_.rank(), comm_.world_ranks());
-    dup->set_topology(comm_.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
-    const Communicator* result = dup.get();
-    context.communicators_.emplace(candidate_, std::move(dup));
+    const Communicator* result = nullptr;
+    if (comm_.is_inter()) {
+      std::vector<int> remote(static_cast<std::size_t>(comm_.peer_count()));
+      for (int r = 0; r < comm_.peer_count(); ++r) remote[static_cast<std::size_t>(r)] = comm_.world_rank(r);
+      result = context.emplace_intercommunicator(candidate_, comm_.rank(), comm_.world_ranks(), std::move(remote));
+    } else {
+      auto dup = std::make_unique<Communicator>(candidate_, comm_.rank(), comm_.world_ranks());
+      dup->set_topology(comm_.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
+      result = dup.get();
+      context.communicators_.emplace(candidate_, std::move(dup));
+    }
     done_ = true;
     on_done_(result);
   }
@@ -130,7 +180,6 @@ class IdupOperation final : public BackgroundOperation {
 
 RequestId Context::comm_idup(const Communicator& comm, std::function<void(const Communicator*)> on_done) {
   check_comm(comm, "MPI_Comm_idup");
-  check_intracomm(comm, "MPI_Comm_idup");
   return start_operation(std::make_unique<IdupOperation>(*this, comm, std::move(on_done)));
 }
 

@@ -67,7 +67,7 @@ class Context {
   // later one.
   /// MPI_Comm_dup: same group and topology, new matching spaces.
   const Communicator* comm_dup(const Communicator& comm);
-  /// MPI_Comm_idup (mpi/core/comm_idup.cpp): starts duplicating `comm` and returns the
+  /// MPI_Comm_idup (mpi/core/comm_idup.cpp; an intercommunicator too): starts duplicating `comm` and returns the
   /// request; the members agree on the new context id in the background, and when
   /// they have, `on_done` gets the new communicator (called from the progress engine,
   /// before the request completes). Its ids come from a space of their own, agreed by
@@ -303,6 +303,10 @@ class Context {
   /// past both; null when this rank is not a member (rank < 0) or a group is empty.
   Communicator* add_intercommunicator(ContextId context_id, int rank, std::vector<int> local_world_ranks,
                                       std::vector<int> remote_world_ranks);
+  /// Registers the intercommunicator (ids context_id, context_id + 1) and its local
+  /// intracommunicator (context_id + 2, + 3), leaving the id counters alone.
+  Communicator* emplace_intercommunicator(ContextId context_id, int rank, std::vector<int> local_world_ranks,
+                                          std::vector<int> remote_world_ranks);
   /// comm_split on an intercommunicator (comm_dup and comm_create are splits too):
   /// the members of a color in each group form a new intercommunicator.
   Communicator* inter_split(const Communicator& inter, int color, int key, const char* where);

@@ -124,6 +124,11 @@ Communicator* Context::add_intercommunicator(ContextId context_id, int rank, std
                                              std::vector<int> remote_world_ranks) {
   next_context_id_ = std::max(next_context_id_, context_id + 4);
   if (rank < 0 || local_world_ranks.empty() || remote_world_ranks.empty()) return nullptr;
+  return emplace_intercommunicator(context_id, rank, std::move(local_world_ranks), std::move(remote_world_ranks));
+}
+
+Communicator* Context::emplace_intercommunicator(ContextId context_id, int rank, std::vector<int> local_world_ranks,
+                                                 std::vector<int> remote_world_ranks) {
   auto local = std::make_unique<Communicator>(context_id + 2, rank, std::move(local_world_ranks));
   auto inter = std::make_unique<Communicator>(
       Communicator::inter(context_id, rank, *local, std::move(remote_world_ranks)));

@@ -118,6 +118,40 @@ static void check_constructors(MPI_Comm inter, int in_a, int rank, int local_siz
   }
   OK(MPI_Comm_free(&dup));
 
+  /* Two idups in flight at once, with a blocking dup between start and wait, and
+   * completed in opposite orders in the two groups. */
+  {
+    MPI_Comm idup[2], between;
+    MPI_Request reqs[2];
+    OK(MPI_Comm_idup(inter, &idup[0], &reqs[0]));
+    OK(MPI_Comm_idup(inter, &idup[1], &reqs[1]));
+    OK(MPI_Comm_dup(inter, &between));
+    OK(MPI_Wait(&reqs[in_a ? 0 : 1], MPI_STATUS_IGNORE));
+    OK(MPI_Wait(&reqs[in_a ? 1 : 0], MPI_STATUS_IGNORE));
+    for (int k = 0; k < 2; ++k) {
+      int f = 0, rs = 0;
+      OK(MPI_Comm_test_inter(idup[k], &f));
+      OK(MPI_Comm_remote_size(idup[k], &rs));
+      CHECK(f && rs == remote_size, "idup %d: inter %d remote size %d", k, f, rs);
+      int sum = 0;
+      OK(MPI_Allreduce(&world_rank, &sum, 1, MPI_INT, MPI_MAX, idup[k]));
+      CHECK(sum == 2 * (remote_size - 1) + (in_a ? 1 : 0), "idup %d: allreduce gave %d", k, sum);
+    }
+    /* The three are distinct matching spaces. */
+    if (rank == 0) {
+      int v[3] = {1, 2, 3}, g[3] = {0, 0, 0};
+      MPI_Request r[3];
+      MPI_Comm c[3] = {idup[0], idup[1], between};
+      for (int k = 0; k < 3; ++k) OK(MPI_Isend(&v[k], 1, MPI_INT, 0, 8, c[k], &r[k]));
+      for (int k = 2; k >= 0; --k) OK(MPI_Recv(&g[k], 1, MPI_INT, 0, 8, c[k], MPI_STATUS_IGNORE));
+      OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+      CHECK(g[0] == 1 && g[1] == 2 && g[2] == 3, "idups mixed up: %d %d %d", g[0], g[1], g[2]);
+    }
+    OK(MPI_Comm_free(&idup[0]));
+    OK(MPI_Comm_free(&idup[1]));
+    OK(MPI_Comm_free(&between));
+  }
+
   /* Split by parity of the local rank, reversed order. */
   MPI_Comm split;
   OK(MPI_Comm_split(inter, rank % 2, -rank, &split));
@@ -255,27 +289,33 @@ static void check_collectives(MPI_Comm inter, int in_a, int rank, int local_size
   free(counts);
   free(displs);
 
-  /* Reduce_scatter_block: the inputs have one block per remote rank; this rank gets
-   * block `rank` of the other group's reduction. */
+  /* Reduce_scatter(_block): as in MPICH, an input vector holds the local group's
+   * blocks (the two groups' totals must agree): blocks of remote_size elements here,
+   * of local_size there, local_size * remote_size in all on both sides. Rank `rank`
+   * gets block `rank` of the other group's reduction. */
   {
-    const int total = local_size > remote_size ? local_size : remote_size;
-    int* input = malloc(sizeof(int) * (size_t)total * 2);
-    for (int r = 0; r < remote_size; ++r) input[r] = value(group, rank, r);
-    int block = -1;
-    OK(MPI_Reduce_scatter_block(input, &block, 1, MPI_INT, MPI_SUM, inter));
-    int want = 0;
-    for (int r = 0; r < remote_size; ++r) want += value(other, r, rank);
-    CHECK(block == want, "reduce_scatter_block gave %d, expected %d", block, want);
-    /* Reduce_scatter with the same total on both sides only when the groups are the
-     * same size. */
-    if (local_size == remote_size) {
-      int* rcounts = malloc(sizeof(int) * (size_t)local_size);
-      for (int r = 0; r < local_size; ++r) rcounts[r] = 1;
-      block = -1;
-      OK(MPI_Reduce_scatter(input, &block, rcounts, MPI_INT, MPI_SUM, inter));
-      CHECK(block == want, "reduce_scatter gave %d, expected %d", block, want);
-      free(rcounts);
+    const int block = remote_size, total = local_size * remote_size;
+    int* input = malloc(sizeof(int) * (size_t)total);
+    int* result = malloc(sizeof(int) * (size_t)block);
+    for (int j = 0; j < total; ++j) input[j] = value(group, rank, j);
+    for (int i = 0; i < block; ++i) result[i] = -1;
+    OK(MPI_Reduce_scatter_block(input, result, block, MPI_INT, MPI_SUM, inter));
+    for (int i = 0; i < block; ++i) {
+      int want = 0;
+      for (int r = 0; r < remote_size; ++r) want += value(other, r, rank * block + i);
+      CHECK(result[i] == want, "reduce_scatter_block[%d] gave %d, expected %d", i, result[i], want);
     }
+    int* rcounts = malloc(sizeof(int) * (size_t)local_size);
+    for (int r = 0; r < local_size; ++r) rcounts[r] = block;
+    for (int i = 0; i < block; ++i) result[i] = -1;
+    OK(MPI_Reduce_scatter(input, result, rcounts, MPI_INT, MPI_SUM, inter));
+    for (int i = 0; i < block; ++i) {
+      int want = 0;
+      for (int r = 0; r < remote_size; ++r) want += value(other, r, rank * block + i);
+      CHECK(result[i] == want, "reduce_scatter[%d] gave %d, expected %d", i, result[i], want);
+    }
+    free(rcounts);
+    free(result);
     free(input);
   }
 
@@ -313,8 +353,6 @@ static void check_errors(MPI_Comm half, MPI_Comm inter, int remote_size) {
   int dims[1] = {1}, periods[1] = {0};
   EXPECT_CLASS(MPI_ERR_COMM, MPI_Cart_create(inter, 1, dims, periods, 0, &bad));
   EXPECT_CLASS(MPI_ERR_COMM, MPI_Comm_split_type(inter, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &bad));
-  MPI_Request req;
-  EXPECT_CLASS(MPI_ERR_COMM, MPI_Comm_idup(inter, &bad, &req));
 }
 
 int main(int argc, char** argv) {
