@@ -79,6 +79,14 @@ int MPI_Query_thread(int* provided) {
   });
 }
 
+int MPI_Is_thread_main(int* flag) {
+  return entry("MPI_Is_thread_main", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(flag, "MPI_Is_thread_main", "flag");
+    *flag = std::this_thread::get_id() == s.main_thread ? 1 : 0;
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Initialized(int* flag) {
   if (flag == nullptr) fatal(MPI_ERR_ARG, "MPI_Initialized(flag): null pointer");
   RankState* state = current_state();

@@ -319,6 +319,30 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE ((MPI_Status*)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)1)
 
+/* ---- language interoperability (MPI-3.1 §17.2.4): a Fortran handle (MPI_Fint) holds
+   the C handle unchanged; a Fortran status is MPI_F_STATUS_SIZE MPI_Fints holding the
+   C status. */
+typedef int MPI_Fint;
+#define MPI_F_STATUS_SIZE 6
+TWINFAB_MPI_API MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+TWINFAB_MPI_API MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+TWINFAB_MPI_API MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+TWINFAB_MPI_API MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+TWINFAB_MPI_API MPI_Fint MPI_Group_c2f(MPI_Group group);
+TWINFAB_MPI_API MPI_Group MPI_Group_f2c(MPI_Fint group);
+TWINFAB_MPI_API MPI_Fint MPI_Request_c2f(MPI_Request request);
+TWINFAB_MPI_API MPI_Request MPI_Request_f2c(MPI_Fint request);
+TWINFAB_MPI_API MPI_Fint MPI_Op_c2f(MPI_Op op);
+TWINFAB_MPI_API MPI_Op MPI_Op_f2c(MPI_Fint op);
+TWINFAB_MPI_API MPI_Fint MPI_Info_c2f(MPI_Info info);
+TWINFAB_MPI_API MPI_Info MPI_Info_f2c(MPI_Fint info);
+TWINFAB_MPI_API MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+TWINFAB_MPI_API MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+TWINFAB_MPI_API MPI_Fint MPI_Message_c2f(MPI_Message message);
+TWINFAB_MPI_API MPI_Message MPI_Message_f2c(MPI_Fint message);
+TWINFAB_MPI_API int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
+TWINFAB_MPI_API int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
+
 /* ---- environment */
 TWINFAB_MPI_API int MPI_Init(int* argc, char*** argv);
 TWINFAB_MPI_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
@@ -336,6 +360,8 @@ TWINFAB_MPI_API int MPI_Get_library_version(char* version, int* resultlen);
 TWINFAB_MPI_API int MPI_Get_processor_name(char* name, int* resultlen);
 /* The level MPI_Init_thread provided (MPI_THREAD_SINGLE after MPI_Init). */
 TWINFAB_MPI_API int MPI_Query_thread(int* provided);
+/* Whether the caller is the thread that called MPI_Init (MPI_Init_thread). */
+TWINFAB_MPI_API int MPI_Is_thread_main(int* flag);
 /* Plain memory, aligned to 64 bytes (to the page from 4 KiB up), not registered with
    the device in advance: a rendezvous transfer registers it through the registration
    cache like any buffer. The hints of info are ignored. MPI_Free_mem takes only what
@@ -840,6 +866,7 @@ TWINFAB_PMPI(MPI_Cart_rank)
 TWINFAB_PMPI(MPI_Cart_shift)
 TWINFAB_PMPI(MPI_Cart_sub)
 TWINFAB_PMPI(MPI_Cartdim_get)
+TWINFAB_PMPI(MPI_Comm_c2f)
 TWINFAB_PMPI(MPI_Comm_call_errhandler)
 TWINFAB_PMPI(MPI_Comm_compare)
 TWINFAB_PMPI(MPI_Comm_create)
@@ -849,6 +876,7 @@ TWINFAB_PMPI(MPI_Comm_create_keyval)
 TWINFAB_PMPI(MPI_Comm_delete_attr)
 TWINFAB_PMPI(MPI_Comm_dup)
 TWINFAB_PMPI(MPI_Comm_dup_with_info)
+TWINFAB_PMPI(MPI_Comm_f2c)
 TWINFAB_PMPI(MPI_Comm_free)
 TWINFAB_PMPI(MPI_Comm_free_keyval)
 TWINFAB_PMPI(MPI_Comm_get_attr)
@@ -875,6 +903,8 @@ TWINFAB_PMPI(MPI_Dist_graph_create)
 TWINFAB_PMPI(MPI_Dist_graph_create_adjacent)
 TWINFAB_PMPI(MPI_Dist_graph_neighbors)
 TWINFAB_PMPI(MPI_Dist_graph_neighbors_count)
+TWINFAB_PMPI(MPI_Errhandler_c2f)
+TWINFAB_PMPI(MPI_Errhandler_f2c)
 TWINFAB_PMPI(MPI_Errhandler_free)
 TWINFAB_PMPI(MPI_Error_class)
 TWINFAB_PMPI(MPI_Error_string)
@@ -897,9 +927,11 @@ TWINFAB_PMPI(MPI_Graph_map)
 TWINFAB_PMPI(MPI_Graph_neighbors)
 TWINFAB_PMPI(MPI_Graph_neighbors_count)
 TWINFAB_PMPI(MPI_Graphdims_get)
+TWINFAB_PMPI(MPI_Group_c2f)
 TWINFAB_PMPI(MPI_Group_compare)
 TWINFAB_PMPI(MPI_Group_difference)
 TWINFAB_PMPI(MPI_Group_excl)
+TWINFAB_PMPI(MPI_Group_f2c)
 TWINFAB_PMPI(MPI_Group_free)
 TWINFAB_PMPI(MPI_Group_incl)
 TWINFAB_PMPI(MPI_Group_intersection)
@@ -928,9 +960,11 @@ TWINFAB_PMPI(MPI_Ineighbor_allgatherv)
 TWINFAB_PMPI(MPI_Ineighbor_alltoall)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallv)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallw)
+TWINFAB_PMPI(MPI_Info_c2f)
 TWINFAB_PMPI(MPI_Info_create)
 TWINFAB_PMPI(MPI_Info_delete)
 TWINFAB_PMPI(MPI_Info_dup)
+TWINFAB_PMPI(MPI_Info_f2c)
 TWINFAB_PMPI(MPI_Info_free)
 TWINFAB_PMPI(MPI_Info_get)
 TWINFAB_PMPI(MPI_Info_get_nkeys)
@@ -955,6 +989,8 @@ TWINFAB_PMPI(MPI_Isend)
 TWINFAB_PMPI(MPI_Issend)
 TWINFAB_PMPI(MPI_Keyval_create)
 TWINFAB_PMPI(MPI_Keyval_free)
+TWINFAB_PMPI(MPI_Message_c2f)
+TWINFAB_PMPI(MPI_Message_f2c)
 TWINFAB_PMPI(MPI_Mprobe)
 TWINFAB_PMPI(MPI_Mrecv)
 TWINFAB_PMPI(MPI_Neighbor_allgather)
@@ -962,19 +998,25 @@ TWINFAB_PMPI(MPI_Neighbor_allgatherv)
 TWINFAB_PMPI(MPI_Neighbor_alltoall)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw)
+TWINFAB_PMPI(MPI_Op_c2f)
 TWINFAB_PMPI(MPI_Op_commutative)
 TWINFAB_PMPI(MPI_Op_create)
+TWINFAB_PMPI(MPI_Op_f2c)
 TWINFAB_PMPI(MPI_Op_free)
 TWINFAB_PMPI(MPI_Pack)
 TWINFAB_PMPI(MPI_Pack_size)
+TWINFAB_PMPI(MPI_Pcontrol)
 TWINFAB_PMPI(MPI_Probe)
 TWINFAB_PMPI(MPI_Query_thread)
+TWINFAB_PMPI(MPI_Is_thread_main)
 TWINFAB_PMPI(MPI_Recv)
 TWINFAB_PMPI(MPI_Recv_init)
 TWINFAB_PMPI(MPI_Reduce)
 TWINFAB_PMPI(MPI_Reduce_local)
 TWINFAB_PMPI(MPI_Reduce_scatter)
 TWINFAB_PMPI(MPI_Reduce_scatter_block)
+TWINFAB_PMPI(MPI_Request_c2f)
+TWINFAB_PMPI(MPI_Request_f2c)
 TWINFAB_PMPI(MPI_Request_free)
 TWINFAB_PMPI(MPI_Request_get_status)
 TWINFAB_PMPI(MPI_Rsend)
@@ -990,12 +1032,15 @@ TWINFAB_PMPI(MPI_Ssend)
 TWINFAB_PMPI(MPI_Ssend_init)
 TWINFAB_PMPI(MPI_Start)
 TWINFAB_PMPI(MPI_Startall)
+TWINFAB_PMPI(MPI_Status_c2f)
+TWINFAB_PMPI(MPI_Status_f2c)
 TWINFAB_PMPI(MPI_Test)
 TWINFAB_PMPI(MPI_Test_cancelled)
 TWINFAB_PMPI(MPI_Testall)
 TWINFAB_PMPI(MPI_Testany)
 TWINFAB_PMPI(MPI_Testsome)
 TWINFAB_PMPI(MPI_Topo_test)
+TWINFAB_PMPI(MPI_Type_c2f)
 TWINFAB_PMPI(MPI_Type_commit)
 TWINFAB_PMPI(MPI_Type_contiguous)
 TWINFAB_PMPI(MPI_Type_create_hindexed)
@@ -1006,6 +1051,7 @@ TWINFAB_PMPI(MPI_Type_create_resized)
 TWINFAB_PMPI(MPI_Type_create_struct)
 TWINFAB_PMPI(MPI_Type_create_subarray)
 TWINFAB_PMPI(MPI_Type_dup)
+TWINFAB_PMPI(MPI_Type_f2c)
 TWINFAB_PMPI(MPI_Type_free)
 TWINFAB_PMPI(MPI_Type_get_contents)
 TWINFAB_PMPI(MPI_Type_get_envelope)
@@ -1026,7 +1072,6 @@ TWINFAB_PMPI(MPI_Waitall)
 TWINFAB_PMPI(MPI_Waitany)
 TWINFAB_PMPI(MPI_Waitsome)
 TWINFAB_PMPI(MPI_Wtick)
-TWINFAB_PMPI(MPI_Pcontrol)
 TWINFAB_PMPI(MPI_Wtime)
 #undef TWINFAB_PMPI
 #pragma GCC diagnostic pop

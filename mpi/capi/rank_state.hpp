@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -155,6 +156,9 @@ class RankState {
   ProgramServices* computation = nullptr;
   std::unique_ptr<Context> context;
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
+  /// The thread that called MPI_Init (MPI_Is_thread_main); under `twinfab sim`, the
+  /// rank's actor.
+  std::thread::id main_thread = std::this_thread::get_id();
   /// The blocks MPI_Alloc_mem handed out and MPI_Free_mem has not taken back.
   std::unordered_map<void*, std::size_t> allocated_memory;
 

@@ -1,7 +1,10 @@
 /* Small calls.
  *  - MPI_Query_thread: MPI_THREAD_SINGLE after MPI_Init; with the argument `thread`
  *    the program starts with MPI_Init_thread(MPI_THREAD_MULTIPLE) and must be told
- *    MPI_THREAD_FUNNELED, the most this library provides, by both calls.
+ *    MPI_THREAD_FUNNELED, the most this library provides, by both calls;
+ *    MPI_Is_thread_main says yes to main.
+ *  - The handle conversions (MPI_<Handle>_c2f / _f2c) give the handle back, and
+ *    MPI_Status_c2f / _f2c carry a status whole.
  *  - MPI_Get_elements / MPI_Get_elements_x against MPI_Get_count on real messages:
  *    the MPI standard's example (3 doubles received as pairs of doubles: count
  *    MPI_UNDEFINED, 3 elements), a struct {int; double[2]; char} received whole and
@@ -41,6 +44,39 @@ int main(int argc, char** argv) {
   OK(MPI_Query_thread(&level));
   CHECK(level == (threaded ? MPI_THREAD_FUNNELED : MPI_THREAD_SINGLE), "MPI_Query_thread gave %d", level);
   EXPECT_CLASS(MPI_ERR_ARG, MPI_Query_thread(NULL));
+  int is_main = 0;
+  OK(MPI_Is_thread_main(&is_main));
+  CHECK(is_main == 1, "MPI_Is_thread_main gave %d in main", is_main);
+  EXPECT_CLASS(MPI_ERR_ARG, MPI_Is_thread_main(NULL));
+
+  /* ---- handle conversions */
+  {
+    MPI_Comm dup;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(dup)) == dup && MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD,
+          "MPI_Comm_c2f/f2c did not give the handle back");
+    int size = -1;
+    OK(MPI_Comm_size(MPI_Comm_f2c(MPI_Comm_c2f(dup)), &size));
+    OK(MPI_Comm_free(&dup));
+    CHECK(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)) == MPI_DOUBLE && MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM &&
+              MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL &&
+              MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL &&
+              MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY &&
+              MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL &&
+              MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN,
+          "a c2f/f2c round trip changed a handle");
+    MPI_Status c, back;
+    memset(&c, 0, sizeof c);
+    c.MPI_SOURCE = 3;
+    c.MPI_TAG = 7;
+    MPI_Fint f[MPI_F_STATUS_SIZE];
+    OK(MPI_Status_c2f(&c, f));
+    OK(MPI_Status_f2c(f, &back));
+    CHECK(back.MPI_SOURCE == 3 && back.MPI_TAG == 7 && memcmp(&c, &back, sizeof c) == 0,
+          "MPI_Status_c2f/f2c changed the status");
+    EXPECT_CLASS(MPI_ERR_ARG, MPI_Status_c2f(MPI_STATUS_IGNORE, f));
+    EXPECT_CLASS(MPI_ERR_ARG, MPI_Status_f2c(f, NULL));
+  }
 
   /* ---- MPI_Get_elements */
   MPI_Datatype two_doubles, item_type;
