@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_state.hpp"
 
 using namespace twinfab::mpi;
@@ -269,7 +270,17 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry("MPI_Type_dup", MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, "MPI_Type_dup", "oldtype");
     require_pointer(newtype, "MPI_Type_dup", "newtype");
-    *newtype = s.add_type(Datatype::dup(old));
+    MPI_Datatype dup = s.add_type(Datatype::dup(old));
+    // MPI-3.1 §6.7.4: the attributes' copy callbacks run; when one fails the call
+    // fails as a whole and the new handle goes again (copy_attributes has deleted the
+    // copies already made).
+    try {
+      copy_attributes(s, Object::type(oldtype), Object::type(dup), "MPI_Type_dup");
+    } catch (const std::exception&) {
+      s.free_type(dup, "MPI_Type_dup");
+      throw;
+    }
+    *newtype = dup;
     return MPI_SUCCESS;
   });
 }
@@ -296,6 +307,11 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
 int MPI_Type_free(MPI_Datatype* datatype) {
   return entry("MPI_Type_free", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(datatype, "MPI_Type_free", "datatype");
+    // The delete callbacks run while the handle is still valid (they may use it); one
+    // that fails keeps the type. Predefined types are refused by free_type with their
+    // attributes untouched.
+    if (!s.type(*datatype, "MPI_Type_free")->is_predefined())
+      delete_all_attributes(s, Object::type(*datatype), "MPI_Type_free");
     s.free_type(*datatype, "MPI_Type_free");
     return MPI_SUCCESS;
   });

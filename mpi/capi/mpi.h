@@ -466,6 +466,31 @@ TWINFAB_MPI_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val,
 TWINFAB_MPI_API int MPI_Attr_delete(MPI_Comm comm, int keyval)
     TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_delete_attr");
 
+/* ---- attributes on datatypes (MPI-3.1 §6.7.4): the rules of the communicator
+   attributes above, for datatype handles. MPI_Type_dup runs the copy callbacks;
+   MPI_Type_free, MPI_Type_delete_attr and MPI_Type_set_attr over an existing value run
+   the delete callbacks. Predefined datatypes can carry attributes too. Keyvals of
+   MPI_Type_create_keyval are 0xa4c00000 + an index; a communicator keyval given to a
+   datatype function (or the reverse) is MPI_ERR_KEYVAL. */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                          void* extra_state);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function*)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function*)0)
+/* Copies the value unchanged (*flag = 1). */
+TWINFAB_MPI_API int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void* extra_state, void* attribute_val_in,
+                                    void* attribute_val_out, int* flag);
+TWINFAB_MPI_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                           MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                           void* extra_state);
+/* Sets *type_keyval to MPI_KEYVAL_INVALID. */
+TWINFAB_MPI_API int MPI_Type_free_keyval(int* type_keyval);
+TWINFAB_MPI_API int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val);
+/* attribute_val is a void**: it receives the value (flag 1), or is left alone (flag 0). */
+TWINFAB_MPI_API int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag);
+TWINFAB_MPI_API int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
 /* ---- info objects (MPI-3.1 §9). Keys are kept in the order they were first set
    (MPI_Info_get_nthkey); setting a key again replaces its value in place. In C,
    MPI_Info_get's value buffer holds valuelen characters plus the terminator. */
