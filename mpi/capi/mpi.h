@@ -684,6 +684,17 @@ TWINFAB_MPI_API int MPI_Pack(const void* inbuf, int incount, MPI_Datatype dataty
 TWINFAB_MPI_API int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                                MPI_Datatype datatype, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+/* Pack and unpack in a portable representation (MPI-3.1 §4.2, §13.5.2). The only
+   datarep is "external32" (big-endian, IEEE, the sizes of the standard's Table 13.2:
+   e.g. MPI_LONG 4 bytes, MPI_WCHAR 2, MPI_LONG_DOUBLE 16 as IEEE binary128); any other
+   is MPI_ERR_ARG. A value that does not fit its external32 size (a long beyond 32 bits)
+   is MPI_ERR_CONVERSION. Too small a buffer is MPI_ERR_TRUNCATE. */
+TWINFAB_MPI_API int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                                      void* outbuf, MPI_Aint outsize, MPI_Aint* position);
+TWINFAB_MPI_API int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
+                                        MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
+TWINFAB_MPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                                           MPI_Aint* size);
 
 /* ---- reduction operations (MPI-3.1 §5.9.5, §5.9.7). A user function computes
  * inoutvec[i] = invec[i] op inoutvec[i] for *len elements of *datatype, the handle

@@ -245,6 +245,35 @@ class Datatype {
     return contents_ ? std::span<const DatatypePtr>(contents_->types) : std::span<const DatatypePtr>();
   }
 
+  /// Calls fn(kind, n) for the basic elements of `count` elements of this type, in
+  /// type-map (= packed) order, as runs of n consecutive elements of one predefined
+  /// type (a pair type such as MPI_2INT is one element of its kind here). What a
+  /// conversion of the packed form per basic element (MPI_Pack_external) walks next
+  /// to pack()'s traversal. O(pieces) per element of a type that mixes basic types,
+  /// O(1) for one that does not.
+  template <class Fn>
+  void for_each_basic_run(std::int64_t count, Fn&& fn) const {
+    if (count == 0 || size_ == 0) return;
+    if (basic_kind_) {
+      fn(*basic_kind_, count * (size_ / basic_size(*basic_kind_)));
+      return;
+    }
+    for (std::int64_t i = 0; i < count; ++i)
+      for (const Piece& piece : pieces_) piece.type->for_each_basic_run(piece.count, fn);
+  }
+
+  /// The sum of per_kind(kind) over the basic elements of one element (a pair type
+  /// counting once): e.g. the size of an element in another representation. O(pieces),
+  /// without visiting the elements one by one.
+  template <class Fn>
+  std::int64_t sum_over_basic(Fn&& per_kind) const {
+    if (size_ == 0) return 0;
+    if (basic_kind_) return size_ / basic_size(*basic_kind_) * per_kind(*basic_kind_);
+    std::int64_t sum = 0;
+    for (const Piece& piece : pieces_) sum += piece.count * piece.type->sum_over_basic(per_kind);
+    return sum;
+  }
+
   /// Basic elements in one element: the predefined types of its type map, a pair type
   /// (MPI_2INT, MPI_DOUBLE_INT, ...) counting two, its value and its index, as MPICH
   /// and Open MPI count them.
@@ -305,7 +334,9 @@ class Datatype {
   std::string name_;
   std::int64_t elements_ = 0;      ///< basic elements per element
   std::int64_t element_size_ = 0;  ///< their common size; 0 when sizes differ (or there are none)
-  std::vector<Piece> pieces_;      ///< only when sizes differ and the type is derived
+  /// Only for a derived type whose basic elements differ in size or in type
+  /// (for_each_basic_run, elements_in).
+  std::vector<Piece> pieces_;
 };
 
 /// The predefined datatypes of one rank (owned by the rank's context). Each is made
