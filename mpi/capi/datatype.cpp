@@ -27,6 +27,11 @@ static_assert(MPI_COMBINER_RESIZED == static_cast<int>(Combiner::Resized));
 static_assert(MPI_COMBINER_HINDEXED_BLOCK == static_cast<int>(Combiner::HindexedBlock));
 static_assert(MPI_ORDER_C == static_cast<int>(ArrayOrder::C));
 static_assert(MPI_ORDER_FORTRAN == static_cast<int>(ArrayOrder::Fortran));
+static_assert(MPI_COMBINER_DARRAY == static_cast<int>(Combiner::Darray));
+static_assert(MPI_DISTRIBUTE_BLOCK == static_cast<int>(Datatype::Distribution::Block));
+static_assert(MPI_DISTRIBUTE_CYCLIC == static_cast<int>(Datatype::Distribution::Cyclic));
+static_assert(MPI_DISTRIBUTE_NONE == static_cast<int>(Datatype::Distribution::None));
+static_assert(MPI_DISTRIBUTE_DFLT_DARG == Datatype::kDefaultDarg);
 
 namespace {
 
@@ -114,7 +119,7 @@ int block_indexed(const char* where, int count, int blocklength, const Displacem
   });
 }
 
-/// The order argument of MPI_Type_create_subarray.
+/// The order argument of MPI_Type_create_subarray and MPI_Type_create_darray.
 ArrayOrder array_order(int order, const char* where) {
   if (order == MPI_ORDER_C) return ArrayOrder::C;
   if (order == MPI_ORDER_FORTRAN) return ArrayOrder::Fortran;
@@ -213,6 +218,48 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     const std::vector<std::int64_t> subsizes(array_of_subsizes, array_of_subsizes + n);
     const std::vector<std::int64_t> starts(array_of_starts, array_of_starts + n);
     *newtype = s.add_type(Datatype::subarray(sizes, subsizes, starts, storage, old));  // checks the ranges
+    return MPI_SUCCESS;
+  });
+}
+
+namespace {
+
+/// An entry of array_of_distribs.
+Datatype::Distribution distribution(int value, std::size_t i, const char* where) {
+  switch (value) {
+    case MPI_DISTRIBUTE_BLOCK: return Datatype::Distribution::Block;
+    case MPI_DISTRIBUTE_CYCLIC: return Datatype::Distribution::Cyclic;
+    case MPI_DISTRIBUTE_NONE: return Datatype::Distribution::None;
+    default:
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(array_of_distribs[{}]={})", where, i, value),
+                  "must be MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE");
+  }
+}
+
+}  // namespace
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_darray";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    if (ndims <= 0)  // MPICH's class
+      throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(ndims={})", where, ndims), "must be positive");
+    require_pointer(array_of_gsizes, where, "array_of_gsizes");
+    require_pointer(array_of_distribs, where, "array_of_distribs");
+    require_pointer(array_of_dargs, where, "array_of_dargs");
+    require_pointer(array_of_psizes, where, "array_of_psizes");
+    const ArrayOrder storage = array_order(order, where);
+    require_pointer(newtype, where, "newtype");
+    const auto n = static_cast<std::size_t>(ndims);
+    std::vector<Datatype::Distribution> distribs;
+    for (std::size_t i = 0; i < n; ++i) distribs.push_back(distribution(array_of_distribs[i], i, where));
+    const std::vector<std::int64_t> gsizes(array_of_gsizes, array_of_gsizes + n);
+    const std::vector<std::int64_t> dargs(array_of_dargs, array_of_dargs + n);
+    const std::vector<std::int64_t> psizes(array_of_psizes, array_of_psizes + n);
+    // The core checks the rest (sizes, grid, rank, block sizes).
+    *newtype = s.add_type(Datatype::darray(size, rank, gsizes, distribs, dargs, psizes, storage, old));
     return MPI_SUCCESS;
   });
 }

@@ -195,7 +195,7 @@ typedef long long MPI_Offset;
 
 /* MPI_Type_get_envelope combiners (MPICH's values). This library makes NAMED, DUP,
  * CONTIGUOUS, VECTOR, HVECTOR, INDEXED, HINDEXED, INDEXED_BLOCK, HINDEXED_BLOCK,
- * STRUCT (MPI_Type_struct too, as in MPICH), SUBARRAY and RESIZED; the others are
+ * STRUCT (MPI_Type_struct too, as in MPICH), SUBARRAY, DARRAY and RESIZED; the others are
  * defined for programs that compare against them. */
 #define MPI_COMBINER_NAMED 1
 #define MPI_COMBINER_DUP 2
@@ -217,9 +217,15 @@ typedef long long MPI_Offset;
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
 
-/* Array storage orders of MPI_Type_create_subarray (MPICH's values). */
+/* Array storage orders of MPI_Type_create_subarray and _darray (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+
+/* Distributions of MPI_Type_create_darray (MPICH's values). */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* Predefined attribute keys (MPICH's values), readable with MPI_Comm_get_attr on any
  * communicator; each gives a pointer to an int of the calling rank:
@@ -643,6 +649,17 @@ TWINFAB_MPI_API int MPI_Type_create_hindexed_block(int count, int blocklength, c
 TWINFAB_MPI_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                                             const int array_of_starts[], int order, MPI_Datatype oldtype,
                                             MPI_Datatype* newtype);
+/* The part of a global array (array_of_gsizes, in `order`) that process `rank` of a
+   row-major grid array_of_psizes of `size` processes holds: per dimension
+   MPI_DISTRIBUTE_BLOCK (darg: the block size, MPI_DISTRIBUTE_DFLT_DARG for
+   ceil(gsize / psize)), MPI_DISTRIBUTE_CYCLIC (darg: the cyclic block size, default 1)
+   or MPI_DISTRIBUTE_NONE (psize 1). Lower bound 0, extent the whole global array's.
+   MPI_ERR_ARG for a bad size, array entry or grid (its product must be size),
+   MPI_ERR_RANK for rank outside [0, size), MPI_ERR_DIMS for ndims < 1. */
+TWINFAB_MPI_API int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                          const int array_of_distribs[], const int array_of_dargs[],
+                                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                          MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                           const MPI_Aint array_of_displacements[],
                                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype);

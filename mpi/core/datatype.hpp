@@ -124,8 +124,8 @@ std::int64_t basic_extent(BasicKind kind) noexcept;
 
 /// How a datatype was built (MPI_Type_get_envelope's combiner). The values are
 /// MPICH's MPI_COMBINER_* (mpi.h defines them; mpi/capi checks they agree), so the C
-/// API passes them through. The MPI-1/Fortran variants (HVECTOR_INTEGER, ...), DARRAY
-/// and the F90 ones are never built here.
+/// API passes them through. The MPI-1/Fortran variants (HVECTOR_INTEGER, ...) and the
+/// F90 ones are never built here.
 enum class Combiner : std::uint8_t {
   Named = 1,
   Dup = 2,
@@ -137,11 +137,12 @@ enum class Combiner : std::uint8_t {
   IndexedBlock = 10,
   Struct = 12,
   Subarray = 13,
+  Darray = 14,
   Resized = 18,
   HindexedBlock = 19,
 };
 
-/// Storage order of MPI_Type_create_subarray: the values are MPICH's MPI_ORDER_C and
+/// Storage order of MPI_Type_create_subarray and _darray: the values are MPICH's MPI_ORDER_C and
 /// MPI_ORDER_FORTRAN, which MPI_Type_get_contents returns among the integers.
 enum class ArrayOrder : std::int32_t { C = 56, Fortran = 57 };
 
@@ -201,6 +202,21 @@ class Datatype {
   /// or subsize below 1, a negative start, or a subarray that leaves the array.
   static DatatypePtr subarray(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
                               std::span<const std::int64_t> starts, ArrayOrder order, const DatatypePtr& old_type);
+  /// How MPI_Type_create_darray distributes one dimension (MPICH's MPI_DISTRIBUTE_*
+  /// values, which MPI_Type_get_contents returns among the integers).
+  enum class Distribution : std::int32_t { Block = 121, Cyclic = 122, None = 123 };
+  /// MPI_DISTRIBUTE_DFLT_DARG: the distribution argument that asks for the default.
+  static constexpr std::int64_t kDefaultDarg = -49767;
+  /// MPI_Type_create_darray (MPI-3.1 §4.1.4): the part of a global array `gsizes` of
+  /// old_type stored in `order` that process `rank` of a `psizes` grid of `size`
+  /// processes holds under the distributions `distribs` (dargs: block or cyclic
+  /// sizes, or kDefaultDarg). Lower bound 0 and the extent of the global array. Built
+  /// from the other constructors as MPICH builds it (darray.cpp). Throws MPI_ERR_ARG
+  /// (naming the argument) for a bad size, grid, distribution or argument,
+  /// MPI_ERR_RANK for a rank outside [0, size), MPI_ERR_DIMS for no dimensions.
+  static DatatypePtr darray(std::int64_t size, std::int64_t rank, std::span<const std::int64_t> gsizes,
+                            std::span<const Distribution> distribs, std::span<const std::int64_t> dargs,
+                            std::span<const std::int64_t> psizes, ArrayOrder order, const DatatypePtr& old_type);
   /// MPI_Type_create_struct. Unless an input has explicit bounds (resized), the
   /// extent is rounded up to the largest alignment of the basic types inside, as a C
   /// compiler pads a struct, so that arrays of the type line up with C arrays.
@@ -331,6 +347,9 @@ class Datatype {
   // Null for a predefined type, which therefore pays one pointer for them. Shared
   // only so that dup and create_resized can copy a type whole; they replace it.
   std::shared_ptr<const Contents> contents_;
+  /// For a type whose layout was copied from one built with the other constructors
+  /// (darray), that type: its pieces_ point into it. Null otherwise.
+  DatatypePtr layout_source_;
   std::string name_;
   std::int64_t elements_ = 0;      ///< basic elements per element
   std::int64_t element_size_ = 0;  ///< their common size; 0 when sizes differ (or there are none)
