@@ -80,6 +80,7 @@ declare -A known=(
   [datatype/indexed_misc]="passes MPI_Type_create_struct a datatype handle it freed (types[0]), which MPICH happens to hand out again to the next type; twinfab never reuses a handle"
   [attr/keyval_double_free]="frees one keyval three times (a delete callback and two copies of the handle); MPI invalidates the handle at the first free, MPICH accepts the others while an attribute still uses the key, twinfab reports MPI_ERR_KEYVAL"
   [attr/keyval_double_free_comm]="as keyval_double_free, with the MPI-2 names"
+  [attr/keyval_double_free_type]="as keyval_double_free, with the datatype functions"
   [topo/cartsuball]="expects MPI_Cart_sub with no remaining dimension to give MPI_COMM_NULL on all ranks but 0; MPI-3.1 7.5.7 gives every rank a zero-dimensional Cartesian communicator, and so does twinfab"
 )
 

@@ -1,11 +1,13 @@
-// MPI C API: attribute caching on communicators (MPI-3.1 §6.7), and its MPI-1 names
-// (MPI_Keyval_create, MPI_Attr_put, ...). The tables and the rules for callbacks are
-// described in attributes.hpp; MPI_Comm_dup, MPI_Comm_free (comm.cpp) and MPI_Finalize
-// (env.cpp) call copy_attributes and delete_all_attributes.
+// MPI C API: attribute caching on communicators (MPI-3.1 §6.7) and its MPI-1 names
+// (MPI_Keyval_create, MPI_Attr_put, ...), and on datatypes (§6.7.4). The tables and
+// the rules for callbacks are described in attributes.hpp; MPI_Comm_dup, MPI_Comm_free
+// (comm.cpp), MPI_Type_dup, MPI_Type_free (datatype.cpp) and MPI_Finalize (env.cpp)
+// call copy_attributes and delete_all_attributes.
 //
 // Error classes as in MPICH: a keyval that is MPI_KEYVAL_INVALID, was never created,
 // was freed, is of another kind, or is predefined where the call would change it is
-// MPI_ERR_KEYVAL; a null output pointer MPI_ERR_ARG; a bad communicator MPI_ERR_COMM.
+// MPI_ERR_KEYVAL; a null output pointer MPI_ERR_ARG; a bad communicator MPI_ERR_COMM,
+// a bad datatype MPI_ERR_TYPE.
 // A callback that fails makes the call return the callback's own code, unchanged
 // (MPICH does the same, following the Intel test suite). The keyval functions have no
 // communicator: their errors go to MPI_COMM_WORLD's handler.
@@ -24,12 +26,35 @@ namespace twinfab::mpi::capi {
 namespace {
 
 std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
-int keyval_handle(std::uint32_t index) { return static_cast<int>(kCommKeyvalBase + index); }
+std::uint32_t keyval_base(AttributeObject kind) {
+  return kind == AttributeObject::Comm ? kCommKeyvalBase : kTypeKeyvalBase;
+}
+int keyval_handle(AttributeObject kind, std::uint32_t index) { return static_cast<int>(keyval_base(kind) + index); }
+/// The handle of the keyval at `index` in the tables (its kind is recorded there).
+int keyval_handle(const AttributeTables& t, std::uint32_t index) {
+  return keyval_handle(t.keyvals[index].object, index);
+}
 bool is_predefined(int keyval) { return (bits(keyval) & ~kKeyvalIndexMask) == kPredefinedCommKeyvalBase; }
 
 /// The argument's name in error messages: the MPI-1 functions call it `keyval`.
 const char* keyval_arg(const char* where) {
-  return std::string_view(where).starts_with("MPI_Comm_") ? "comm_keyval" : "keyval";
+  const std::string_view w(where);
+  if (w.starts_with("MPI_Comm_")) return "comm_keyval";
+  if (w.starts_with("MPI_Type_")) return "type_keyval";
+  return "keyval";
+}
+
+const char* creator(AttributeObject kind) {
+  return kind == AttributeObject::Comm ? "a communicator keyval (never made by MPI_Comm_create_keyval)"
+                                       : "a datatype keyval (never made by MPI_Type_create_keyval)";
+}
+
+/// MPI_ERR_COMM or MPI_ERR_TYPE unless `object` is a live handle of its kind.
+void check_object(RankState& s, Object object, const char* where) {
+  if (object.kind == AttributeObject::Comm)
+    s.comm(object.handle, where);
+  else
+    s.type(object.handle, where);
 }
 
 std::string describe(const char* where, int keyval) {
@@ -71,24 +96,23 @@ int* predefined_value(PredefinedAttributes& p, int keyval, const char* where) {
 /// calls that read or delete an attribute that still uses it.
 enum class WhileUsed : bool { Refused, Allowed };
 
-/// The index of a live keyval of MPI_Comm_create_keyval; MPI_ERR_KEYVAL for anything
-/// else. MPI-3.1 6.7.2: freeing a keyval that attributes still use leaves them, and the
+/// The index of a live keyval of `kind` (MPI_Comm_create_keyval's or
+/// MPI_Type_create_keyval's); MPI_ERR_KEYVAL for anything else. MPI-3.1 6.7.2: freeing a keyval that attributes still use leaves them, and the
 /// program frees them "via calls to MPI_COMM_DELETE_ATTR" with that key, so a freed
 /// keyval with uses left is accepted where `while_used` allows it (MPICH's fkeyval
 /// test deletes one that way).
-std::uint32_t user_keyval(const RankState& s, int keyval, const char* where,
+std::uint32_t user_keyval(const RankState& s, AttributeObject kind, int keyval, const char* where,
                           WhileUsed while_used = WhileUsed::Refused) {
   if (keyval == MPI_KEYVAL_INVALID)
     throw Error(ErrorClass::MPI_ERR_KEYVAL, fmt::format("{}({})", where, keyval_arg(where)),
                 "keyval is MPI_KEYVAL_INVALID (what freeing a keyval leaves in its handle)");
-  if (is_predefined(keyval))
+  if (is_predefined(keyval) && kind == AttributeObject::Comm)
     throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
                 "a predefined attribute key: it can be read, but not set, deleted or freed");
   const std::uint32_t index = bits(keyval) & kKeyvalIndexMask;
-  if ((bits(keyval) & ~kKeyvalIndexMask) != kCommKeyvalBase || !s.attributes ||
-      index >= s.attributes->keyvals.size())
-    throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
-                "not a communicator keyval (never made by MPI_Comm_create_keyval)");
+  if ((bits(keyval) & ~kKeyvalIndexMask) != keyval_base(kind) || !s.attributes ||
+      index >= s.attributes->keyvals.size() || s.attributes->keyvals[index].object != kind)
+    throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval), fmt::format("not {}", creator(kind)));
   const Keyval& k = s.attributes->keyvals[index];
   if (k.freed && !(while_used == WhileUsed::Allowed && k.uses > 0))
     throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
@@ -97,103 +121,103 @@ std::uint32_t user_keyval(const RankState& s, int keyval, const char* where,
   return index;
 }
 
-Attribute* find(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval) {
-  const auto it = t.by_comm.find(comm);
-  if (it == t.by_comm.end()) return nullptr;
+Attribute* find(AttributeTables& t, Object object, std::uint32_t keyval) {
+  const auto it = t.by_object.find(object);
+  if (it == t.by_object.end()) return nullptr;
   const auto a = std::ranges::find(it->second, keyval, &Attribute::keyval);
   return a == it->second.end() ? nullptr : &*a;
 }
 
-/// Detaches `keyval`'s value from `comm` (if it is still there) and releases its use of
-/// the keyval. A communicator left without attributes leaves the map, so that it costs
+/// Detaches `keyval`'s value from `object` (if it is still there) and releases its use
+/// of the keyval. An object left without attributes leaves the map, so that it costs
 /// nothing.
-void detach(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval) {
-  const auto it = t.by_comm.find(comm);
-  if (it == t.by_comm.end()) return;
+void detach(AttributeTables& t, Object object, std::uint32_t keyval) {
+  const auto it = t.by_object.find(object);
+  if (it == t.by_object.end()) return;
   std::vector<Attribute>& list = it->second;
   const auto a = std::ranges::find(list, keyval, &Attribute::keyval);
   if (a == list.end()) return;
   list.erase(a);
-  if (list.empty()) t.by_comm.erase(it);
+  if (list.empty()) t.by_object.erase(it);
   t.keyvals[keyval].uses -= 1;
 }
 
-/// Runs the delete callback of `keyval` for `value` on `comm`; throws the code it
+/// Runs the delete callback of `keyval` for `value` on `object`; throws the code it
 /// returns when that is not MPI_SUCCESS.
-void call_delete(AttributeTables& t, MPI_Comm comm, std::uint32_t keyval, void* value, const char* where) {
+void call_delete(AttributeTables& t, Object object, std::uint32_t keyval, void* value, const char* where) {
   const Keyval k = t.keyvals[keyval];  // a copy: the callback may create keyvals
   if (k.remove == nullptr) return;
-  const int rc = k.remove(comm, keyval_handle(keyval), value, k.extra_state);
+  const int rc = k.remove(object.handle, keyval_handle(k.object, keyval), value, k.extra_state);
   if (rc != MPI_SUCCESS)
-    throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(keyval)),
+    throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(k.object, keyval)),
                 fmt::format("the attribute's delete callback returned {}", rc));
 }
 
 }  // namespace
 
-int create_keyval(RankState& s, MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* remove,
+int create_keyval(RankState& s, AttributeObject kind, CopyCallback* copy, DeleteCallback* remove,
                   void* extra_state, const char* where) {
   AttributeTables& t = tables(s);
   if (t.keyvals.size() > kKeyvalIndexMask)
     throw Error(ErrorClass::MPI_ERR_OTHER, where,
                 fmt::format("too many keyvals (at most {} per rank)", kKeyvalIndexMask + 1));
-  t.keyvals.push_back({copy, remove, extra_state, 0, false});
-  return keyval_handle(static_cast<std::uint32_t>(t.keyvals.size() - 1));
+  t.keyvals.push_back({copy, remove, extra_state, kind, 0, false});
+  return keyval_handle(kind, static_cast<std::uint32_t>(t.keyvals.size() - 1));
 }
 
-void free_keyval(RankState& s, int& keyval, const char* where) {
-  const std::uint32_t k = user_keyval(s, keyval, where);
+void free_keyval(RankState& s, AttributeObject kind, int& keyval, const char* where) {
+  const std::uint32_t k = user_keyval(s, kind, keyval, where);
   // Its slot stays, with its callbacks, for the attributes that still use it.
   s.attributes->keyvals[k].freed = true;
   keyval = MPI_KEYVAL_INVALID;
 }
 
-void set_attribute(RankState& s, MPI_Comm comm, int keyval, void* value, const char* where) {
-  s.comm(comm, where);
-  const std::uint32_t k = user_keyval(s, keyval, where);
+void set_attribute(RankState& s, Object object, int keyval, void* value, const char* where) {
+  check_object(s, object, where);
+  const std::uint32_t k = user_keyval(s, object.kind, keyval, where);
   AttributeTables& t = *s.attributes;  // the object stays put; only its containers move
-  if (const Attribute* old = find(t, comm, k)) {
+  if (const Attribute* old = find(t, object, k)) {
     // As if MPI_Comm_delete_attr came first: a failing delete callback keeps the old value.
-    call_delete(t, comm, k, old->value, where);
-    if (Attribute* still = find(t, comm, k)) {  // looked up again: the callback may have changed comm's list
+    call_delete(t, object, k, old->value, where);
+    if (Attribute* still = find(t, object, k)) {  // looked up again: the callback may have changed the list
       still->value = value;
       return;
     }
   }
-  t.by_comm[comm].push_back({k, value});
+  t.by_object[object].push_back({k, value});
   t.keyvals[k].uses += 1;
 }
 
-bool get_attribute(RankState& s, MPI_Comm comm, int keyval, void*& value, const char* where) {
-  s.comm(comm, where);
-  if (is_predefined(keyval)) {
+bool get_attribute(RankState& s, Object object, int keyval, void*& value, const char* where) {
+  check_object(s, object, where);
+  if (is_predefined(keyval) && object.kind == AttributeObject::Comm) {
     int* p = predefined_value(tables(s).predefined, keyval, where);
     if (p == nullptr) return false;
     value = p;
     return true;
   }
-  const std::uint32_t k = user_keyval(s, keyval, where, WhileUsed::Allowed);
-  const Attribute* a = find(*s.attributes, comm, k);
+  const std::uint32_t k = user_keyval(s, object.kind, keyval, where, WhileUsed::Allowed);
+  const Attribute* a = find(*s.attributes, object, k);
   if (a == nullptr) return false;
   value = a->value;
   return true;
 }
 
-void delete_attribute(RankState& s, MPI_Comm comm, int keyval, const char* where) {
-  s.comm(comm, where);
-  const std::uint32_t k = user_keyval(s, keyval, where, WhileUsed::Allowed);
+void delete_attribute(RankState& s, Object object, int keyval, const char* where) {
+  check_object(s, object, where);
+  const std::uint32_t k = user_keyval(s, object.kind, keyval, where, WhileUsed::Allowed);
   AttributeTables& t = *s.attributes;
-  const Attribute* a = find(t, comm, k);
+  const Attribute* a = find(t, object, k);
   if (a == nullptr) return;  // MPICH: nothing to delete is no error
-  call_delete(t, comm, k, a->value, where);  // a failure keeps the attribute
-  detach(t, comm, k);
+  call_delete(t, object, k, a->value, where);  // a failure keeps the attribute
+  detach(t, object, k);
 }
 
-void copy_attributes(RankState& s, MPI_Comm from, MPI_Comm to, const char* where) {
+void copy_attributes(RankState& s, Object from, Object to, const char* where) {
   if (!s.attributes) return;
   AttributeTables& t = *s.attributes;
-  const auto it = t.by_comm.find(from);
-  if (it == t.by_comm.end()) return;
+  const auto it = t.by_object.find(from);
+  if (it == t.by_object.end()) return;
   const std::vector<Attribute> originals = it->second;  // a copy: callbacks may change from's list
   std::vector<Attribute> copies;
   for (const Attribute& a : originals) {
@@ -201,16 +225,17 @@ void copy_attributes(RankState& s, MPI_Comm from, MPI_Comm to, const char* where
     if (k.copy == nullptr) continue;  // MPI_COMM_NULL_COPY_FN
     void* out = nullptr;
     int flag = 0;
-    const int rc = k.copy(from, keyval_handle(a.keyval), k.extra_state, a.value, &out, &flag);
+    const int rc = k.copy(from.handle, keyval_handle(t, a.keyval), k.extra_state, a.value, &out, &flag);
     if (rc != MPI_SUCCESS) {
       // The call fails as a whole: the copies already made are deleted again (newest
       // first, as a free would), whatever their callbacks say, so nothing leaks.
       for (auto c = copies.rbegin(); c != copies.rend(); ++c) {
         const Keyval made = t.keyvals[c->keyval];
-        if (made.remove != nullptr) (void)made.remove(to, keyval_handle(c->keyval), c->value, made.extra_state);
+        if (made.remove != nullptr)
+          (void)made.remove(to.handle, keyval_handle(t, c->keyval), c->value, made.extra_state);
         t.keyvals[c->keyval].uses -= 1;
       }
-      throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(a.keyval)),
+      throw Error(static_cast<ErrorClass>(rc), describe(where, keyval_handle(t, a.keyval)),
                   fmt::format("the attribute's copy callback returned {}", rc));
     }
     if (flag != 0) {
@@ -218,19 +243,19 @@ void copy_attributes(RankState& s, MPI_Comm from, MPI_Comm to, const char* where
       t.keyvals[a.keyval].uses += 1;  // a freed keyval is still used by the copy
     }
   }
-  if (!copies.empty()) t.by_comm[to] = std::move(copies);
+  if (!copies.empty()) t.by_object[to] = std::move(copies);
 }
 
-void delete_all_attributes(RankState& s, MPI_Comm comm, const char* where) {
+void delete_all_attributes(RankState& s, Object object, const char* where) {
   if (!s.attributes) return;
   AttributeTables& t = *s.attributes;
   // One at a time, looked up afresh: a callback may delete or set other attributes.
   for (;;) {
-    const auto it = t.by_comm.find(comm);
-    if (it == t.by_comm.end()) return;
+    const auto it = t.by_object.find(object);
+    if (it == t.by_object.end()) return;
     const Attribute newest = it->second.back();
-    call_delete(t, comm, newest.keyval, newest.value, where);
-    detach(t, comm, newest.keyval);
+    call_delete(t, object, newest.keyval, newest.value, where);
+    detach(t, object, newest.keyval);
   }
 }
 
@@ -245,7 +270,7 @@ int comm_create_keyval(const char* where, MPI_Comm_copy_attr_function* copy, MPI
                        int* keyval, void* extra_state) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(keyval, where, keyval_arg(where));
-    *keyval = create_keyval(s, copy, remove, extra_state, where);
+    *keyval = create_keyval(s, AttributeObject::Comm, copy, remove, extra_state, where);
     return MPI_SUCCESS;
   });
 }
@@ -253,14 +278,14 @@ int comm_create_keyval(const char* where, MPI_Comm_copy_attr_function* copy, MPI
 int comm_free_keyval(const char* where, int* keyval) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(keyval, where, keyval_arg(where));
-    free_keyval(s, *keyval, where);
+    free_keyval(s, AttributeObject::Comm, *keyval, where);
     return MPI_SUCCESS;
   });
 }
 
 int comm_set_attr(const char* where, MPI_Comm comm, int keyval, void* value) {
   return entry(where, comm, [&](RankState& s) {
-    set_attribute(s, comm, keyval, value, where);
+    set_attribute(s, Object::comm(comm), keyval, value, where);
     return MPI_SUCCESS;
   });
 }
@@ -268,7 +293,7 @@ int comm_set_attr(const char* where, MPI_Comm comm, int keyval, void* value) {
 int comm_get_attr(const char* where, MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
   return entry(where, comm, [&](RankState& s) {
     void* value = nullptr;
-    const bool found = get_attribute(s, comm, keyval, value, where);
+    const bool found = get_attribute(s, Object::comm(comm), keyval, value, where);
     require_pointer(attribute_val, where, "attribute_val");
     require_pointer(flag, where, "flag");
     if (found) *static_cast<void**>(attribute_val) = value;
@@ -279,7 +304,7 @@ int comm_get_attr(const char* where, MPI_Comm comm, int keyval, void* attribute_
 
 int comm_delete_attr(const char* where, MPI_Comm comm, int keyval) {
   return entry(where, comm, [&](RankState& s) {
-    delete_attribute(s, comm, keyval, where);
+    delete_attribute(s, Object::comm(comm), keyval, where);
     return MPI_SUCCESS;
   });
 }

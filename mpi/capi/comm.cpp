@@ -43,7 +43,7 @@ int group_set_operation(const char* where, MPI_Group group1, MPI_Group group2, M
 /// the call fails with the callback's code; the other ranks keep their duplicates.
 MPI_Comm with_copied_attributes(RankState& s, MPI_Comm comm, MPI_Comm dup, const char* where) {
   try {
-    copy_attributes(s, comm, dup, where);
+    copy_attributes(s, Object::comm(comm), Object::comm(dup), where);
   } catch (const std::exception&) {
     s.free_comm(dup, where);
     throw;
@@ -82,7 +82,7 @@ int idup(const char* where, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
                           }),
         comm, where, nullptr);
     try {
-      copy_attributes(s, comm, handle, where);
+      copy_attributes(s, Object::comm(comm), Object::comm(handle), where);
     } catch (const std::exception&) {
       *copy_failed = true;
       s.detach_request(r);
@@ -181,7 +181,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
     // The delete callbacks run while comm is still valid (they may use it); one that
     // fails keeps the communicator. COMM_WORLD and COMM_SELF are refused below with
     // their attributes untouched.
-    if (*comm != MPI_COMM_WORLD && *comm != MPI_COMM_SELF) delete_all_attributes(s, *comm, "MPI_Comm_free");
+    if (*comm != MPI_COMM_WORLD && *comm != MPI_COMM_SELF)
+      delete_all_attributes(s, Object::comm(*comm), "MPI_Comm_free");
     // Looked up again: the callbacks may have created communicators (moving the table).
     s.free_comm(*comm, "MPI_Comm_free");  // checks (COMM_WORLD/SELF)
     *comm = MPI_COMM_NULL;

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_state.hpp"
 
 using namespace twinfab::mpi;
@@ -26,6 +27,11 @@ static_assert(MPI_COMBINER_RESIZED == static_cast<int>(Combiner::Resized));
 static_assert(MPI_COMBINER_HINDEXED_BLOCK == static_cast<int>(Combiner::HindexedBlock));
 static_assert(MPI_ORDER_C == static_cast<int>(ArrayOrder::C));
 static_assert(MPI_ORDER_FORTRAN == static_cast<int>(ArrayOrder::Fortran));
+static_assert(MPI_COMBINER_DARRAY == static_cast<int>(Combiner::Darray));
+static_assert(MPI_DISTRIBUTE_BLOCK == static_cast<int>(Datatype::Distribution::Block));
+static_assert(MPI_DISTRIBUTE_CYCLIC == static_cast<int>(Datatype::Distribution::Cyclic));
+static_assert(MPI_DISTRIBUTE_NONE == static_cast<int>(Datatype::Distribution::None));
+static_assert(MPI_DISTRIBUTE_DFLT_DARG == Datatype::kDefaultDarg);
 
 namespace {
 
@@ -113,7 +119,7 @@ int block_indexed(const char* where, int count, int blocklength, const Displacem
   });
 }
 
-/// The order argument of MPI_Type_create_subarray.
+/// The order argument of MPI_Type_create_subarray and MPI_Type_create_darray.
 ArrayOrder array_order(int order, const char* where) {
   if (order == MPI_ORDER_C) return ArrayOrder::C;
   if (order == MPI_ORDER_FORTRAN) return ArrayOrder::Fortran;
@@ -218,6 +224,48 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 
 namespace {
 
+/// An entry of array_of_distribs.
+Datatype::Distribution distribution(int value, std::size_t i, const char* where) {
+  switch (value) {
+    case MPI_DISTRIBUTE_BLOCK: return Datatype::Distribution::Block;
+    case MPI_DISTRIBUTE_CYCLIC: return Datatype::Distribution::Cyclic;
+    case MPI_DISTRIBUTE_NONE: return Datatype::Distribution::None;
+    default:
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(array_of_distribs[{}]={})", where, i, value),
+                  "must be MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC or MPI_DISTRIBUTE_NONE");
+  }
+}
+
+}  // namespace
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype* newtype) {
+  const char* where = "MPI_Type_create_darray";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    if (ndims <= 0)  // MPICH's class
+      throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(ndims={})", where, ndims), "must be positive");
+    require_pointer(array_of_gsizes, where, "array_of_gsizes");
+    require_pointer(array_of_distribs, where, "array_of_distribs");
+    require_pointer(array_of_dargs, where, "array_of_dargs");
+    require_pointer(array_of_psizes, where, "array_of_psizes");
+    const ArrayOrder storage = array_order(order, where);
+    require_pointer(newtype, where, "newtype");
+    const auto n = static_cast<std::size_t>(ndims);
+    std::vector<Datatype::Distribution> distribs;
+    for (std::size_t i = 0; i < n; ++i) distribs.push_back(distribution(array_of_distribs[i], i, where));
+    const std::vector<std::int64_t> gsizes(array_of_gsizes, array_of_gsizes + n);
+    const std::vector<std::int64_t> dargs(array_of_dargs, array_of_dargs + n);
+    const std::vector<std::int64_t> psizes(array_of_psizes, array_of_psizes + n);
+    // The core checks the rest (sizes, grid, rank, block sizes).
+    *newtype = s.add_type(Datatype::darray(size, rank, gsizes, distribs, dargs, psizes, storage, old));
+    return MPI_SUCCESS;
+  });
+}
+
+namespace {
+
 int type_struct(const char* where, int count, const int array_of_blocklengths[],
                 const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
@@ -269,7 +317,17 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry("MPI_Type_dup", MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, "MPI_Type_dup", "oldtype");
     require_pointer(newtype, "MPI_Type_dup", "newtype");
-    *newtype = s.add_type(Datatype::dup(old));
+    MPI_Datatype dup = s.add_type(Datatype::dup(old));
+    // MPI-3.1 §6.7.4: the attributes' copy callbacks run; when one fails the call
+    // fails as a whole and the new handle goes again (copy_attributes has deleted the
+    // copies already made).
+    try {
+      copy_attributes(s, Object::type(oldtype), Object::type(dup), "MPI_Type_dup");
+    } catch (const std::exception&) {
+      s.free_type(dup, "MPI_Type_dup");
+      throw;
+    }
+    *newtype = dup;
     return MPI_SUCCESS;
   });
 }
@@ -296,6 +354,11 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
 int MPI_Type_free(MPI_Datatype* datatype) {
   return entry("MPI_Type_free", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(datatype, "MPI_Type_free", "datatype");
+    // The delete callbacks run while the handle is still valid (they may use it); one
+    // that fails keeps the type. Predefined types are refused by free_type with their
+    // attributes untouched.
+    if (!s.type(*datatype, "MPI_Type_free")->is_predefined())
+      delete_all_attributes(s, Object::type(*datatype), "MPI_Type_free");
     s.free_type(*datatype, "MPI_Type_free");
     return MPI_SUCCESS;
   });

@@ -108,8 +108,8 @@ int MPI_Finalize(void) {
     // MPI_Finalized says 0 meanwhile). Then MPI_COMM_WORLD's, as MPICH does; other
     // communicators the program did not free keep theirs (no callback runs). A
     // callback that fails makes MPI_Finalize fail with its code, MPI still initialized.
-    delete_all_attributes(s, MPI_COMM_SELF, "MPI_Finalize");
-    delete_all_attributes(s, MPI_COMM_WORLD, "MPI_Finalize");
+    delete_all_attributes(s, Object::comm(MPI_COMM_SELF), "MPI_Finalize");
+    delete_all_attributes(s, Object::comm(MPI_COMM_WORLD), "MPI_Finalize");
     s.drain_bsends();  // buffered messages still in flight are delivered first
     s.reap_detached(true);
     s.context.reset();  // collective: drains the channel, meets every rank

@@ -195,7 +195,7 @@ typedef long long MPI_Offset;
 
 /* MPI_Type_get_envelope combiners (MPICH's values). This library makes NAMED, DUP,
  * CONTIGUOUS, VECTOR, HVECTOR, INDEXED, HINDEXED, INDEXED_BLOCK, HINDEXED_BLOCK,
- * STRUCT (MPI_Type_struct too, as in MPICH), SUBARRAY and RESIZED; the others are
+ * STRUCT (MPI_Type_struct too, as in MPICH), SUBARRAY, DARRAY and RESIZED; the others are
  * defined for programs that compare against them. */
 #define MPI_COMBINER_NAMED 1
 #define MPI_COMBINER_DUP 2
@@ -217,9 +217,15 @@ typedef long long MPI_Offset;
 #define MPI_COMBINER_RESIZED 18
 #define MPI_COMBINER_HINDEXED_BLOCK 19
 
-/* Array storage orders of MPI_Type_create_subarray (MPICH's values). */
+/* Array storage orders of MPI_Type_create_subarray and _darray (MPICH's values). */
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+
+/* Distributions of MPI_Type_create_darray (MPICH's values). */
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* Predefined attribute keys (MPICH's values), readable with MPI_Comm_get_attr on any
  * communicator; each gives a pointer to an int of the calling rank:
@@ -501,6 +507,31 @@ TWINFAB_MPI_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val,
 TWINFAB_MPI_API int MPI_Attr_delete(MPI_Comm comm, int keyval)
     TWINFAB_MPI_DEPRECATED_SINCE_MPI2("MPI_Comm_delete_attr");
 
+/* ---- attributes on datatypes (MPI-3.1 §6.7.4): the rules of the communicator
+   attributes above, for datatype handles. MPI_Type_dup runs the copy callbacks;
+   MPI_Type_free, MPI_Type_delete_attr and MPI_Type_set_attr over an existing value run
+   the delete callbacks. Predefined datatypes can carry attributes too. Keyvals of
+   MPI_Type_create_keyval are 0xa4c00000 + an index; a communicator keyval given to a
+   datatype function (or the reverse) is MPI_ERR_KEYVAL. */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                          void* extra_state);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function*)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function*)0)
+/* Copies the value unchanged (*flag = 1). */
+TWINFAB_MPI_API int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void* extra_state, void* attribute_val_in,
+                                    void* attribute_val_out, int* flag);
+TWINFAB_MPI_API int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                           MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                           void* extra_state);
+/* Sets *type_keyval to MPI_KEYVAL_INVALID. */
+TWINFAB_MPI_API int MPI_Type_free_keyval(int* type_keyval);
+TWINFAB_MPI_API int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val);
+/* attribute_val is a void**: it receives the value (flag 1), or is left alone (flag 0). */
+TWINFAB_MPI_API int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag);
+TWINFAB_MPI_API int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+
 /* ---- info objects (MPI-3.1 §9). Keys are kept in the order they were first set
    (MPI_Info_get_nthkey); setting a key again replaces its value in place. In C,
    MPI_Info_get's value buffer holds valuelen characters plus the terminator. */
@@ -653,6 +684,17 @@ TWINFAB_MPI_API int MPI_Type_create_hindexed_block(int count, int blocklength, c
 TWINFAB_MPI_API int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                                             const int array_of_starts[], int order, MPI_Datatype oldtype,
                                             MPI_Datatype* newtype);
+/* The part of a global array (array_of_gsizes, in `order`) that process `rank` of a
+   row-major grid array_of_psizes of `size` processes holds: per dimension
+   MPI_DISTRIBUTE_BLOCK (darg: the block size, MPI_DISTRIBUTE_DFLT_DARG for
+   ceil(gsize / psize)), MPI_DISTRIBUTE_CYCLIC (darg: the cyclic block size, default 1)
+   or MPI_DISTRIBUTE_NONE (psize 1). Lower bound 0, extent the whole global array's.
+   MPI_ERR_ARG for a bad size, array entry or grid (its product must be size),
+   MPI_ERR_RANK for rank outside [0, size), MPI_ERR_DIMS for ndims < 1. */
+TWINFAB_MPI_API int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                                          const int array_of_distribs[], const int array_of_dargs[],
+                                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                          MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
                                           const MPI_Aint array_of_displacements[],
                                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
@@ -694,6 +736,17 @@ TWINFAB_MPI_API int MPI_Pack(const void* inbuf, int incount, MPI_Datatype dataty
 TWINFAB_MPI_API int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                                MPI_Datatype datatype, MPI_Comm comm);
 TWINFAB_MPI_API int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+/* Pack and unpack in a portable representation (MPI-3.1 §4.2, §13.5.2). The only
+   datarep is "external32" (big-endian, IEEE, the sizes of the standard's Table 13.2:
+   e.g. MPI_LONG 4 bytes, MPI_WCHAR 2, MPI_LONG_DOUBLE 16 as IEEE binary128); any other
+   is MPI_ERR_ARG. A value that does not fit its external32 size (a long beyond 32 bits)
+   is MPI_ERR_CONVERSION. Too small a buffer is MPI_ERR_TRUNCATE. */
+TWINFAB_MPI_API int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                                      void* outbuf, MPI_Aint outsize, MPI_Aint* position);
+TWINFAB_MPI_API int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
+                                        MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
+TWINFAB_MPI_API int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                                           MPI_Aint* size);
 
 /* ---- reduction operations (MPI-3.1 §5.9.5, §5.9.7). A user function computes
  * inoutvec[i] = invec[i] op inoutvec[i] for *len elements of *datatype, the handle

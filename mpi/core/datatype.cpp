@@ -202,11 +202,10 @@ DatatypePtr Datatype::build(Combiner combiner, std::span<const Placement> placem
     const std::int64_t rem = extent % t->alignment_;
     if (rem != 0) t->ub_ += t->alignment_ - rem;
   }
-  if (mixed_sizes || t->element_size_ == 0) {
-    t->element_size_ = 0;
-  } else {
-    t->pieces_ = {};  // one size: elements_in() needs no map
-  }
+  if (mixed_sizes || t->element_size_ == 0) t->element_size_ = 0;
+  // One basic type of one size throughout: neither elements_in() nor
+  // for_each_basic_run() needs the map (elements_in() does for a pair of unequal halves).
+  if (t->basic_kind_ && t->element_size_ != 0) t->pieces_ = {};
   t->contents_ = std::make_shared<const Contents>(std::move(contents));
   t->finish_layout();
   return t;

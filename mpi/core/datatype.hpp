@@ -124,8 +124,8 @@ std::int64_t basic_extent(BasicKind kind) noexcept;
 
 /// How a datatype was built (MPI_Type_get_envelope's combiner). The values are
 /// MPICH's MPI_COMBINER_* (mpi.h defines them; mpi/capi checks they agree), so the C
-/// API passes them through. The MPI-1/Fortran variants (HVECTOR_INTEGER, ...), DARRAY
-/// and the F90 ones are never built here.
+/// API passes them through. The MPI-1/Fortran variants (HVECTOR_INTEGER, ...) and the
+/// F90 ones are never built here.
 enum class Combiner : std::uint8_t {
   Named = 1,
   Dup = 2,
@@ -137,11 +137,12 @@ enum class Combiner : std::uint8_t {
   IndexedBlock = 10,
   Struct = 12,
   Subarray = 13,
+  Darray = 14,
   Resized = 18,
   HindexedBlock = 19,
 };
 
-/// Storage order of MPI_Type_create_subarray: the values are MPICH's MPI_ORDER_C and
+/// Storage order of MPI_Type_create_subarray and _darray: the values are MPICH's MPI_ORDER_C and
 /// MPI_ORDER_FORTRAN, which MPI_Type_get_contents returns among the integers.
 enum class ArrayOrder : std::int32_t { C = 56, Fortran = 57 };
 
@@ -201,6 +202,21 @@ class Datatype {
   /// or subsize below 1, a negative start, or a subarray that leaves the array.
   static DatatypePtr subarray(std::span<const std::int64_t> sizes, std::span<const std::int64_t> subsizes,
                               std::span<const std::int64_t> starts, ArrayOrder order, const DatatypePtr& old_type);
+  /// How MPI_Type_create_darray distributes one dimension (MPICH's MPI_DISTRIBUTE_*
+  /// values, which MPI_Type_get_contents returns among the integers).
+  enum class Distribution : std::int32_t { Block = 121, Cyclic = 122, None = 123 };
+  /// MPI_DISTRIBUTE_DFLT_DARG: the distribution argument that asks for the default.
+  static constexpr std::int64_t kDefaultDarg = -49767;
+  /// MPI_Type_create_darray (MPI-3.1 §4.1.4): the part of a global array `gsizes` of
+  /// old_type stored in `order` that process `rank` of a `psizes` grid of `size`
+  /// processes holds under the distributions `distribs` (dargs: block or cyclic
+  /// sizes, or kDefaultDarg). Lower bound 0 and the extent of the global array. Built
+  /// from the other constructors as MPICH builds it (darray.cpp). Throws MPI_ERR_ARG
+  /// (naming the argument) for a bad size, grid, distribution or argument,
+  /// MPI_ERR_RANK for a rank outside [0, size), MPI_ERR_DIMS for no dimensions.
+  static DatatypePtr darray(std::int64_t size, std::int64_t rank, std::span<const std::int64_t> gsizes,
+                            std::span<const Distribution> distribs, std::span<const std::int64_t> dargs,
+                            std::span<const std::int64_t> psizes, ArrayOrder order, const DatatypePtr& old_type);
   /// MPI_Type_create_struct. Unless an input has explicit bounds (resized), the
   /// extent is rounded up to the largest alignment of the basic types inside, as a C
   /// compiler pads a struct, so that arrays of the type line up with C arrays.
@@ -243,6 +259,35 @@ class Datatype {
   /// The input types (MPI_Type_get_contents), kept alive by this type.
   std::span<const DatatypePtr> inputs() const noexcept {
     return contents_ ? std::span<const DatatypePtr>(contents_->types) : std::span<const DatatypePtr>();
+  }
+
+  /// Calls fn(kind, n) for the basic elements of `count` elements of this type, in
+  /// type-map (= packed) order, as runs of n consecutive elements of one predefined
+  /// type (a pair type such as MPI_2INT is one element of its kind here). What a
+  /// conversion of the packed form per basic element (MPI_Pack_external) walks next
+  /// to pack()'s traversal. O(pieces) per element of a type that mixes basic types,
+  /// O(1) for one that does not.
+  template <class Fn>
+  void for_each_basic_run(std::int64_t count, Fn&& fn) const {
+    if (count == 0 || size_ == 0) return;
+    if (basic_kind_) {
+      fn(*basic_kind_, count * (size_ / basic_size(*basic_kind_)));
+      return;
+    }
+    for (std::int64_t i = 0; i < count; ++i)
+      for (const Piece& piece : pieces_) piece.type->for_each_basic_run(piece.count, fn);
+  }
+
+  /// The sum of per_kind(kind) over the basic elements of one element (a pair type
+  /// counting once): e.g. the size of an element in another representation. O(pieces),
+  /// without visiting the elements one by one.
+  template <class Fn>
+  std::int64_t sum_over_basic(Fn&& per_kind) const {
+    if (size_ == 0) return 0;
+    if (basic_kind_) return size_ / basic_size(*basic_kind_) * per_kind(*basic_kind_);
+    std::int64_t sum = 0;
+    for (const Piece& piece : pieces_) sum += piece.count * piece.type->sum_over_basic(per_kind);
+    return sum;
   }
 
   /// Basic elements in one element: the predefined types of its type map, a pair type
@@ -302,10 +347,15 @@ class Datatype {
   // Null for a predefined type, which therefore pays one pointer for them. Shared
   // only so that dup and create_resized can copy a type whole; they replace it.
   std::shared_ptr<const Contents> contents_;
+  /// For a type whose layout was copied from one built with the other constructors
+  /// (darray), that type: its pieces_ point into it. Null otherwise.
+  DatatypePtr layout_source_;
   std::string name_;
   std::int64_t elements_ = 0;      ///< basic elements per element
   std::int64_t element_size_ = 0;  ///< their common size; 0 when sizes differ (or there are none)
-  std::vector<Piece> pieces_;      ///< only when sizes differ and the type is derived
+  /// Only for a derived type whose basic elements differ in size or in type
+  /// (for_each_basic_run, elements_in).
+  std::vector<Piece> pieces_;
 };
 
 /// The predefined datatypes of one rank (owned by the rank's context). Each is made

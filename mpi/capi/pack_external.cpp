@@ -1,0 +1,106 @@
+// MPI C API: MPI_Pack_external, MPI_Unpack_external, MPI_Pack_external_size (MPI-3.1
+// §4.2): the "external32" representation (mpi/core/external32.hpp), so that packed data
+// can be read by another MPI library or machine. Argument checks as MPI_Pack's
+// (datatype.cpp), with positions and sizes in MPI_Aint. There is no communicator: errors
+// go to MPI_COMM_WORLD's handler.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <span>
+
+#include "mpi/capi/rank_state.hpp"
+#include "mpi/core/external32.hpp"
+#include "mpi/core/in_place.hpp"
+
+using namespace twinfab::mpi;
+using namespace twinfab::mpi::capi;
+
+namespace {
+
+/// MPI_ERR_ARG unless datarep is "external32", the one representation MPI requires
+/// (and the only one MPICH has). Compared as a C string: a Fortran-padded name would
+/// not match, and C callers pass the literal.
+void require_external32(const char* datarep, const char* where) {
+  require_pointer(datarep, where, "datarep");
+  if (std::strcmp(datarep, "external32") != 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datarep=\"{:.64}\")", where, datarep),
+                "the only data representation is \"external32\"");
+}
+
+/// The checks MPI_Pack_external and MPI_Unpack_external share: the representation,
+/// the type and count, and a position inside a buffer of `size` bytes that leaves room
+/// for the external32 bytes, which it returns.
+std::int64_t room(const char* datarep, const DatatypePtr& type, int count, MPI_Aint size, const MPI_Aint* position,
+                  const char* where, const char* size_arg) {
+  require_external32(datarep, where);
+  require_pointer(position, where, "position");
+  const std::int64_t bytes = external32_size(count, *type, where);  // checks count and type
+  if (size < 0)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, size_arg, size), "negative buffer size");
+  if (*position < 0 || *position > size || bytes > size - *position)
+    throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("{}({}={}, position={})", where, size_arg, size, *position),
+                fmt::format("{} elements take {} bytes in external32; the buffer has {} left from position", count,
+                            bytes, size - *position));
+  return bytes;
+}
+
+/// A buffer of packed external32 bytes: not MPI_IN_PLACE, not null.
+void require_packed(const void* buffer, const char* where, const char* arg) {
+  reject_in_place(buffer, where, arg);
+  require_pointer(buffer, where, arg);
+}
+
+/// The user's side, which may be MPI_BOTTOM for a type of absolute addresses.
+void require_user(const void* buffer, const Datatype& type, const char* where, const char* arg) {
+  reject_in_place(buffer, where, arg);
+  if (!type.may_be_absolute()) require_pointer(buffer, where, arg);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                      MPI_Aint outsize, MPI_Aint* position) {
+  const char* where = "MPI_Pack_external";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    const std::int64_t bytes = room(datarep, t, incount, outsize, position, where, "outsize");
+    if (bytes == 0) return MPI_SUCCESS;
+    require_user(inbuf, *t, where, "inbuf");
+    require_packed(outbuf, where, "outbuf");
+    auto* out = static_cast<std::byte*>(outbuf) + *position;
+    pack_external32(inbuf, incount, *t, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), where);
+    *position += static_cast<MPI_Aint>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                        void* outbuf, int outcount, MPI_Datatype datatype) {
+  const char* where = "MPI_Unpack_external";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    const std::int64_t bytes = room(datarep, t, outcount, insize, position, where, "insize");
+    if (bytes == 0) return MPI_SUCCESS;
+    require_packed(inbuf, where, "inbuf");
+    require_user(outbuf, *t, where, "outbuf");
+    const auto* in = static_cast<const std::byte*>(inbuf) + *position;
+    unpack_external32(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, where);
+    *position += static_cast<MPI_Aint>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  const char* where = "MPI_Pack_external_size";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    require_external32(datarep, where);
+    require_pointer(size, where, "size");
+    *size = static_cast<MPI_Aint>(external32_size(incount, *t, where));
+    return MPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
