@@ -68,12 +68,55 @@ struct Call {
   }
 };
 
-/// The entry point of a collective: MPI_X (request null) or MPI_IX. `body(call)`
-/// starts the collective in call.mode and returns its request.
+/// Which form of a collective an entry point is: blocking (no name), nonblocking
+/// (MPI_IX: its name), or persistent (MPI_X_init, MPI-4.0 §6.13: its name and info).
+struct Variant {
+  Variant() = default;
+  Variant(const char* nonblocking_name) : name(nonblocking_name) {}  // NOLINT: MPI_IX passes its name
+  static Variant persistent(const char* init_name, MPI_Info info) {
+    Variant v(init_name);
+    v.is_persistent = true;
+    v.info = info;
+    return v;
+  }
+  const char* name = nullptr;
+  bool is_persistent = false;
+  MPI_Info info = MPI_INFO_NULL;
+};
+
+/// MPI_X_init: an inactive persistent request whose MPI_Start runs `body` as the
+/// nonblocking collective (a new schedule, with the arguments given here, each time).
+/// The arguments are checked at each start, as the nonblocking call checks them; the
+/// buffers, arrays, datatypes and op must stay valid until the request is freed.
 template <class Body>
-int collective(const char* blocking, const char* nonblocking, MPI_Comm comm, MPI_Request* request, Body&& body) {
-  const Mode mode = nonblocking != nullptr ? Mode::Nonblocking : Mode::Blocking;
-  const char* where = mode == Mode::Nonblocking ? nonblocking : blocking;
+int persistent_collective(const Variant& variant, MPI_Comm comm, MPI_Request* request, Body body) {
+  const char* where = variant.name;
+  return entry(where, comm, [&](RankState& s) {
+    s.comm(comm, where);
+    if (variant.info != MPI_INFO_NULL) s.infos.check_hints(variant.info, where);  // no hint is used
+    require_pointer(request, where, "request");
+    PersistentOp op;
+    op.kind = PersistentOp::Kind::Collective;
+    op.comm = comm;
+    op.start_collective = [body, where](RankState& state, const Communicator& c, std::shared_ptr<const void>& kept) {
+      Call call{state, c, Mode::Nonblocking, where, nullptr};
+      const RequestId id = body(call);
+      kept = std::move(call.kept);
+      return id;
+    };
+    *request = s.add_persistent(std::move(op), where);
+    return MPI_SUCCESS;
+  });
+}
+
+/// The entry point of a collective: MPI_X (blocking), MPI_IX (nonblocking) or
+/// MPI_X_init (persistent). `body(call)` starts the collective in call.mode and returns
+/// its request.
+template <class Body>
+int collective(const char* blocking, const Variant& variant, MPI_Comm comm, MPI_Request* request, Body&& body) {
+  if (variant.is_persistent) return persistent_collective(variant, comm, request, std::forward<Body>(body));
+  const Mode mode = variant.name != nullptr ? Mode::Nonblocking : Mode::Blocking;
+  const char* where = mode == Mode::Nonblocking ? variant.name : blocking;
   return entry(where, comm, [&](RankState& s) {
     if (mode == Mode::Nonblocking) require_pointer(request, where, "request");
     Call call{s, s.comm(comm, where), mode, where, nullptr};
@@ -83,21 +126,21 @@ int collective(const char* blocking, const char* nonblocking, MPI_Comm comm, MPI
   });
 }
 
-int barrier(MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Barrier", nonblocking, comm, request,
-                    [&](Call& c) { return twinfab::mpi::barrier(c.s.ctx(), c.comm, c.mode); });
+int barrier(MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Barrier", variant, comm, request,
+                    [=](Call& c) { return twinfab::mpi::barrier(c.s.ctx(), c.comm, c.mode); });
 }
 
 int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
-          const char* nonblocking = nullptr) {
-  return collective("MPI_Bcast", nonblocking, comm, request, [&](Call& c) {
+          Variant variant = {}) {
+  return collective("MPI_Bcast", variant, comm, request, [=](Call& c) {
     return twinfab::mpi::bcast(c.s.ctx(), buffer, count, c.s.type(datatype, c.where), root, c.comm, c.mode);
   });
 }
 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-           MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Reduce", nonblocking, comm, request, [&](Call& c) {
+           MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Reduce", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     return twinfab::mpi::reduce(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, root,
                                 c.comm, c.mode);
@@ -110,22 +153,22 @@ using EveryRankReduction = RequestId (*)(Context&, const void*, void*, std::int6
                                          const ReductionOp&, const Communicator&, Mode);
 int every_rank_reduction(const char* blocking, EveryRankReduction run, const void* sendbuf, void* recvbuf,
                          int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
-                         const char* nonblocking) {
-  return collective(blocking, nonblocking, comm, request, [&](Call& c) {
+                         Variant variant) {
+  return collective(blocking, variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     return run(c.s.ctx(), sendbuf, recvbuf, count, c.s.type(datatype, c.where), reduction, c.comm, c.mode);
   });
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              MPI_Request* request, const char* nonblocking = nullptr) {
+              MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Allreduce", twinfab::mpi::allreduce, sendbuf, recvbuf, count, datatype, op, comm,
-                              request, nonblocking);
+                              request, variant);
 }
 
 int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Gather", nonblocking, comm, request, [&](Call& c) {
+           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Gather", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
@@ -135,8 +178,8 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
 }
 
 int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Scatter", nonblocking, comm, request, [&](Call& c) {
+            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Scatter", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
@@ -151,8 +194,8 @@ using BlockPerRank = RequestId (*)(Context&, const void*, std::int64_t, const Da
                                    const DatatypePtr&, const Communicator&, Mode);
 int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                    void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
-                   const char* nonblocking) {
-  return collective(blocking, nonblocking, comm, request, [&](Call& c) {
+                   Variant variant) {
+  return collective(blocking, variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
     return run(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf, recvcount,
                c.s.type(recvtype, c.where, "recvtype"), c.comm, c.mode);
@@ -160,21 +203,21 @@ int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, 
 }
 
 int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Allgather", twinfab::mpi::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm, request, nonblocking);
+                        recvtype, comm, request, variant);
 }
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
+             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Alltoall", twinfab::mpi::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm, request, nonblocking);
+                        recvtype, comm, request, variant);
 }
 
 int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
             const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
-            const char* nonblocking = nullptr) {
-  return collective("MPI_Gatherv", nonblocking, comm, request, [&](Call& c) {
+            Variant variant = {}) {
+  return collective("MPI_Gatherv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
@@ -190,8 +233,8 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 
 int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
-             const char* nonblocking = nullptr) {
-  return collective("MPI_Scatterv", nonblocking, comm, request, [&](Call& c) {
+             Variant variant = {}) {
+  return collective("MPI_Scatterv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
@@ -207,8 +250,8 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
 
 int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
-               const char* nonblocking = nullptr) {
-  return collective("MPI_Allgatherv", nonblocking, comm, request, [&](Call& c) {
+               Variant variant = {}) {
+  return collective("MPI_Allgatherv", variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
     return twinfab::mpi::allgatherv(c.s.ctx(), sendbuf, sendcount, or_byte(c.s, st), recvbuf,
                                     per_rank(recvcounts, c.comm, c.where, "recvcounts"),
@@ -219,8 +262,8 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
               const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
-              const char* nonblocking = nullptr) {
-  return collective("MPI_Alltoallv", nonblocking, comm, request, [&](Call& c) {
+              Variant variant = {}) {
+  return collective("MPI_Alltoallv", variant, comm, request, [=](Call& c) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const DatatypePtr* st = type_if(c.s, !in_place, sendtype, c.where, "sendtype");
     std::span<const int> counts, offsets;
@@ -237,8 +280,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
 
 int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
               void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-              MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Alltoallw", nonblocking, comm, request, [&](Call& c) {
+              MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Alltoallw", variant, comm, request, [=](Call& c) {
     const auto n = static_cast<std::size_t>(c.comm.peer_count());
     // One datatype per rank, each resolved (MPI_ERR_TYPE naming its index).
     const auto resolve = [&](const MPI_Datatype* handles, const char* arg) {
@@ -265,8 +308,8 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
 }
 
 int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Reduce_scatter", nonblocking, comm, request, [&](Call& c) {
+                   MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Reduce_scatter", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     // One count per rank of the (local) group, also on an intercommunicator.
     require_pointer(recvcounts, c.where, "recvcounts");
@@ -277,8 +320,8 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], M
 }
 
 int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
-                         MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Reduce_scatter_block", nonblocking, comm, request, [&](Call& c) {
+                         MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Reduce_scatter_block", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     return twinfab::mpi::reduce_scatter_block(c.s.ctx(), sendbuf, recvbuf, recvcount, c.s.type(datatype, c.where),
                                               reduction, c.comm, c.mode);
@@ -286,15 +329,15 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
 }
 
 int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-         MPI_Request* request, const char* nonblocking = nullptr) {
+         MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Scan", twinfab::mpi::scan, sendbuf, recvbuf, count, datatype, op, comm, request,
-                              nonblocking);
+                              variant);
 }
 
 int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-           MPI_Request* request, const char* nonblocking = nullptr) {
+           MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Exscan", twinfab::mpi::exscan, sendbuf, recvbuf, count, datatype, op, comm, request,
-                              nonblocking);
+                              variant);
 }
 
 // ---- neighbourhood collectives: the per-neighbour arrays have one entry per source
@@ -321,8 +364,8 @@ std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handl
 }
 
 int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Neighbor_allgather", nonblocking, comm, request, [&](Call& c) {
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Neighbor_allgather", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);  // MPI_ERR_TOPOLOGY before the datatypes
     return twinfab::mpi::neighbor_allgather(c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"),
                                             recvbuf, recvcount, c.s.type(recvtype, c.where, "recvtype"), c.comm,
@@ -332,8 +375,8 @@ int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 
 int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                        MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Neighbor_allgatherv", nonblocking, comm, request, [&](Call& c) {
+                        MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Neighbor_allgatherv", variant, comm, request, [=](Call& c) {
     const int in = neighbour_counts(c.comm, c.where).first;
     return twinfab::mpi::neighbor_allgatherv(
         c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"), recvbuf,
@@ -343,8 +386,8 @@ int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 }
 
 int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Neighbor_alltoall", nonblocking, comm, request, [&](Call& c) {
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Neighbor_alltoall", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);
     return twinfab::mpi::neighbor_alltoall(c.s.ctx(), sendbuf, sendcount, c.s.type(sendtype, c.where, "sendtype"),
                                            recvbuf, recvcount, c.s.type(recvtype, c.where, "recvtype"), c.comm,
@@ -354,8 +397,8 @@ int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 
 int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                       MPI_Comm comm, MPI_Request* request, const char* nonblocking = nullptr) {
-  return collective("MPI_Neighbor_alltoallv", nonblocking, comm, request, [&](Call& c) {
+                       MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
+  return collective("MPI_Neighbor_alltoallv", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
     return twinfab::mpi::neighbor_alltoallv(
         c.s.ctx(), sendbuf, per_neighbour(sendcounts, out, c.where, "sendcounts"),
@@ -376,8 +419,8 @@ std::span<const std::int64_t> aint_displs(const MPI_Aint* displs, int count, con
 int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
-                       const char* nonblocking = nullptr) {
-  return collective("MPI_Neighbor_alltoallw", nonblocking, comm, request, [&](Call& c) {
+                       Variant variant = {}) {
+  return collective("MPI_Neighbor_alltoallw", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
     const std::vector<DatatypePtr> send_types = neighbour_types(c.s, sendtypes, out, c.where, "sendtypes");
     const std::vector<DatatypePtr> recv_types = neighbour_types(c.s, recvtypes, in, c.where, "recvtypes");
@@ -627,6 +670,147 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
                             MPI_Request* request) {
   return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                             request, "MPI_Ineighbor_alltoallw");
+}
+
+// ---- persistent (MPI-4.0 §6.13): MPI_X_init makes an inactive request; each MPI_Start
+// runs the collective anew with the arguments given here.
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return barrier(comm, request, Variant::persistent("MPI_Barrier_init", info));
+}
+
+int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                   MPI_Request* request) {
+  return bcast(buffer, count, datatype, root, comm, request, Variant::persistent("MPI_Bcast_init", info));
+}
+
+int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                Variant::persistent("MPI_Reduce_init", info));
+}
+
+int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                       MPI_Info info, MPI_Request* request) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request,
+                   Variant::persistent("MPI_Allreduce_init", info));
+}
+
+int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                Variant::persistent("MPI_Gather_init", info));
+}
+
+int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                 Variant::persistent("MPI_Scatter_init", info));
+}
+
+int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                   Variant::persistent("MPI_Allgather_init", info));
+}
+
+int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                  Variant::persistent("MPI_Alltoall_init", info));
+}
+
+int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request* request) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request,
+                 Variant::persistent("MPI_Gatherv_init", info));
+}
+
+int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                      void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                  Variant::persistent("MPI_Scatterv_init", info));
+}
+
+int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request* request) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                    Variant::persistent("MPI_Allgatherv_init", info));
+}
+
+int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
+                   Variant::persistent("MPI_Alltoallv_init", info));
+}
+
+int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[], const int rdispls[],
+                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
+                   Variant::persistent("MPI_Alltoallw_init", info));
+}
+
+int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request,
+                        Variant::persistent("MPI_Reduce_scatter_init", info));
+}
+
+int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request,
+                              Variant::persistent("MPI_Reduce_scatter_block_init", info));
+}
+
+int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Info info, MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, Variant::persistent("MPI_Scan_init", info));
+}
+
+int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                    MPI_Info info, MPI_Request* request) {
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, request, Variant::persistent("MPI_Exscan_init", info));
+}
+
+int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                MPI_Request* request) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                            Variant::persistent("MPI_Neighbor_allgather_init", info));
+}
+
+int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                             Variant::persistent("MPI_Neighbor_allgatherv_init", info));
+}
+
+int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                               MPI_Request* request) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                           Variant::persistent("MPI_Neighbor_alltoall_init", info));
+}
+
+int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            request, Variant::persistent("MPI_Neighbor_alltoallv_init", info));
+}
+
+int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Info info, MPI_Request* request) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            request, Variant::persistent("MPI_Neighbor_alltoallw_init", info));
 }
 
 }  // extern "C"

@@ -880,6 +880,76 @@ TWINFAB_MPI_API int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendc
                                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                             MPI_Request* request);
 
+/* ---- persistent collectives (MPI-4.0 §6.13): MPI_X_init takes MPI_X's arguments, an
+   info (hints checked, none used) and gives an inactive request; MPI_Start and
+   MPI_Startall run the collective with those arguments, MPI_Wait/MPI_Test complete it
+   (the request stays, inactive), MPI_Request_free of an inactive one frees it. Every
+   member starts them in the same order. */
+TWINFAB_MPI_API int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                     MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                        MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                                MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                                 void* recvbuf, const int recvcounts[], const int displs[],
+                                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                 MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                               MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                                MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                                MPI_Comm comm, MPI_Info info, MPI_Request* request);
+
 /* ---- The profiling interface (MPI-3.1 §14.2): every function above is also
    PMPI_<name>, the same function under a second name. A tool defines MPI_<name> in the
    program or in a library loaded before twinfab's, does its work, and calls PMPI_<name>.
@@ -895,17 +965,25 @@ TWINFAB_PMPI(MPI_Add_error_code)
 TWINFAB_PMPI(MPI_Add_error_string)
 TWINFAB_PMPI(MPI_Address)
 TWINFAB_PMPI(MPI_Allgather)
+TWINFAB_PMPI(MPI_Allgather_init)
 TWINFAB_PMPI(MPI_Allgatherv)
+TWINFAB_PMPI(MPI_Allgatherv_init)
 TWINFAB_PMPI(MPI_Alloc_mem)
 TWINFAB_PMPI(MPI_Allreduce)
+TWINFAB_PMPI(MPI_Allreduce_init)
 TWINFAB_PMPI(MPI_Alltoall)
+TWINFAB_PMPI(MPI_Alltoall_init)
 TWINFAB_PMPI(MPI_Alltoallv)
+TWINFAB_PMPI(MPI_Alltoallv_init)
 TWINFAB_PMPI(MPI_Alltoallw)
+TWINFAB_PMPI(MPI_Alltoallw_init)
 TWINFAB_PMPI(MPI_Attr_delete)
 TWINFAB_PMPI(MPI_Attr_get)
 TWINFAB_PMPI(MPI_Attr_put)
 TWINFAB_PMPI(MPI_Barrier)
+TWINFAB_PMPI(MPI_Barrier_init)
 TWINFAB_PMPI(MPI_Bcast)
+TWINFAB_PMPI(MPI_Bcast_init)
 TWINFAB_PMPI(MPI_Bsend)
 TWINFAB_PMPI(MPI_Bsend_init)
 TWINFAB_PMPI(MPI_Buffer_attach)
@@ -962,11 +1040,14 @@ TWINFAB_PMPI(MPI_Errhandler_free)
 TWINFAB_PMPI(MPI_Error_class)
 TWINFAB_PMPI(MPI_Error_string)
 TWINFAB_PMPI(MPI_Exscan)
+TWINFAB_PMPI(MPI_Exscan_init)
 TWINFAB_PMPI(MPI_Finalize)
 TWINFAB_PMPI(MPI_Finalized)
 TWINFAB_PMPI(MPI_Free_mem)
 TWINFAB_PMPI(MPI_Gather)
+TWINFAB_PMPI(MPI_Gather_init)
 TWINFAB_PMPI(MPI_Gatherv)
+TWINFAB_PMPI(MPI_Gatherv_init)
 TWINFAB_PMPI(MPI_Get_address)
 TWINFAB_PMPI(MPI_Get_count)
 TWINFAB_PMPI(MPI_Get_elements)
@@ -1048,10 +1129,15 @@ TWINFAB_PMPI(MPI_Message_f2c)
 TWINFAB_PMPI(MPI_Mprobe)
 TWINFAB_PMPI(MPI_Mrecv)
 TWINFAB_PMPI(MPI_Neighbor_allgather)
+TWINFAB_PMPI(MPI_Neighbor_allgather_init)
 TWINFAB_PMPI(MPI_Neighbor_allgatherv)
+TWINFAB_PMPI(MPI_Neighbor_allgatherv_init)
 TWINFAB_PMPI(MPI_Neighbor_alltoall)
+TWINFAB_PMPI(MPI_Neighbor_alltoall_init)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv)
+TWINFAB_PMPI(MPI_Neighbor_alltoallv_init)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw)
+TWINFAB_PMPI(MPI_Neighbor_alltoallw_init)
 TWINFAB_PMPI(MPI_Op_c2f)
 TWINFAB_PMPI(MPI_Op_commutative)
 TWINFAB_PMPI(MPI_Op_create)
@@ -1067,9 +1153,12 @@ TWINFAB_PMPI(MPI_Query_thread)
 TWINFAB_PMPI(MPI_Recv)
 TWINFAB_PMPI(MPI_Recv_init)
 TWINFAB_PMPI(MPI_Reduce)
+TWINFAB_PMPI(MPI_Reduce_init)
 TWINFAB_PMPI(MPI_Reduce_local)
 TWINFAB_PMPI(MPI_Reduce_scatter)
 TWINFAB_PMPI(MPI_Reduce_scatter_block)
+TWINFAB_PMPI(MPI_Reduce_scatter_block_init)
+TWINFAB_PMPI(MPI_Reduce_scatter_init)
 TWINFAB_PMPI(MPI_Request_c2f)
 TWINFAB_PMPI(MPI_Request_f2c)
 TWINFAB_PMPI(MPI_Request_free)
@@ -1077,8 +1166,11 @@ TWINFAB_PMPI(MPI_Request_get_status)
 TWINFAB_PMPI(MPI_Rsend)
 TWINFAB_PMPI(MPI_Rsend_init)
 TWINFAB_PMPI(MPI_Scan)
+TWINFAB_PMPI(MPI_Scan_init)
 TWINFAB_PMPI(MPI_Scatter)
+TWINFAB_PMPI(MPI_Scatter_init)
 TWINFAB_PMPI(MPI_Scatterv)
+TWINFAB_PMPI(MPI_Scatterv_init)
 TWINFAB_PMPI(MPI_Send)
 TWINFAB_PMPI(MPI_Send_init)
 TWINFAB_PMPI(MPI_Sendrecv)

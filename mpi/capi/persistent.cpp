@@ -4,6 +4,9 @@
 // one transfer with them; the wait or test that completes it leaves the request
 // inactive (its handle stays valid) instead of freeing it; MPI_Request_free ends it.
 // An inactive persistent request behaves as MPI_REQUEST_NULL in waits and tests.
+// The persistent collectives (MPI_Bcast_init, ..., collectives.cpp) are persistent
+// requests too: MPI_Start runs the collective's nonblocking form with the arguments of
+// the init call.
 #include <fmt/format.h>
 
 #include "mpi/capi/rank_state.hpp"
@@ -23,13 +26,14 @@ int make_persistent(const char* where, PersistentOp::Kind kind, void* buf, int c
     // Rank and tag are checked as a point-to-point call checks them, at each MPI_Start;
     // checking them here too reports the mistake where it was made.
     const bool recv = kind == PersistentOp::Kind::Recv;
-    if (peer != kProcNull && !(recv && peer == kAnySource) && (peer < 0 || peer >= c.size()))
+    if (peer != kProcNull && !(recv && peer == kAnySource) && (peer < 0 || peer >= c.peer_count()))
       throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}({}={})", where, recv ? "source" : "dest", peer),
-                  fmt::format("invalid rank; communicator has {} ranks", c.size()));
+                  fmt::format("invalid rank; {} has {} ranks", c.is_inter() ? "the remote group" : "communicator",
+                              c.peer_count()));
     if (!(recv && tag == kAnyTag) && (tag < 0 || tag > kTagUpperBound))
       throw Error(ErrorClass::MPI_ERR_TAG, fmt::format("{}(tag={})", where, tag),
                   fmt::format("invalid tag; must be in [0, {}]", kTagUpperBound));
-    *request = s.add_persistent(PersistentOp{kind, buf, count, t, peer, tag, comm}, where);
+    *request = s.add_persistent(PersistentOp{kind, buf, count, t, peer, tag, comm, {}}, where);
     return MPI_SUCCESS;
   });
 }
@@ -57,6 +61,12 @@ void start(RankState& s, MPI_Request handle, const char* where) {
       // or it is full); the request is complete once the message is copied.
       buffered_send(s, where, op.buffer, op.count, op.type, op.peer, op.tag, c);
       e.id = s.ctx().completed_send();
+      break;
+    case PersistentOp::Kind::Collective:
+      // A new schedule each time (the communicator's next nonblocking sequence number);
+      // the request is a collective's until it completes.
+      e.id = op.start_collective(s, c, e.kept);
+      e.collective = true;
       break;
   }
 }

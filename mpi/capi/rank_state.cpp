@@ -458,7 +458,7 @@ RequestEntry& RankState::persistent(MPI_Request handle, const char* where) {
   if (handle == MPI_REQUEST_NULL || (b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() ||
       !requests_[index].persistent)
     throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request=0x{:x})", where, b),
-                "not a persistent request (made by MPI_Send_init, MPI_Ssend_init or MPI_Recv_init)");
+                "not a persistent request (made by MPI_Send_init, MPI_Recv_init, ..., or a persistent collective's MPI_X_init)");
   return requests_[index];
 }
 

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -81,9 +82,12 @@ struct UserErrorCode {
 };
 inline constexpr int kFirstUserErrorCode = MPI_ERR_LASTCODE + 1;
 
-/// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...).
+class RankState;
+
+/// What MPI_Start starts for a persistent request (MPI_Send_init, MPI_Recv_init, ...,
+/// and the persistent collectives, MPI_Bcast_init, ...).
 struct PersistentOp {
-  enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv };
+  enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv, Collective };
   Kind kind = Kind::Send;
   void* buffer = nullptr;
   int count = 0;
@@ -91,6 +95,10 @@ struct PersistentOp {
   int peer = 0;
   int tag = 0;
   MPI_Comm comm = MPI_COMM_NULL;
+  /// Kind::Collective: starts the collective as its nonblocking form would (on the
+  /// communicator given), returns its request and sets what the request must keep
+  /// alive (collectives.cpp).
+  std::function<RequestId(RankState&, const Communicator&, std::shared_ptr<const void>&)> start_collective;
 };
 
 /// An op of MPI_Op_create.
