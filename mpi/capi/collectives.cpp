@@ -87,20 +87,33 @@ struct Variant {
 /// MPI_X_init: an inactive persistent request whose MPI_Start runs `body` as the
 /// nonblocking collective (a new schedule, with the arguments given here, each time).
 /// The arguments are checked at each start, as the nonblocking call checks them; the
-/// buffers, arrays, datatypes and op must stay valid until the request is freed.
+/// buffers, arrays, datatypes and op must stay valid until the request is freed. The
+/// collective's sequence number on the communicator (its tags) is taken here, in init
+/// order, and reused by every start: the members may start their persistent
+/// collectives in different orders (MPI-4.0 §6.13; MPICH's p_order).
 template <class Body>
 int persistent_collective(const Variant& variant, MPI_Comm comm, MPI_Request* request, Body body) {
   const char* where = variant.name;
   return entry(where, comm, [&](RankState& s) {
-    s.comm(comm, where);
+    const Communicator& c = s.comm(comm, where);
     if (variant.info != MPI_INFO_NULL) s.infos.check_hints(variant.info, where);  // no hint is used
     require_pointer(request, where, "request");
     PersistentOp op;
     op.kind = PersistentOp::Kind::Collective;
     op.comm = comm;
-    op.start_collective = [body, where](RankState& state, const Communicator& c, std::shared_ptr<const void>& kept) {
-      Call call{state, c, Mode::Nonblocking, where, nullptr};
-      const RequestId id = body(call);
+    const std::uint32_t sequence = c.next_nonblocking_sequence();
+    op.start_collective = [body, where, sequence](RankState& state, const Communicator& on,
+                                                   std::shared_ptr<const void>& kept) {
+      Call call{state, on, Mode::Nonblocking, where, nullptr};
+      on.reuse_sequence_once(sequence);
+      RequestId id = kRequestNull;
+      try {
+        id = body(call);
+      } catch (...) {
+        on.clear_reused_sequence();  // refused before its schedule took the number
+        throw;
+      }
+      on.clear_reused_sequence();
       kept = std::move(call.kept);
       return id;
     };

@@ -883,8 +883,8 @@ TWINFAB_MPI_API int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendc
 /* ---- persistent collectives (MPI-4.0 §6.13): MPI_X_init takes MPI_X's arguments, an
    info (hints checked, none used) and gives an inactive request; MPI_Start and
    MPI_Startall run the collective with those arguments, MPI_Wait/MPI_Test complete it
-   (the request stays, inactive), MPI_Request_free of an inactive one frees it. Every
-   member starts them in the same order. */
+   (the request stays, inactive), MPI_Request_free of an inactive one frees it. They
+   match by init order, so members may start them in different orders. */
 TWINFAB_MPI_API int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request* request);

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -120,7 +121,20 @@ class Communicator {
   /// communicator, then counts it. Every member starts its nonblocking collectives in
   /// the same order (MPI requires it), so the n-th one has the same number on every
   /// rank: mpi/coll puts it in the tags, which keeps concurrent ones apart.
-  std::uint32_t next_nonblocking_sequence() const noexcept { return nonblocking_sequence_++; }
+  std::uint32_t next_nonblocking_sequence() const noexcept {
+    if (reused_sequence_) {
+      const std::uint32_t sequence = *reused_sequence_;
+      reused_sequence_.reset();
+      return sequence;
+    }
+    return nonblocking_sequence_++;
+  }
+  /// Makes the next next_nonblocking_sequence() give `sequence` (and not count): what a
+  /// persistent collective's MPI_Start does, whose number was taken by its init call,
+  /// since MPI-4.0 lets members start persistent collectives in any order (they match
+  /// by init order). clear_reused_sequence() drops it if no collective took it.
+  void reuse_sequence_once(std::uint32_t sequence) const noexcept { reused_sequence_ = sequence; }
+  void clear_reused_sequence() const noexcept { reused_sequence_.reset(); }
 
  private:
   ContextId context_id_;
@@ -134,6 +148,7 @@ class Communicator {
   /// Per-rank bookkeeping, not part of the communicator's identity: mutable, so that
   /// the collectives can take the communicator by const reference as everywhere.
   mutable std::uint32_t nonblocking_sequence_ = 0;
+  mutable std::optional<std::uint32_t> reused_sequence_;
   std::shared_ptr<const Topology> topology_;  ///< null unless a topology call made it
 };
 

@@ -3,7 +3,8 @@
  * data the buffers hold then, MPI_Wait leaves the request inactive for the next start.
  * Checked over several rounds: every one of the 22 calls (the neighbourhood ones on a
  * periodic ring), several started together by MPI_Startall with a nonblocking
- * collective between them and completed in reverse order, a persistent bcast on an
+ * collective between them and completed in reverse order, two started in opposite
+ * orders on rank 0 and the others (they match by init order), a persistent bcast on an
  * intercommunicator, and the errors: starting an active request, freeing or cancelling
  * an active one, a bad info, and a bad root (reported by MPI_Start, the request
  * staying inactive). */
@@ -144,6 +145,23 @@ int main(int argc, char** argv) {
       CHECK(nb_a2av[0] == nb_a2a[0] && nb_a2av[1] == nb_a2a[1] && nb_a2aw[0] == nb_a2a[0] && nb_a2aw[1] == nb_a2a[1],
             "round %d: neighbor_alltoall(v,w)", round);
     }
+  }
+
+  /* Started in different orders: rank 0 the bcast first, the others the barrier. */
+  {
+    int a = -1;
+    MPI_Request two[2];
+    OK(MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &two[0]));
+    OK(MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &two[1]));
+    for (int round = 0; round < 2; ++round) {
+      a = rank == 0 ? 42 + round : -1;
+      OK(MPI_Start(&two[rank == 0 ? 0 : 1]));
+      OK(MPI_Start(&two[rank == 0 ? 1 : 0]));
+      OK(MPI_Waitall(2, two, MPI_STATUSES_IGNORE));
+      CHECK(a == 42 + round, "round %d: out-of-order bcast gave %d", round, a);
+    }
+    OK(MPI_Request_free(&two[0]));
+    OK(MPI_Request_free(&two[1]));
   }
 
   /* Errors. */
