@@ -617,6 +617,16 @@ TWINFAB_MPI_API int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatyp
    datatype) elements are packed into a temporary buffer first, as MPICH does. */
 TWINFAB_MPI_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                          int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+/* MPI-4.0 nonblocking forms: the request completes when both the send and the
+   receive have, with the receive's status. The _replace form packs buf's elements
+   into a temporary at the call, so the buffer may be overwritten by the incoming
+   message at any time until the request completes. MPI_Cancel leaves them to
+   complete (as a send here). */
+TWINFAB_MPI_API int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                                  MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                          int source, int recvtag, MPI_Comm comm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Wait(MPI_Request* request, MPI_Status* status);
 TWINFAB_MPI_API int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of_statuses);
 TWINFAB_MPI_API int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
@@ -662,6 +672,28 @@ TWINFAB_MPI_API int MPI_Test_cancelled(const MPI_Status* status, int* flag);
 TWINFAB_MPI_API int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
 TWINFAB_MPI_API int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
 TWINFAB_MPI_API int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+/* For a generalized request's query_fn (and any status the program fills): what
+   MPI_Test_cancelled, MPI_Get_elements and MPI_Get_count then report. count is in
+   basic elements of datatype, as MPI_Get_elements counts them. */
+TWINFAB_MPI_API int MPI_Status_set_cancelled(MPI_Status* status, int flag);
+TWINFAB_MPI_API int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count);
+TWINFAB_MPI_API int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
+
+/* ---- generalized requests (MPI-3.1 section 12.2). The request completes when the
+   program calls MPI_Grequest_complete; the wait or test that then reports it calls
+   query_fn to fill the status, then free_fn (MPI_Request_free: free_fn once both it
+   and MPI_Grequest_complete were called); MPI_Cancel calls cancel_fn with whether
+   it was completed. A callback's nonzero return is the call's error (MPI_ERR_IN_STATUS
+   from the calls that complete several requests, with MPI_ERROR of its status). No
+   thread completes them here: a wait on one the program has not completed waits
+   forever (in twinfab sim: "simulation deadlocked"). */
+typedef int MPI_Grequest_query_function(void* extra_state, MPI_Status* status);
+typedef int MPI_Grequest_free_function(void* extra_state);
+typedef int MPI_Grequest_cancel_function(void* extra_state, int complete);
+TWINFAB_MPI_API int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                                       MPI_Request* request);
+TWINFAB_MPI_API int MPI_Grequest_complete(MPI_Request request);
 
 /* ---- datatypes */
 TWINFAB_MPI_API int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
@@ -1061,6 +1093,8 @@ TWINFAB_PMPI(MPI_Graph_map)
 TWINFAB_PMPI(MPI_Graph_neighbors)
 TWINFAB_PMPI(MPI_Graph_neighbors_count)
 TWINFAB_PMPI(MPI_Graphdims_get)
+TWINFAB_PMPI(MPI_Grequest_complete)
+TWINFAB_PMPI(MPI_Grequest_start)
 TWINFAB_PMPI(MPI_Group_c2f)
 TWINFAB_PMPI(MPI_Group_compare)
 TWINFAB_PMPI(MPI_Group_difference)
@@ -1121,6 +1155,8 @@ TWINFAB_PMPI(MPI_Iscan)
 TWINFAB_PMPI(MPI_Iscatter)
 TWINFAB_PMPI(MPI_Iscatterv)
 TWINFAB_PMPI(MPI_Isend)
+TWINFAB_PMPI(MPI_Isendrecv)
+TWINFAB_PMPI(MPI_Isendrecv_replace)
 TWINFAB_PMPI(MPI_Issend)
 TWINFAB_PMPI(MPI_Keyval_create)
 TWINFAB_PMPI(MPI_Keyval_free)
@@ -1181,6 +1217,9 @@ TWINFAB_PMPI(MPI_Start)
 TWINFAB_PMPI(MPI_Startall)
 TWINFAB_PMPI(MPI_Status_c2f)
 TWINFAB_PMPI(MPI_Status_f2c)
+TWINFAB_PMPI(MPI_Status_set_cancelled)
+TWINFAB_PMPI(MPI_Status_set_elements)
+TWINFAB_PMPI(MPI_Status_set_elements_x)
 TWINFAB_PMPI(MPI_TYPE_DUP_FN)
 TWINFAB_PMPI(MPI_Test)
 TWINFAB_PMPI(MPI_Test_cancelled)

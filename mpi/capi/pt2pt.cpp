@@ -66,11 +66,20 @@ int send(const char* where, const void* buf, int count, MPI_Datatype datatype, i
 }
 
 /// After the request behind handle `h` completed: releases the handle, stores the
-/// status, and throws for a failed receive (truncation).
+/// status, and throws for a failed receive (truncation). A generalized request's
+/// status is its query_fn's, and its free_fn runs (grequest.cpp).
 void finish(RankState& s, MPI_Request& h, const MessageStatus& st, MPI_Status* status, const char* where) {
-  const RequestEntry& e = *s.request(h, where);
+  RequestEntry& e = *s.request(h, where);
   const char* what = e.what;
   const bool collective = e.collective;
+  if (e.grequest) [[unlikely]] {
+    const Grequest g = *e.grequest;
+    s.release_request(h);
+    const MessageStatus gst = finish_generalized(g);
+    store_status(gst, status);
+    check_generalized(gst, where);
+    return;
+  }
   s.release_request(h);
   store_status(st, status);
   // Formatted only for a failed receive: this is on every message.
@@ -118,6 +127,21 @@ RequestId start_mrecv(RankState& s, void* buf, int count, MPI_Datatype datatype,
   const RequestId request = s.ctx().imrecv(buf, count, t, id, where);
   s.release_message(*message);
   return request;
+}
+
+/// What the calls completing several requests do for each one they report: the
+/// core's wait (at once when it is done), the handle released, and for a generalized
+/// request its query_fn and free_fn, whose status replaces the core's.
+MessageStatus complete(RankState& s, MPI_Request& h, RequestEntry& e) {
+  RequestId id = e.id;
+  const MessageStatus st = s.ctx().wait(id);
+  if (!e.grequest) [[likely]] {
+    s.release_request(h);
+    return st;
+  }
+  const Grequest g = *e.grequest;
+  s.release_request(h);
+  return finish_generalized(g);
 }
 
 void check_request_array(int count, const MPI_Request* requests, const char* where) {
@@ -279,7 +303,12 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
       idle_poll(s.ctx());
       *flag = s.ctx().peek(e->id, &st) ? 1 : 0;
     }
-    if (*flag) {
+    if (*flag && e->grequest) {  // its status is query_fn's; free_fn waits for the completing call
+      const Grequest g = *e->grequest;
+      st = query_generalized(g);
+      store_status(st, status);
+      check_generalized(st, "MPI_Request_get_status");
+    } else if (*flag) {
       store_status(st, status);
       if (st.error != ErrorClass::MPI_SUCCESS)
         check_completion(st, fmt::format("MPI_Request_get_status ({} request)", e->what).c_str(), e->collective);
@@ -297,11 +326,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of
     for (int i = 0; i < count; ++i) {
       RequestEntry* e = s.request(array_of_requests[i], "MPI_Waitall");
       MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
-      if (e != nullptr) {
-        RequestId id = e->id;
-        st = s.ctx().wait(id);
-        s.release_request(array_of_requests[i]);
-      }
+      if (e != nullptr) st = complete(s, array_of_requests[i], *e);
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
       if (!ignore) store_status(st, &array_of_statuses[i]);
     }
@@ -334,11 +359,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     for (int i = 0; i < count; ++i) {
       RequestEntry* e = s.request(array_of_requests[i], "MPI_Testall");
       MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
-      if (e != nullptr) {
-        RequestId id = e->id;
-        st = s.ctx().wait(id);  // done: returns at once
-        s.release_request(array_of_requests[i]);
-      }
+      if (e != nullptr) st = complete(s, array_of_requests[i], *e);  // done: at once
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
       if (!ignore) store_status(st, &array_of_statuses[i]);
     }
@@ -430,9 +451,7 @@ int complete_some(RankState& s, int incount, MPI_Request requests[], int* outcou
     for (int i = 0; i < incount; ++i) {
       RequestEntry* e = s.request(requests[i], where);
       if (e == nullptr || !s.ctx().is_done(e->id)) continue;
-      RequestId id = e->id;
-      const MessageStatus st = s.ctx().wait(id);  // done: returns at once
-      s.release_request(requests[i]);
+      const MessageStatus st = complete(s, requests[i], *e);  // done: at once
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
       if (!ignore) store_status(st, &statuses[done]);
       indices[done++] = i;
@@ -545,12 +564,29 @@ int MPI_Request_free(MPI_Request* request) {
     require_pointer(request, "MPI_Request_free", "request");
     if (*request == MPI_REQUEST_NULL)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)", "request is MPI_REQUEST_NULL");
-    const RequestEntry* e = s.request(*request, "MPI_Request_free");  // an inactive persistent one is fine
+    RequestEntry* e = s.request(*request, "MPI_Request_free");  // an inactive persistent one is fine
     if (e != nullptr && e->collective)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Request_free(request)",
                   fmt::format("a nonblocking collective's request ({}) cannot be freed; complete it with MPI_Wait or "
                               "MPI_Test (MPI-3.1 section 5.12)",
                               e->what));
+    if (e != nullptr && e->grequest) {
+      // MPI-3.1 §12.2: free_fn runs once both this and MPI_Grequest_complete happened.
+      if (!s.ctx().is_done(e->id)) {
+        e->grequest->freed = true;  // the slot stays for MPI_Grequest_complete
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+      }
+      RequestId id = e->id;
+      const Grequest g = *e->grequest;
+      s.ctx().wait(id);  // done: only releases the core request
+      s.free_request(*request);
+      const int rc = g.free(g.extra_state);
+      if (rc != MPI_SUCCESS)
+        throw Error(static_cast<ErrorClass>(rc), "MPI_Request_free",
+                    fmt::format("free_fn of the generalized request returned error code {}", rc));
+      return MPI_SUCCESS;
+    }
     s.detach_request(*request);  // an active one completes on its own
     s.reap_detached(false);
     return MPI_SUCCESS;
@@ -564,6 +600,14 @@ int MPI_Cancel(MPI_Request* request) {
     if (e == nullptr)
       throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
                   "request is MPI_REQUEST_NULL or an inactive persistent request");
+    if (e->grequest) {  // MPI-3.1 §12.2: cancel_fn, told whether it was completed
+      const Grequest g = *e->grequest;
+      const int rc = g.cancel(g.extra_state, s.ctx().is_done(e->id) ? 1 : 0);
+      if (rc != MPI_SUCCESS)
+        throw Error(static_cast<ErrorClass>(rc), "MPI_Cancel",
+                    fmt::format("cancel_fn of the generalized request returned error code {}", rc));
+      return MPI_SUCCESS;
+    }
     // A send or a matched receive completes normally; a nonblocking collective's
     // request is refused by the core (MPI_ERR_REQUEST).
     s.ctx().cancel(e->id);

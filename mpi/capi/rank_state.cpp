@@ -106,6 +106,11 @@ void store_status(const MessageStatus& in, MPI_Status* out) {
   out->twinfab_count_bytes = in.count_bytes;
 }
 
+MessageStatus load_status(const MPI_Status& in) {
+  return MessageStatus{in.MPI_SOURCE, in.MPI_TAG, static_cast<ErrorClass>(in.MPI_ERROR), in.twinfab_count_bytes,
+                       in.twinfab_cancelled != 0};
+}
+
 namespace {
 [[noreturn]] void throw_bad_op(MPI_Op handle, const char* where) {
   if (handle == MPI_OP_NULL) throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op)", where), "op is MPI_OP_NULL");
@@ -420,7 +425,7 @@ MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what
     index = static_cast<std::uint32_t>(requests_.size());
     requests_.emplace_back();
   }
-  requests_[index] = RequestEntry{id, comm, what, nullptr, false, nullptr};
+  requests_[index] = RequestEntry{id, comm, what, nullptr, false, nullptr, nullptr};
   return static_cast<MPI_Request>(kRequestBase + index);
 }
 

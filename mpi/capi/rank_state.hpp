@@ -107,6 +107,20 @@ struct UserOpEntry {
   bool commutative = true;
 };
 
+/// A generalized request's callbacks (MPI_Grequest_start; mpi/capi/grequest.cpp). Its
+/// core request (Request::Kind::Generalized) says whether MPI_Grequest_complete was
+/// called; these run when a wait or test reports it, as MPI-3.1 §12.2 orders.
+struct Grequest {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra_state = nullptr;
+  /// MPI_Request_free came before MPI_Grequest_complete: the handle's slot stays
+  /// taken (the program may still complete it through a copy of the handle), and
+  /// MPI_Grequest_complete calls free_fn and frees the slot.
+  bool freed = false;
+};
+
 struct RequestEntry {
   RequestId id = kRequestNull;  ///< kRequestNull: free slot, or an inactive persistent request
   MPI_Comm comm = MPI_COMM_NULL;  ///< whose error handler reports its errors
@@ -118,6 +132,7 @@ struct RequestEntry {
   /// What a nonblocking collective's schedule uses after its call returned (the
   /// binding of a user-defined op): released with the request.
   std::shared_ptr<const void> kept;
+  std::unique_ptr<Grequest> grequest;  ///< set for MPI_Grequest_start's requests
 };
 
 /// A message matched by MPI_Mprobe / MPI_Improbe, until MPI_Mrecv / MPI_Imrecv.
@@ -443,5 +458,18 @@ void buffered_send(RankState& s, const char* where, const void* buf, int count, 
                    int tag, const Communicator& comm);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.
 void store_status(const MessageStatus& in, MPI_Status* out);
+/// The inverse: what a C status a program filled (a generalized request's query_fn) says.
+MessageStatus load_status(const MPI_Status& in);
+
+// ---- generalized requests (grequest.cpp), for the waits and tests of pt2pt.cpp.
+/// After the core reported generalized request `g` done and its handle was released:
+/// calls query_fn for the status, then free_fn (MPI-3.1 §12.2). The status's error is
+/// the first callback's that failed, as the code it returned (MPI_SUCCESS else).
+/// `g` is the caller's copy: a callback may start or free requests.
+MessageStatus finish_generalized(const Grequest& g);
+/// MPI_Request_get_status of a done generalized request: query_fn only.
+MessageStatus query_generalized(const Grequest& g);
+/// Throws the error a generalized request's status carries, naming `where`.
+void check_generalized(const MessageStatus& st, const char* where);
 
 }  // namespace twinfab::mpi::capi

@@ -144,8 +144,8 @@ Request& Context::lookup(RequestId id, const char* where) {
   return *request;
 }
 
-RequestId Context::start_operation(std::unique_ptr<BackgroundOperation> operation) {
-  Request& request = requests_.create(Request::Kind::Operation);
+RequestId Context::start_operation(std::unique_ptr<BackgroundOperation> operation, Request::Kind kind) {
+  Request& request = requests_.create(kind);
   const RequestId id = request.id;
   operations_.push_back(OperationEntry{id, std::move(operation)});
   // Its first round goes out now, not at the rank's next MPI call.
@@ -343,7 +343,23 @@ bool Context::cancel(RequestId id) {
   if (request.kind == Request::Kind::Operation)
     throw Error(ErrorClass::MPI_ERR_REQUEST, "MPI_Cancel(request)",
                 "a nonblocking collective's request cannot be cancelled (MPI-3.1 section 5.12)");
+  // An MPI_Isendrecv completes normally, as a send does here; a generalized request's
+  // cancellation is its cancel callback's (the C API calls it).
+  if (request.kind == Request::Kind::Exchange || request.kind == Request::Kind::Generalized) return false;
   return engine_.cancel(request);
+}
+
+RequestId Context::start_generalized() { return requests_.create(Request::Kind::Generalized).id; }
+
+void Context::complete_generalized(RequestId id, const char* where) {
+  Request* request = requests_.find(id);
+  if (request == nullptr || request->kind != Request::Kind::Generalized)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request)", where),
+                "not a generalized request (made by MPI_Grequest_start)");
+  if (request->done)
+    throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(request)", where),
+                "the generalized request was completed already; MPI_Grequest_complete is called once");
+  request->done = true;
 }
 
 }  // namespace twinfab::mpi

@@ -240,16 +240,43 @@ class Context {
   RequestId imrecv(void* buffer, std::int64_t count, const DatatypePtr& type, MessageId& message,
                    const char* where = nullptr);
   /// MPI_Cancel: a still-posted receive completes as cancelled; anything else (a
-  /// matched receive, a send) is left to complete normally. Returns whether it did.
-  /// MPI_ERR_REQUEST for a nonblocking collective's request, which MPI forbids
+  /// matched receive, a send, an MPI_Isendrecv, a generalized request, whose cancel
+  /// callback is the C API's business) is left to complete normally. Returns whether
+  /// it did. MPI_ERR_REQUEST for a nonblocking collective's request, which MPI forbids
   /// cancelling (MPI-3.1 §5.12).
   bool cancel(RequestId request);
+
+  // ---- MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4.0 §3.10; mpi/core/isendrecv.cpp)
+  /// Posts the receive, then the send, and returns one request that completes when
+  /// both have, with the receive's status: an operation of the progress engine
+  /// (Request::Kind::Exchange) holding the two. Everything is checked first, the send
+  /// half before the receive is posted (as MPI_Sendrecv), so a refused call has
+  /// posted nothing. kProcNull peers complete at once, as in MPI_Sendrecv.
+  RequestId isendrecv(const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype, int dest,
+                      int sendtag, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int source,
+                      int recvtag, const Communicator& comm, const char* where = "MPI_Isendrecv");
+  /// The same with one buffer: its (count, type) elements are packed into a
+  /// temporary the operation owns before the receive is posted (as MPICH does), so
+  /// the incoming message cannot overwrite data still to be sent.
+  RequestId isendrecv_replace(void* buffer, std::int64_t count, const DatatypePtr& type, int dest, int sendtag,
+                              int source, int recvtag, const Communicator& comm,
+                              const char* where = "MPI_Isendrecv_replace");
+
+  // ---- generalized requests (MPI-3.1 §12.2). The core only tracks completion; the
+  // C API keeps the callbacks and runs them when a wait or test reports the request.
+  /// MPI_Grequest_start: a request that is not done until complete_generalized().
+  RequestId start_generalized();
+  /// MPI_Grequest_complete: marks it done. MPI_ERR_REQUEST for a request that is not
+  /// a live generalized one, or one completed already (MPI allows one call).
+  void complete_generalized(RequestId request, const char* where);
 
   // ---- operations the progress engine advances (background_operation.hpp)
   /// Starts `operation`: advances it once now, then at every progress() until it is
   /// done, when its request (returned here) completes. Operations advance in the
   /// order they were started.
-  RequestId start_operation(std::unique_ptr<BackgroundOperation> operation);
+  /// `kind` is Operation (a collective's: MPI_Cancel refuses it) or Exchange.
+  RequestId start_operation(std::unique_ptr<BackgroundOperation> operation,
+                            Request::Kind kind = Request::Kind::Operation);
 
   /// Polls once, and advances the operations in flight; returns the events handled
   /// and steps taken (0: nothing to do right now).
@@ -292,6 +319,10 @@ class Context {
   /// The checks of a probe's arguments (communicator, tag, then a source other than
   /// kProcNull).
   void check_probe(const char* where, int source, int tag, const Communicator& comm) const;
+  /// isendrecv's send, once its receive `recv` is posted: a send that fails after all
+  /// cancels and completes the receive before the error leaves.
+  RequestId start_posted_send(RequestId& recv, const void* buffer, std::int64_t count, const DatatypePtr& type,
+                              int dest, int tag, const Communicator& comm, const char* where);
   /// Registers a communicator whose context id the members agreed on, and moves this
   /// rank's next free id past it.
   Communicator* add_communicator(ContextId context_id, int rank, std::vector<int> world_ranks);

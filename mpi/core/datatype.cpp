@@ -245,6 +245,30 @@ std::optional<std::int64_t> Datatype::partial_elements(std::int64_t bytes) const
   return std::nullopt;  // not reached: bytes < size_
 }
 
+std::optional<std::int64_t> Datatype::bytes_of_elements(std::int64_t elements) const noexcept {
+  if (elements_ == 0 || elements <= 0) return 0;
+  std::int64_t whole;
+  if (__builtin_mul_overflow(elements / elements_, size_, &whole)) return std::nullopt;
+  return whole + partial_bytes(elements % elements_);
+}
+
+std::int64_t Datatype::partial_bytes(std::int64_t elements) const noexcept {
+  if (elements == 0) return 0;
+  if (element_size_ != 0) return elements * element_size_;
+  if (pieces_.empty()) return size_ - static_cast<std::int64_t>(sizeof(int));  // the value of an unequal pair
+  std::int64_t bytes = 0;
+  for (const Piece& piece : pieces_) {
+    const Datatype& c = *piece.type;
+    if (c.elements_ == 0) continue;
+    const std::int64_t whole = std::min(piece.count, elements / c.elements_);
+    bytes += whole * c.size_;
+    elements -= whole * c.elements_;
+    if (elements == 0) return bytes;
+    if (whole < piece.count) return bytes + c.partial_bytes(elements);
+  }
+  return bytes;  // not reached: elements < elements_
+}
+
 void Datatype::finish_layout() {
   packed_start_.clear();
   packed_start_.reserve(blocks_.size());

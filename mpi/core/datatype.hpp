@@ -298,6 +298,11 @@ class Datatype {
   /// hold (whole elements, then the basic elements of a partial one in type-map order);
   /// empty when the bytes end inside a basic element. 0 for a type of size 0.
   std::optional<std::int64_t> elements_in(std::int64_t bytes) const noexcept;
+  /// The inverse, for MPI_Status_set_elements: the bytes that `elements` basic
+  /// elements of this type fill (whole elements, then the first basic elements of one
+  /// in type-map order), so that elements_in() of the result gives `elements` back.
+  /// Empty when that overflows. 0 for a type of size 0.
+  std::optional<std::int64_t> bytes_of_elements(std::int64_t elements) const noexcept;
 
   /// Whether a null buffer (MPI_BOTTOM) can hold data of this type: only a derived
   /// type whose data does not start at offset 0 can have been built from absolute
@@ -322,6 +327,8 @@ class Datatype {
   /// The basic elements in the first `bytes` packed bytes of one element (0 < bytes <
   /// size()), or empty when they end inside one.
   std::optional<std::int64_t> partial_elements(std::int64_t bytes) const noexcept;
+  /// The bytes of the first `elements` (< elements_) basic elements of one element.
+  std::int64_t partial_bytes(std::int64_t elements) const noexcept;
 
   /// `count` consecutive elements of an input type, in type-map order: the element map
   /// of a type whose basic elements differ in size, without expanding it (a contiguous

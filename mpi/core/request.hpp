@@ -48,7 +48,12 @@ struct IncomingMessage;  // an unexpected message (pt2pt engine)
 struct Request {
   /// Operation: a BackgroundOperation's (a nonblocking collective), which the
   /// context completes when the operation is done; it carries no transfer itself.
-  enum class Kind : std::uint8_t { Send, Recv, Operation };
+  /// Exchange: the same for a point-to-point operation (MPI_Isendrecv), which MPI
+  /// lets a program cancel, unlike a collective. Generalized: MPI_Grequest_start's,
+  /// done when the program says so (Context::complete_generalized); the C API runs
+  /// its callbacks, the core only keeps it in the table so that every wait and test
+  /// handles it as any other request.
+  enum class Kind : std::uint8_t { Send, Recv, Operation, Exchange, Generalized };
   RequestId id = kRequestNull;
   Kind kind = Kind::Send;
   bool done = false;
