@@ -328,7 +328,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status* array_of
       MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
       if (e != nullptr) st = complete(s, array_of_requests[i], *e);
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
-      if (!ignore) store_status(st, &array_of_statuses[i]);
+      if (!ignore) store_status(st, &array_of_statuses[i], true);
     }
     s.reap_detached(false);
     if (failed)
@@ -361,7 +361,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
       MessageStatus st{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false};
       if (e != nullptr) st = complete(s, array_of_requests[i], *e);  // done: at once
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
-      if (!ignore) store_status(st, &array_of_statuses[i]);
+      if (!ignore) store_status(st, &array_of_statuses[i], true);
     }
     if (failed)
       throw Error(ErrorClass::MPI_ERR_IN_STATUS, "MPI_Testall",
@@ -453,7 +453,7 @@ int complete_some(RankState& s, int incount, MPI_Request requests[], int* outcou
       if (e == nullptr || !s.ctx().is_done(e->id)) continue;
       const MessageStatus st = complete(s, requests[i], *e);  // done: at once
       if (st.error != ErrorClass::MPI_SUCCESS) failed = true;
-      if (!ignore) store_status(st, &statuses[done]);
+      if (!ignore) store_status(st, &statuses[done], true);
       indices[done++] = i;
     }
     if (done > 0 || !block) {

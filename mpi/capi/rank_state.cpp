@@ -97,11 +97,11 @@ void require_pointer(const void* p, const char* where, const char* arg) {
   if (p == nullptr) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, arg), "null pointer");
 }
 
-void store_status(const MessageStatus& in, MPI_Status* out) {
+void store_status(const MessageStatus& in, MPI_Status* out, bool with_error) {
   if (out == nullptr || out == MPI_STATUS_IGNORE) return;
   out->MPI_SOURCE = in.source;
   out->MPI_TAG = in.tag;
-  out->MPI_ERROR = static_cast<int>(in.error);
+  if (with_error) out->MPI_ERROR = static_cast<int>(in.error);
   out->twinfab_cancelled = in.cancelled ? 1 : 0;
   out->twinfab_count_bytes = in.count_bytes;
 }

@@ -456,8 +456,12 @@ void require_pointer(const void* p, const char* where, const char* arg);
 /// or it stays full (buffered.cpp).
 void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& type, int dest,
                    int tag, const Communicator& comm);
-/// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null.
-void store_status(const MessageStatus& in, MPI_Status* out);
+/// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null. Its
+/// MPI_ERROR field is written only for the calls that complete several requests
+/// (`with_error`: MPI_Waitall, MPI_Testall, MPI_Waitsome, MPI_Testsome); every other
+/// call leaves it as the program set it (MPI-3.1 §3.2.5), the call's return value
+/// being the error.
+void store_status(const MessageStatus& in, MPI_Status* out, bool with_error = false);
 /// The inverse: what a C status a program filled (a generalized request's query_fn) says.
 MessageStatus load_status(const MPI_Status& in);
 

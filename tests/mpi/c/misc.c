@@ -3,6 +3,8 @@
  *    the program starts with MPI_Init_thread(MPI_THREAD_MULTIPLE) and must be told
  *    MPI_THREAD_FUNNELED, the most this library provides, by both calls;
  *    MPI_Is_thread_main says yes to main.
+ *  - The calls that complete one request leave a status' MPI_ERROR as it was
+ *    (MPI-3.1 §3.2.5); MPI_Waitall sets it.
  *  - The handle conversions (MPI_<Handle>_c2f / _f2c) give the handle back, and
  *    MPI_Status_c2f / _f2c carry a status whole.
  *  - MPI_Get_elements / MPI_Get_elements_x against MPI_Get_count on real messages:
@@ -48,6 +50,27 @@ int main(int argc, char** argv) {
   OK(MPI_Is_thread_main(&is_main));
   CHECK(is_main == 1, "MPI_Is_thread_main gave %d in main", is_main);
   EXPECT_CLASS(MPI_ERR_ARG, MPI_Is_thread_main(NULL));
+
+  /* ---- MPI_ERROR is the program's, but for the calls that complete several requests */
+  {
+    int out = 5, in = 0;
+    MPI_Status st;
+    MPI_Request r;
+    OK(MPI_Send(&out, 1, MPI_INT, 0, 1, MPI_COMM_SELF));
+    st.MPI_ERROR = MPI_ERR_DIMS;
+    OK(MPI_Probe(0, 1, MPI_COMM_SELF, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS && st.MPI_TAG == 1, "MPI_Probe: MPI_ERROR %d, tag %d", st.MPI_ERROR, st.MPI_TAG);
+    OK(MPI_Recv(&in, 1, MPI_INT, 0, 1, MPI_COMM_SELF, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_DIMS && in == 5, "MPI_Recv: MPI_ERROR %d", st.MPI_ERROR);
+    OK(MPI_Isend(&out, 1, MPI_INT, 0, 2, MPI_COMM_SELF, &r));
+    st.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    OK(MPI_Wait(&r, &st));
+    CHECK(st.MPI_ERROR == MPI_ERR_TOPOLOGY, "MPI_Wait: MPI_ERROR %d", st.MPI_ERROR);
+    OK(MPI_Irecv(&in, 1, MPI_INT, 0, 2, MPI_COMM_SELF, &r));
+    st.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    OK(MPI_Waitall(1, &r, &st));
+    CHECK(st.MPI_ERROR == MPI_SUCCESS, "MPI_Waitall: MPI_ERROR %d", st.MPI_ERROR);
+  }
 
   /* ---- handle conversions */
   {
