@@ -374,4 +374,23 @@ RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recv
   return execute(context, std::move(schedule));
 }
 
+void add_allreduce_both_groups(Schedule& schedule, void* value, std::int64_t count, const DatatypePtr& type,
+                               const ReductionOp& op) {
+  void* remote = schedule.scratch(count, *type);
+  schedule.local_group(true);
+  add_allreduce(schedule, kInPlace, value, count, type, op);
+  schedule.next_round();
+  schedule.local_group(false);
+  if (leader(schedule.comm())) {
+    schedule.send(value, count, type, 0, kLeaderStep);
+    schedule.recv(remote, count, type, 0, kLeaderStep);
+    schedule.next_round();
+  }
+  schedule.local_group(true);
+  add_bcast(schedule, remote, count, type, 0);
+  schedule.next_round();
+  schedule.local_group(false);
+  schedule.reduce(op, remote, value, count, type);
+}
+
 }  // namespace twinfab::mpi::coll

@@ -64,4 +64,11 @@ RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recv
                                std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
                                const Communicator& comm, Mode mode, const char* where);
 
+/// `value` (in place) becomes `op` over every member of both groups of the schedule's
+/// intercommunicator, not only the other group's as MPI's allreduce: a reduction in
+/// each group, the leaders swap theirs, each group broadcasts the other's, and every
+/// member combines the two. MPI_Comm_idup's agreement on an intercommunicator.
+void add_allreduce_both_groups(Schedule& schedule, void* value, std::int64_t count, const DatatypePtr& type,
+                               const ReductionOp& op);
+
 }  // namespace twinfab::mpi::coll

@@ -99,25 +99,10 @@ class IdupOperation final : public BackgroundOperation {
   /// `value` becomes its op over every member of comm_, of both groups for an
   /// intercommunicator.
   static void add_allreduce(coll::Schedule& schedule, std::uint32_t* value, const DatatypePtr& type, Op op) {
-    if (!schedule.comm().is_inter()) {
+    if (schedule.comm().is_inter())
+      coll::add_allreduce_both_groups(schedule, value, 1, type, op);
+    else
       coll::add_allreduce(schedule, kInPlace, value, 1, type, op);
-      return;
-    }
-    auto* remote = static_cast<std::uint32_t*>(schedule.scratch(1, *type));
-    schedule.local_group(true);
-    coll::add_allreduce(schedule, kInPlace, value, 1, type, op);
-    schedule.next_round();
-    schedule.local_group(false);
-    if (schedule.comm().rank() == 0) {
-      schedule.send(value, 1, type, 0, 100);
-      schedule.recv(remote, 1, type, 0, 100);
-      schedule.next_round();
-    }
-    schedule.local_group(true);
-    coll::add_bcast(schedule, remote, 1, type, 0);
-    schedule.next_round();
-    schedule.local_group(false);
-    schedule.reduce(op, remote, value, 1, type);
   }
 
   /// Claims the candidate's ids on this rank: all of them, or none.

@@ -49,12 +49,10 @@ using LeaderSwap = std::function<std::vector<int>(const std::vector<int>&)>;
 /// only): the other members then fail too instead of waiting.
 constexpr int kLeaderFailed = -1;
 
-}  // namespace
-
 /// Allgathers `record` (the same length on every member) over `local`, has the leader
 /// swap the result with the remote group's, and broadcasts what came back. `swap`
 /// may throw at the leader: the other members then throw MPI_ERR_COMM too.
-static GroupRecords exchange_records(Context& context, const Communicator& local, int leader,
+GroupRecords exchange_records(Context& context, const Communicator& local, int leader,
                                      std::span<const int> record, const LeaderSwap& swap, const char* where) {
   const DatatypePtr& type = context.datatype(BasicKind::Int);
   const auto length = static_cast<std::int64_t>(record.size());
@@ -84,7 +82,7 @@ static GroupRecords exchange_records(Context& context, const Communicator& local
 
 /// Sends `mine` to `peer` and receives its vector of ints: the length, then the data,
 /// in the point-to-point space of `comm` or in its collective space.
-static std::vector<int> swap_vectors(Context& context, const std::vector<int>& mine, int peer, int tag,
+std::vector<int> swap_vectors(Context& context, const std::vector<int>& mine, int peer, int tag,
                                      const Communicator& comm, bool collective_space, const char* where) {
   const DatatypePtr& type = context.datatype(BasicKind::Int);
   auto post_send = [&](const void* data, std::int64_t count) {
@@ -107,12 +105,24 @@ static std::vector<int> swap_vectors(Context& context, const std::vector<int>& m
 
 /// The max of the next-free-id field (at `field` of every `width` ints) of both
 /// groups' records.
-static ContextId agreed_id(const GroupRecords& records, std::size_t width, std::size_t field) {
+ContextId agreed_id(const GroupRecords& records, std::size_t width, std::size_t field) {
   ContextId id = 0;
   for (const auto* side : {&records.local, &records.remote})
     for (std::size_t i = field; i < side->size(); i += width) id = std::max(id, static_cast<ContextId>((*side)[i]));
   return id;
 }
+
+/// The exchange over an existing intercommunicator: the local leader is rank 0, who
+/// swaps with the remote group's rank 0 in the intercommunicator's collective space.
+GroupRecords exchange_over(Context& context, const Communicator& inter, std::span<const int> record,
+                           const char* where) {
+  const int tag = coll::tag(coll::Kind::InterAgreement);
+  return exchange_records(
+      context, *inter.local_comm(), 0, record,
+      [&](const std::vector<int>& mine) { return swap_vectors(context, mine, 0, tag, inter, true, where); }, where);
+}
+
+}  // namespace
 
 void Context::check_intracomm(const Communicator& comm, const char* where) {
   if (comm.is_inter())
@@ -182,16 +192,6 @@ const Communicator* Context::intercomm_create(const Communicator& local_comm, in
                   fmt::format("world rank {} is in both groups; the local and remote groups must be disjoint", w));
     }
   return add_intercommunicator(id, local_comm.rank(), std::move(local_world), std::move(remote_world));
-}
-
-/// The exchange over an existing intercommunicator: the local leader is rank 0, who
-/// swaps with the remote group's rank 0 in the intercommunicator's collective space.
-static GroupRecords exchange_over(Context& context, const Communicator& inter, std::span<const int> record,
-                                  const char* where) {
-  const int tag = coll::tag(coll::Kind::InterAgreement);
-  return exchange_records(
-      context, *inter.local_comm(), 0, record,
-      [&](const std::vector<int>& mine) { return swap_vectors(context, mine, 0, tag, inter, true, where); }, where);
 }
 
 const Communicator* Context::intercomm_merge(const Communicator& intercomm, bool high) {
