@@ -26,13 +26,13 @@ void copy_out(std::string_view text, char* out, int* resultlen, std::size_t capa
 
 int init(const char* function) {
   RankHost& host = rank_host();
-  void*& slot = host.state_slot();
-  if (slot != nullptr) {
-    auto* state = static_cast<RankState*>(slot);
-    fatal(MPI_ERR_OTHER, state->finalized ? fmt::format("{} called after MPI_Finalize", function)
-                                          : fmt::format("{} called twice (MPI is already initialized)", function));
-  }
-  auto state = std::make_unique<RankState>();
+  RankState* const existing = current_state();
+  if (existing != nullptr && (existing->initialized || existing->finalized))
+    fatal(MPI_ERR_OTHER, existing->finalized ? fmt::format("{} called after MPI_Finalize", function)
+                                             : fmt::format("{} called twice (MPI is already initialized)", function));
+  // The state may exist already, made by a call allowed before MPI_Init (the tools
+  // interface, MPI_T_init_thread); MPI_Init then takes it over.
+  RankState* const state = existing != nullptr ? existing : create_state();
   try {
     RankResources resources = host.open();
     state->set_up(std::make_unique<Context>(resources.device, resources.oob));
@@ -46,7 +46,6 @@ int init(const char* function) {
     state->computation = services;
     services->mpi_call_ends();  // the program computes from here on
   }
-  slot = state.release();
   return MPI_SUCCESS;
 }
 

@@ -53,6 +53,13 @@ RankHost& rank_host() { return g_installed_host != nullptr ? *g_installed_host :
 
 RankState* current_state() { return static_cast<RankState*>(rank_host().state_slot()); }
 
+RankState* create_state() {
+  void*& slot = rank_host().state_slot();
+  auto* state = new RankState();
+  slot = state;
+  return state;
+}
+
 RankOutcome end_rank() noexcept {
   void*& slot = rank_host().state_slot();
   auto* state = static_cast<RankState*>(slot);

@@ -371,8 +371,12 @@ class RankState {
   [[noreturn]] static void throw_bad_type(MPI_Datatype handle, const char* where, const char* arg);
 };
 
-/// The calling rank's state, or null before MPI_Init.
+/// The calling rank's state, or null before MPI_Init (and before any call allowed
+/// before it, such as MPI_T_init_thread, made one).
 RankState* current_state();
+/// Stores a new, uninitialized state in the calling rank's empty slot and returns it;
+/// for MPI_Init and the calls allowed before it. end_rank() releases it.
+RankState* create_state();
 
 /// Whether `handle` has the form of a user-defined op's (live or not).
 inline bool is_user_op_handle(MPI_Op handle) {
