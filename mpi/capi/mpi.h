@@ -557,6 +557,9 @@ TWINFAB_MPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int co
 TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
 TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
 TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
+/* MPICH's and Open MPI's trivial mapping, the one MPI_Cart_create uses (reorder is
+   ignored): the caller's rank, or MPI_UNDEFINED when it is outside the grid. */
+TWINFAB_MPI_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
 
 /* ---- graph topologies. reorder is ignored: rank r of comm_old is node r; ranks from
    nnodes on get MPI_COMM_NULL. MPI_Graph_map is MPICH's trivial mapping (the rank, or
@@ -1025,6 +1028,7 @@ TWINFAB_PMPI(MPI_Cancel)
 TWINFAB_PMPI(MPI_Cart_coords)
 TWINFAB_PMPI(MPI_Cart_create)
 TWINFAB_PMPI(MPI_Cart_get)
+TWINFAB_PMPI(MPI_Cart_map)
 TWINFAB_PMPI(MPI_Cart_rank)
 TWINFAB_PMPI(MPI_Cart_shift)
 TWINFAB_PMPI(MPI_Cart_sub)
