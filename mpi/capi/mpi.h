@@ -799,6 +799,10 @@ TWINFAB_MPI_API int MPI_Pack_external_size(const char datarep[], int incount, MP
  * A non-commutative op (commute = 0) is applied in rank order. */
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+/* MPI-4.0's large-count user function: len is an MPI_Count, and a reduction hands it
+   the whole count in one call. */
+typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len, MPI_Datatype* datatype);
+TWINFAB_MPI_API int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 TWINFAB_MPI_API int MPI_Op_free(MPI_Op* op);
 TWINFAB_MPI_API int MPI_Op_commutative(MPI_Op op, int* commute);
 TWINFAB_MPI_API int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
@@ -995,6 +999,289 @@ TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int s
                                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                                 MPI_Comm comm, MPI_Info info, MPI_Request* request);
 
+/* ---- large counts (MPI-4.0 §5.2.2): MPI_X_c is MPI_X with MPI_Count counts, sizes and
+   positions, and MPI_Aint displacements of the v-collectives (MPI_Count ones of the
+   datatype constructors). The library's counts are 64-bit throughout. Not provided:
+   MPI_Type_get_envelope_c and MPI_Type_get_contents_c. */
+/* point-to-point and statuses */
+TWINFAB_MPI_API int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+TWINFAB_MPI_API int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+TWINFAB_MPI_API int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request);
+TWINFAB_MPI_API int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                               MPI_Status* status);
+TWINFAB_MPI_API int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                   int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                   int recvtag, MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                           int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                                MPI_Status* status);
+TWINFAB_MPI_API int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                                 MPI_Request* request);
+/* buffered and ready sends, the attached buffer */
+TWINFAB_MPI_API int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
+TWINFAB_MPI_API int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
+/* MPI_Isendrecv */
+TWINFAB_MPI_API int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                    int recvtag, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                            int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+/* persistent point-to-point */
+TWINFAB_MPI_API int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                    MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                                    MPI_Comm comm, MPI_Request* request);
+/* statuses */
+TWINFAB_MPI_API int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
+/* datatypes and packing */
+TWINFAB_MPI_API int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                              MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                       const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                       MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                               MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                    const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                    MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                     MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                             const MPI_Count array_of_displacements[],
+                                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                               const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[],
+                                               int order, MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                                             const int array_of_distribs[], const int array_of_dargs[],
+                                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                             MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                              MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
+TWINFAB_MPI_API int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
+TWINFAB_MPI_API int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
+TWINFAB_MPI_API int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                               MPI_Count outsize, MPI_Count* position, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                                 MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
+/* external32 */
+TWINFAB_MPI_API int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                                        MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position);
+TWINFAB_MPI_API int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                                          MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype);
+TWINFAB_MPI_API int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                                             MPI_Count* size);
+/* reductions */
+TWINFAB_MPI_API int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Op op);
+/* collectives: blocking, nonblocking, neighbourhood and persistent */
+TWINFAB_MPI_API int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                  MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                   MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                              MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                             MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                             const MPI_Datatype recvtypes[], MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                             MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                         MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                    MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                   void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                   MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                                 MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                                  void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request);
+
 /* ---- The profiling interface (MPI-3.1 §14.2): every function above is also
    PMPI_<name>, the same function under a second name. A tool defines MPI_<name> in the
    program or in a library loaded before twinfab's, does its work, and calls PMPI_<name>.
@@ -1010,29 +1297,47 @@ TWINFAB_PMPI(MPI_Add_error_code)
 TWINFAB_PMPI(MPI_Add_error_string)
 TWINFAB_PMPI(MPI_Address)
 TWINFAB_PMPI(MPI_Allgather)
+TWINFAB_PMPI(MPI_Allgather_c)
 TWINFAB_PMPI(MPI_Allgather_init)
+TWINFAB_PMPI(MPI_Allgather_init_c)
 TWINFAB_PMPI(MPI_Allgatherv)
+TWINFAB_PMPI(MPI_Allgatherv_c)
 TWINFAB_PMPI(MPI_Allgatherv_init)
+TWINFAB_PMPI(MPI_Allgatherv_init_c)
 TWINFAB_PMPI(MPI_Alloc_mem)
 TWINFAB_PMPI(MPI_Allreduce)
+TWINFAB_PMPI(MPI_Allreduce_c)
 TWINFAB_PMPI(MPI_Allreduce_init)
+TWINFAB_PMPI(MPI_Allreduce_init_c)
 TWINFAB_PMPI(MPI_Alltoall)
+TWINFAB_PMPI(MPI_Alltoall_c)
 TWINFAB_PMPI(MPI_Alltoall_init)
+TWINFAB_PMPI(MPI_Alltoall_init_c)
 TWINFAB_PMPI(MPI_Alltoallv)
+TWINFAB_PMPI(MPI_Alltoallv_c)
 TWINFAB_PMPI(MPI_Alltoallv_init)
+TWINFAB_PMPI(MPI_Alltoallv_init_c)
 TWINFAB_PMPI(MPI_Alltoallw)
+TWINFAB_PMPI(MPI_Alltoallw_c)
 TWINFAB_PMPI(MPI_Alltoallw_init)
+TWINFAB_PMPI(MPI_Alltoallw_init_c)
 TWINFAB_PMPI(MPI_Attr_delete)
 TWINFAB_PMPI(MPI_Attr_get)
 TWINFAB_PMPI(MPI_Attr_put)
 TWINFAB_PMPI(MPI_Barrier)
 TWINFAB_PMPI(MPI_Barrier_init)
 TWINFAB_PMPI(MPI_Bcast)
+TWINFAB_PMPI(MPI_Bcast_c)
 TWINFAB_PMPI(MPI_Bcast_init)
+TWINFAB_PMPI(MPI_Bcast_init_c)
 TWINFAB_PMPI(MPI_Bsend)
+TWINFAB_PMPI(MPI_Bsend_c)
 TWINFAB_PMPI(MPI_Bsend_init)
+TWINFAB_PMPI(MPI_Bsend_init_c)
 TWINFAB_PMPI(MPI_Buffer_attach)
+TWINFAB_PMPI(MPI_Buffer_attach_c)
 TWINFAB_PMPI(MPI_Buffer_detach)
+TWINFAB_PMPI(MPI_Buffer_detach_c)
 TWINFAB_PMPI(MPI_COMM_DUP_FN)
 TWINFAB_PMPI(MPI_Cancel)
 TWINFAB_PMPI(MPI_Cart_coords)
@@ -1086,17 +1391,25 @@ TWINFAB_PMPI(MPI_Errhandler_free)
 TWINFAB_PMPI(MPI_Error_class)
 TWINFAB_PMPI(MPI_Error_string)
 TWINFAB_PMPI(MPI_Exscan)
+TWINFAB_PMPI(MPI_Exscan_c)
 TWINFAB_PMPI(MPI_Exscan_init)
+TWINFAB_PMPI(MPI_Exscan_init_c)
 TWINFAB_PMPI(MPI_Finalize)
 TWINFAB_PMPI(MPI_Finalized)
 TWINFAB_PMPI(MPI_Free_mem)
 TWINFAB_PMPI(MPI_Gather)
+TWINFAB_PMPI(MPI_Gather_c)
 TWINFAB_PMPI(MPI_Gather_init)
+TWINFAB_PMPI(MPI_Gather_init_c)
 TWINFAB_PMPI(MPI_Gatherv)
+TWINFAB_PMPI(MPI_Gatherv_c)
 TWINFAB_PMPI(MPI_Gatherv_init)
+TWINFAB_PMPI(MPI_Gatherv_init_c)
 TWINFAB_PMPI(MPI_Get_address)
 TWINFAB_PMPI(MPI_Get_count)
+TWINFAB_PMPI(MPI_Get_count_c)
 TWINFAB_PMPI(MPI_Get_elements)
+TWINFAB_PMPI(MPI_Get_elements_c)
 TWINFAB_PMPI(MPI_Get_elements_x)
 TWINFAB_PMPI(MPI_Get_library_version)
 TWINFAB_PMPI(MPI_Get_processor_name)
@@ -1124,24 +1437,41 @@ TWINFAB_PMPI(MPI_Group_size)
 TWINFAB_PMPI(MPI_Group_translate_ranks)
 TWINFAB_PMPI(MPI_Group_union)
 TWINFAB_PMPI(MPI_Iallgather)
+TWINFAB_PMPI(MPI_Iallgather_c)
 TWINFAB_PMPI(MPI_Iallgatherv)
+TWINFAB_PMPI(MPI_Iallgatherv_c)
 TWINFAB_PMPI(MPI_Iallreduce)
+TWINFAB_PMPI(MPI_Iallreduce_c)
 TWINFAB_PMPI(MPI_Ialltoall)
+TWINFAB_PMPI(MPI_Ialltoall_c)
 TWINFAB_PMPI(MPI_Ialltoallv)
+TWINFAB_PMPI(MPI_Ialltoallv_c)
 TWINFAB_PMPI(MPI_Ialltoallw)
+TWINFAB_PMPI(MPI_Ialltoallw_c)
 TWINFAB_PMPI(MPI_Ibarrier)
 TWINFAB_PMPI(MPI_Ibcast)
+TWINFAB_PMPI(MPI_Ibcast_c)
 TWINFAB_PMPI(MPI_Ibsend)
+TWINFAB_PMPI(MPI_Ibsend_c)
 TWINFAB_PMPI(MPI_Iexscan)
+TWINFAB_PMPI(MPI_Iexscan_c)
 TWINFAB_PMPI(MPI_Igather)
+TWINFAB_PMPI(MPI_Igather_c)
 TWINFAB_PMPI(MPI_Igatherv)
+TWINFAB_PMPI(MPI_Igatherv_c)
 TWINFAB_PMPI(MPI_Improbe)
 TWINFAB_PMPI(MPI_Imrecv)
+TWINFAB_PMPI(MPI_Imrecv_c)
 TWINFAB_PMPI(MPI_Ineighbor_allgather)
+TWINFAB_PMPI(MPI_Ineighbor_allgather_c)
 TWINFAB_PMPI(MPI_Ineighbor_allgatherv)
+TWINFAB_PMPI(MPI_Ineighbor_allgatherv_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoall)
+TWINFAB_PMPI(MPI_Ineighbor_alltoall_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallv)
+TWINFAB_PMPI(MPI_Ineighbor_alltoallv_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallw)
+TWINFAB_PMPI(MPI_Ineighbor_alltoallw_c)
 TWINFAB_PMPI(MPI_Info_c2f)
 TWINFAB_PMPI(MPI_Info_create)
 TWINFAB_PMPI(MPI_Info_delete)
@@ -1160,79 +1490,131 @@ TWINFAB_PMPI(MPI_Intercomm_create)
 TWINFAB_PMPI(MPI_Intercomm_merge)
 TWINFAB_PMPI(MPI_Iprobe)
 TWINFAB_PMPI(MPI_Irecv)
+TWINFAB_PMPI(MPI_Irecv_c)
 TWINFAB_PMPI(MPI_Ireduce)
+TWINFAB_PMPI(MPI_Ireduce_c)
 TWINFAB_PMPI(MPI_Ireduce_scatter)
 TWINFAB_PMPI(MPI_Ireduce_scatter_block)
+TWINFAB_PMPI(MPI_Ireduce_scatter_block_c)
+TWINFAB_PMPI(MPI_Ireduce_scatter_c)
 TWINFAB_PMPI(MPI_Irsend)
+TWINFAB_PMPI(MPI_Irsend_c)
 TWINFAB_PMPI(MPI_Is_thread_main)
 TWINFAB_PMPI(MPI_Iscan)
+TWINFAB_PMPI(MPI_Iscan_c)
 TWINFAB_PMPI(MPI_Iscatter)
+TWINFAB_PMPI(MPI_Iscatter_c)
 TWINFAB_PMPI(MPI_Iscatterv)
+TWINFAB_PMPI(MPI_Iscatterv_c)
 TWINFAB_PMPI(MPI_Isend)
+TWINFAB_PMPI(MPI_Isend_c)
 TWINFAB_PMPI(MPI_Isendrecv)
+TWINFAB_PMPI(MPI_Isendrecv_c)
 TWINFAB_PMPI(MPI_Isendrecv_replace)
+TWINFAB_PMPI(MPI_Isendrecv_replace_c)
 TWINFAB_PMPI(MPI_Issend)
+TWINFAB_PMPI(MPI_Issend_c)
 TWINFAB_PMPI(MPI_Keyval_create)
 TWINFAB_PMPI(MPI_Keyval_free)
 TWINFAB_PMPI(MPI_Message_c2f)
 TWINFAB_PMPI(MPI_Message_f2c)
 TWINFAB_PMPI(MPI_Mprobe)
 TWINFAB_PMPI(MPI_Mrecv)
+TWINFAB_PMPI(MPI_Mrecv_c)
 TWINFAB_PMPI(MPI_Neighbor_allgather)
+TWINFAB_PMPI(MPI_Neighbor_allgather_c)
 TWINFAB_PMPI(MPI_Neighbor_allgather_init)
+TWINFAB_PMPI(MPI_Neighbor_allgather_init_c)
 TWINFAB_PMPI(MPI_Neighbor_allgatherv)
+TWINFAB_PMPI(MPI_Neighbor_allgatherv_c)
 TWINFAB_PMPI(MPI_Neighbor_allgatherv_init)
+TWINFAB_PMPI(MPI_Neighbor_allgatherv_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoall)
+TWINFAB_PMPI(MPI_Neighbor_alltoall_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoall_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoall_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv)
+TWINFAB_PMPI(MPI_Neighbor_alltoallv_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoallv_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw)
+TWINFAB_PMPI(MPI_Neighbor_alltoallw_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoallw_init_c)
 TWINFAB_PMPI(MPI_Op_c2f)
 TWINFAB_PMPI(MPI_Op_commutative)
 TWINFAB_PMPI(MPI_Op_create)
+TWINFAB_PMPI(MPI_Op_create_c)
 TWINFAB_PMPI(MPI_Op_f2c)
 TWINFAB_PMPI(MPI_Op_free)
 TWINFAB_PMPI(MPI_Pack)
+TWINFAB_PMPI(MPI_Pack_c)
 TWINFAB_PMPI(MPI_Pack_external)
+TWINFAB_PMPI(MPI_Pack_external_c)
 TWINFAB_PMPI(MPI_Pack_external_size)
+TWINFAB_PMPI(MPI_Pack_external_size_c)
 TWINFAB_PMPI(MPI_Pack_size)
+TWINFAB_PMPI(MPI_Pack_size_c)
 TWINFAB_PMPI(MPI_Pcontrol)
 TWINFAB_PMPI(MPI_Probe)
 TWINFAB_PMPI(MPI_Query_thread)
 TWINFAB_PMPI(MPI_Recv)
+TWINFAB_PMPI(MPI_Recv_c)
 TWINFAB_PMPI(MPI_Recv_init)
+TWINFAB_PMPI(MPI_Recv_init_c)
 TWINFAB_PMPI(MPI_Reduce)
+TWINFAB_PMPI(MPI_Reduce_c)
 TWINFAB_PMPI(MPI_Reduce_init)
+TWINFAB_PMPI(MPI_Reduce_init_c)
 TWINFAB_PMPI(MPI_Reduce_local)
+TWINFAB_PMPI(MPI_Reduce_local_c)
 TWINFAB_PMPI(MPI_Reduce_scatter)
 TWINFAB_PMPI(MPI_Reduce_scatter_block)
+TWINFAB_PMPI(MPI_Reduce_scatter_block_c)
 TWINFAB_PMPI(MPI_Reduce_scatter_block_init)
+TWINFAB_PMPI(MPI_Reduce_scatter_block_init_c)
+TWINFAB_PMPI(MPI_Reduce_scatter_c)
 TWINFAB_PMPI(MPI_Reduce_scatter_init)
+TWINFAB_PMPI(MPI_Reduce_scatter_init_c)
 TWINFAB_PMPI(MPI_Request_c2f)
 TWINFAB_PMPI(MPI_Request_f2c)
 TWINFAB_PMPI(MPI_Request_free)
 TWINFAB_PMPI(MPI_Request_get_status)
 TWINFAB_PMPI(MPI_Rsend)
+TWINFAB_PMPI(MPI_Rsend_c)
 TWINFAB_PMPI(MPI_Rsend_init)
+TWINFAB_PMPI(MPI_Rsend_init_c)
 TWINFAB_PMPI(MPI_Scan)
+TWINFAB_PMPI(MPI_Scan_c)
 TWINFAB_PMPI(MPI_Scan_init)
+TWINFAB_PMPI(MPI_Scan_init_c)
 TWINFAB_PMPI(MPI_Scatter)
+TWINFAB_PMPI(MPI_Scatter_c)
 TWINFAB_PMPI(MPI_Scatter_init)
+TWINFAB_PMPI(MPI_Scatter_init_c)
 TWINFAB_PMPI(MPI_Scatterv)
+TWINFAB_PMPI(MPI_Scatterv_c)
 TWINFAB_PMPI(MPI_Scatterv_init)
+TWINFAB_PMPI(MPI_Scatterv_init_c)
 TWINFAB_PMPI(MPI_Send)
+TWINFAB_PMPI(MPI_Send_c)
 TWINFAB_PMPI(MPI_Send_init)
+TWINFAB_PMPI(MPI_Send_init_c)
 TWINFAB_PMPI(MPI_Sendrecv)
+TWINFAB_PMPI(MPI_Sendrecv_c)
 TWINFAB_PMPI(MPI_Sendrecv_replace)
+TWINFAB_PMPI(MPI_Sendrecv_replace_c)
 TWINFAB_PMPI(MPI_Ssend)
+TWINFAB_PMPI(MPI_Ssend_c)
 TWINFAB_PMPI(MPI_Ssend_init)
+TWINFAB_PMPI(MPI_Ssend_init_c)
 TWINFAB_PMPI(MPI_Start)
 TWINFAB_PMPI(MPI_Startall)
 TWINFAB_PMPI(MPI_Status_c2f)
 TWINFAB_PMPI(MPI_Status_f2c)
 TWINFAB_PMPI(MPI_Status_set_cancelled)
 TWINFAB_PMPI(MPI_Status_set_elements)
+TWINFAB_PMPI(MPI_Status_set_elements_c)
 TWINFAB_PMPI(MPI_Status_set_elements_x)
 TWINFAB_PMPI(MPI_TYPE_DUP_FN)
 TWINFAB_PMPI(MPI_Test)
@@ -1244,15 +1626,24 @@ TWINFAB_PMPI(MPI_Topo_test)
 TWINFAB_PMPI(MPI_Type_c2f)
 TWINFAB_PMPI(MPI_Type_commit)
 TWINFAB_PMPI(MPI_Type_contiguous)
+TWINFAB_PMPI(MPI_Type_contiguous_c)
 TWINFAB_PMPI(MPI_Type_create_darray)
+TWINFAB_PMPI(MPI_Type_create_darray_c)
 TWINFAB_PMPI(MPI_Type_create_hindexed)
 TWINFAB_PMPI(MPI_Type_create_hindexed_block)
+TWINFAB_PMPI(MPI_Type_create_hindexed_block_c)
+TWINFAB_PMPI(MPI_Type_create_hindexed_c)
 TWINFAB_PMPI(MPI_Type_create_hvector)
+TWINFAB_PMPI(MPI_Type_create_hvector_c)
 TWINFAB_PMPI(MPI_Type_create_indexed_block)
+TWINFAB_PMPI(MPI_Type_create_indexed_block_c)
 TWINFAB_PMPI(MPI_Type_create_keyval)
 TWINFAB_PMPI(MPI_Type_create_resized)
+TWINFAB_PMPI(MPI_Type_create_resized_c)
 TWINFAB_PMPI(MPI_Type_create_struct)
+TWINFAB_PMPI(MPI_Type_create_struct_c)
 TWINFAB_PMPI(MPI_Type_create_subarray)
+TWINFAB_PMPI(MPI_Type_create_subarray_c)
 TWINFAB_PMPI(MPI_Type_delete_attr)
 TWINFAB_PMPI(MPI_Type_dup)
 TWINFAB_PMPI(MPI_Type_f2c)
@@ -1262,19 +1653,26 @@ TWINFAB_PMPI(MPI_Type_get_attr)
 TWINFAB_PMPI(MPI_Type_get_contents)
 TWINFAB_PMPI(MPI_Type_get_envelope)
 TWINFAB_PMPI(MPI_Type_get_extent)
+TWINFAB_PMPI(MPI_Type_get_extent_c)
 TWINFAB_PMPI(MPI_Type_get_extent_x)
 TWINFAB_PMPI(MPI_Type_get_name)
 TWINFAB_PMPI(MPI_Type_get_true_extent)
+TWINFAB_PMPI(MPI_Type_get_true_extent_c)
 TWINFAB_PMPI(MPI_Type_get_true_extent_x)
 TWINFAB_PMPI(MPI_Type_indexed)
+TWINFAB_PMPI(MPI_Type_indexed_c)
 TWINFAB_PMPI(MPI_Type_set_attr)
 TWINFAB_PMPI(MPI_Type_set_name)
 TWINFAB_PMPI(MPI_Type_size)
+TWINFAB_PMPI(MPI_Type_size_c)
 TWINFAB_PMPI(MPI_Type_size_x)
 TWINFAB_PMPI(MPI_Type_struct)
 TWINFAB_PMPI(MPI_Type_vector)
+TWINFAB_PMPI(MPI_Type_vector_c)
 TWINFAB_PMPI(MPI_Unpack)
+TWINFAB_PMPI(MPI_Unpack_c)
 TWINFAB_PMPI(MPI_Unpack_external)
+TWINFAB_PMPI(MPI_Unpack_external_c)
 TWINFAB_PMPI(MPI_Wait)
 TWINFAB_PMPI(MPI_Waitall)
 TWINFAB_PMPI(MPI_Waitany)

@@ -90,7 +90,7 @@ struct PersistentOp {
   enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv, Collective };
   Kind kind = Kind::Send;
   void* buffer = nullptr;
-  int count = 0;
+  MPI_Count count = 0;
   DatatypePtr type;  ///< held: MPI_Type_free does not affect a persistent request
   int peer = 0;
   int tag = 0;
@@ -101,10 +101,13 @@ struct PersistentOp {
   std::function<RequestId(RankState&, const Communicator&, std::shared_ptr<const void>&)> start_collective;
 };
 
-/// An op of MPI_Op_create.
+/// An op of MPI_Op_create (function) or MPI_Op_create_c (function_c, which takes an
+/// MPI_Count length); both null: a freed slot.
 struct UserOpEntry {
-  MPI_User_function* function = nullptr;  ///< null: freed slot
+  MPI_User_function* function = nullptr;
   bool commutative = true;
+  MPI_User_function_c* function_c = nullptr;
+  bool live() const noexcept { return function != nullptr || function_c != nullptr; }
 };
 
 /// A generalized request's callbacks (MPI_Grequest_start; mpi/capi/grequest.cpp). Its
@@ -265,6 +268,7 @@ class RankState {
   // ---- user-defined reduction operations (MPI_Op_create). Slots are not reused, so
   // a freed handle stays invalid.
   MPI_Op add_op(MPI_User_function* function, bool commutative);
+  MPI_Op add_op(MPI_User_function_c* function, bool commutative);
   /// The live entry of a user op handle (MPI_ERR_OP for anything else, predefined
   /// ops included: callers check for those first). Returned by value: a user
   /// function may create or free ops while a reduction runs, which would move or
@@ -402,10 +406,11 @@ class OpCall {
 
  private:
   /// ReductionOp::UserFunction: calls the C function with (in, inout, &len, &datatype),
-  /// in pieces of at most INT_MAX elements.
+  /// in pieces of at most INT_MAX elements (one call for an MPI_User_function_c).
   static void call(const void* self, const void* in, void* inout, std::int64_t count, const Datatype& type);
 
   MPI_User_function* function_ = nullptr;
+  MPI_User_function_c* function_c_ = nullptr;
   MPI_Datatype datatype_;
   ReductionOp op_;
 };
@@ -458,7 +463,7 @@ void require_pointer(const void* p, const char* where, const char* arg);
 /// arguments, packs the message into the attached buffer and starts its send from
 /// there; returns once the data is copied. MPI_ERR_BUFFER when no buffer is attached
 /// or it stays full (buffered.cpp).
-void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& type, int dest,
+void buffered_send(RankState& s, const char* where, const void* buf, MPI_Count count, const DatatypePtr& type, int dest,
                    int tag, const Communicator& comm);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null. Its
 /// MPI_ERROR field is written only for the calls that complete several requests

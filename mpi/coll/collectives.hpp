@@ -118,27 +118,30 @@ RequestId alltoall(Context& context, const void* sendbuf, std::int64_t sendcount
 
 /// MPI_Gatherv. At the root `sendbuf` may be kInPlace.
 RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-             void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs, const DatatypePtr& recvtype,
-             int root, const Communicator& comm, Mode mode = Mode::Blocking);
+                  void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
+                  const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Scatterv. At the root `recvbuf` may be kInPlace.
-RequestId scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts, std::span<const std::int64_t> displs,
-              const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-              const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                   std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
+                   std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm,
+                   Mode mode = Mode::Blocking);
 /// MPI_Allgatherv. `sendbuf` may be kInPlace (each rank's block is at its displacement).
 RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
-                const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+                     void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
+                     const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Alltoallv. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's, by
 /// recvcounts and rdispls, and are overwritten).
-RequestId alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts, std::span<const std::int64_t> sdispls,
-               const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
-               std::span<const std::int64_t> rdispls, const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Alltoallw (alltoallw.cpp): alltoallv with a datatype per peer and byte
 /// displacements. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's).
-RequestId alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts, std::span<const std::int64_t> sdispls,
-               std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const std::int64_t> recvcounts,
-               std::span<const std::int64_t> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
 
@@ -178,8 +181,8 @@ RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t
 /// recvtype), recvcounts[j] elements.
 RequestId neighbor_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
                               const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
-                              std::span<const std::int64_t> displs, const DatatypePtr& recvtype, const Communicator& comm,
-                              Mode mode = Mode::Blocking);
+                              std::span<const std::int64_t> displs, const DatatypePtr& recvtype,
+                              const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Neighbor_alltoall: block i of sendbuf to destination i.
 RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount,
                             const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
@@ -192,9 +195,9 @@ RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<co
 /// MPI_Neighbor_alltoallw: a datatype per neighbour, displacements in bytes.
 RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
                              std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes,
-                             void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
-                             std::span<const DatatypePtr> recvtypes, const Communicator& comm,
-                             Mode mode = Mode::Blocking);
+                             void* recvbuf, std::span<const std::int64_t> recvcounts,
+                             std::span<const std::int64_t> rdispls, std::span<const DatatypePtr> recvtypes,
+                             const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- local reduction (reduce_local.cpp)
 

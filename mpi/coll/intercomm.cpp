@@ -275,8 +275,8 @@ RequestId inter_allgather(Context& context, const void* sendbuf, std::int64_t se
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                           const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
+RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                           void* recvbuf, std::span<const std::int64_t> recvcounts,
                            std::span<const std::int64_t> displs, const DatatypePtr& recvtype, const Communicator& comm,
                            Mode mode) {
   const char* where = name(mode, "MPI_Allgatherv", "MPI_Iallgatherv");
@@ -339,9 +339,10 @@ RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const std::int64_t> recvcounts,
-                               std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
-                               const Communicator& comm, Mode mode, const char* where) {
+RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf,
+                               std::span<const std::int64_t> recvcounts, std::int64_t recvcount,
+                               const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
+                               const char* where) {
   // The local group's blocks. Every input vector, here and in the other group, is as
   // long as their total (MPICH's reading of MPI-3.1 §5.10): the other group's blocks
   // must add up to the same.

@@ -41,8 +41,8 @@ RequestId inter_scatterv(Context& context, const void* sendbuf, std::span<const 
 RequestId inter_allgather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                           void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
                           const Communicator& comm, Mode mode);
-RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                           const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
+RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                           void* recvbuf, std::span<const std::int64_t> recvcounts,
                            std::span<const std::int64_t> displs, const DatatypePtr& recvtype, const Communicator& comm,
                            Mode mode);
 RequestId inter_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
@@ -60,9 +60,10 @@ RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const
 /// (recvcounts empty: every block `recvcount`). As in MPICH, every input vector is as
 /// long as the local group's blocks together, and both groups' blocks must add up to
 /// the same total.
-RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const std::int64_t> recvcounts,
-                               std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
-                               const Communicator& comm, Mode mode, const char* where);
+RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf,
+                               std::span<const std::int64_t> recvcounts, std::int64_t recvcount,
+                               const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
+                               const char* where);
 
 /// `value` (in place) becomes `op` over every member of both groups of the schedule's
 /// intercommunicator, not only the other group's as MPI's allreduce: a reduction in

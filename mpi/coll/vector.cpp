@@ -60,8 +60,8 @@ void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<c
 }  // namespace coll
 
 RequestId scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
-                   std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
-                   const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
+                   std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
+                   std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Scatterv", "MPI_Iscatterv");
   context.check_comm(comm, where);
   if (comm.is_inter())
@@ -118,8 +118,8 @@ RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcou
 
 RequestId alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
                     std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
-                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls, const DatatypePtr& recvtype,
-                    const Communicator& comm, Mode mode) {
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoallv", "MPI_Ialltoallv");
   context.check_comm(comm, where);
   if (comm.is_inter()) {
