@@ -199,8 +199,9 @@ int MPI_T_init_thread(int required, int* provided) {
     ToolsState& t = *s->tools;
     // Before MPI_Init the control variables start as MPI_Init would make them. A
     // value MPI_Init would refuse leaves the interface uninitialized: there is no
-    // configuration to show.
-    if (phase(*s) == Phase::BeforeInit && !t.config) {
+    // configuration to show. (After MPI_Finalize the config is there already:
+    // keep_config_at_finalize; the test only keeps current_config() safe.)
+    if (phase(*s) != Phase::Running && !t.config) {
       try {
         t.config = apply_environment(Config{});
       } catch (const Error&) {
