@@ -1,7 +1,7 @@
 // MPI C API: the tools information interface (MPI_T; tools_interface.hpp says how it
 // lives in a rank, tools_tables.hpp what it lists).
 //
-// Error codes (§14.3.10), checked in this order so that a refused call changes nothing:
+// Error codes (§14.3.9), checked in this order so that a refused call changes nothing:
 // MPI_T_ERR_NOT_INITIALIZED outside MPI_T_init_thread .. MPI_T_finalize; then the
 // session (MPI_T_ERR_INVALID_SESSION), the index (MPI_T_ERR_INVALID_INDEX) or handle
 // (MPI_T_ERR_INVALID_HANDLE, also for a handle of another session), null pointers the
@@ -507,7 +507,8 @@ int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle) {
     if (handle == MPI_T_PVAR_ALL_HANDLES) {
       // Read-only variables are skipped (§14.3.7); the others need the counters.
       const bool any = std::any_of(t.pvar_handles.begin(), t.pvar_handles.end(), [&](const auto& entry) {
-        return entry.second.session == sid && tools::resettable(variables[static_cast<std::size_t>(entry.second.index)]);
+        const auto& v = variables[static_cast<std::size_t>(entry.second.index)];
+        return entry.second.session == sid && tools::resettable(v);
       });
       if (!any) return MPI_SUCCESS;
       if (phase(s) != Phase::Running) return MPI_T_ERR_INVALID;
@@ -581,11 +582,13 @@ int MPI_T_category_get_index(const char* name, int* cat_index) {
 }
 
 int MPI_T_category_get_cvars(int cat_index, int len, int indices[]) {
-  return tools_call([&](RankState&, ToolsState&) { return put_indices(cat_index, len, indices, &tools::Category::cvars); });
+  return tools_call(
+      [&](RankState&, ToolsState&) { return put_indices(cat_index, len, indices, &tools::Category::cvars); });
 }
 
 int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
-  return tools_call([&](RankState&, ToolsState&) { return put_indices(cat_index, len, indices, &tools::Category::pvars); });
+  return tools_call(
+      [&](RankState&, ToolsState&) { return put_indices(cat_index, len, indices, &tools::Category::pvars); });
 }
 
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]) {

@@ -85,7 +85,7 @@ namespace twinfab::mpi {
   X(MPI_ERR_RMA_SHARED, 57, "Memory cannot be shared (e.g., some process in the group of the "         \
                             "specified communicator cannot expose shared memory)")                     \
   X(MPI_ERR_RMA_FLAVOR, 58, "Passed window has the wrong flavor for the called function")               \
-  /* The return codes of the tools interface (MPI-3.1 14.3.10), texts from its table 14.5 */          \
+  /* The return codes of the tools interface (MPI-3.1 14.3.9), texts from its table of them */       \
   X(MPI_T_ERR_MEMORY, 59, "Out of memory")                                                              \
   X(MPI_T_ERR_NOT_INITIALIZED, 60, "Interface not initialized")                                        \
   X(MPI_T_ERR_CANNOT_INIT, 61, "Interface not in the state to be initialized")                         \
