@@ -31,12 +31,35 @@ const DatatypePtr& or_byte(RankState& s, const DatatypePtr* t) {
   return t != nullptr ? *t : s.ctx().datatype(BasicKind::Byte);
 }
 
-/// A counts or displacements array of a v-collective: one int per rank of `comm`, or
-/// of its remote group for an intercommunicator (MPI_ERR_ARG for a null pointer where
-/// it is used).
-std::span<const int> per_rank(const int* array, const Communicator& comm, const char* where, const char* arg) {
-  require_pointer(array, where, arg);
-  return {array, static_cast<std::size_t>(comm.peer_count())};
+/// A counts or displacements argument of a v-collective: int entries (MPI_X),
+/// MPI_Count or MPI_Aint entries (the large-count MPI_X_c, MPI-4.0 §5.2.2; and MPI_Aint
+/// for the byte displacements of MPI_Neighbor_alltoallw). The core takes 64-bit
+/// entries; take() widens a copy, which the core reads before the call returns (a
+/// nonblocking schedule keeps what they said, not the array).
+class ArrayArg {
+ public:
+  ArrayArg(const int* entries) : int_(entries) {}              // NOLINT: converts as the C argument
+  ArrayArg(const MPI_Count* entries) : count_(entries) {}      // NOLINT
+  ArrayArg(const MPI_Aint* entries) : aint_(entries) {}        // NOLINT
+  bool null() const noexcept { return int_ == nullptr && count_ == nullptr && aint_ == nullptr; }
+  std::vector<std::int64_t> take(std::size_t n) const {
+    if (int_ != nullptr) return {int_, int_ + n};
+    if (count_ != nullptr) return {count_, count_ + n};
+    if (aint_ != nullptr) return {aint_, aint_ + n};
+    return {};
+  }
+
+ private:
+  const int* int_ = nullptr;
+  const MPI_Count* count_ = nullptr;
+  const MPI_Aint* aint_ = nullptr;
+};
+
+/// One entry per rank of `comm`, or of its remote group for an intercommunicator
+/// (MPI_ERR_ARG for a null pointer where it is used).
+std::vector<std::int64_t> per_rank(ArrayArg array, const Communicator& comm, const char* where, const char* arg) {
+  if (array.null()) require_pointer(nullptr, where, arg);
+  return array.take(static_cast<std::size_t>(comm.peer_count()));
 }
 
 /// Whether this rank is the root of a rooted collective: its rank is `root`, or on an
@@ -144,14 +167,14 @@ int barrier(MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
                     [=](Call& c) { return twinfab::mpi::barrier(c.s.ctx(), c.comm, c.mode); });
 }
 
-int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
+int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
           Variant variant = {}) {
   return collective("MPI_Bcast", variant, comm, request, [=](Call& c) {
     return twinfab::mpi::bcast(c.s.ctx(), buffer, count, c.s.type(datatype, c.where), root, c.comm, c.mode);
   });
 }
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -165,7 +188,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
 using EveryRankReduction = RequestId (*)(Context&, const void*, void*, std::int64_t, const DatatypePtr&,
                                          const ReductionOp&, const Communicator&, Mode);
 int every_rank_reduction(const char* blocking, EveryRankReduction run, const void* sendbuf, void* recvbuf,
-                         int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
+                         MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
                          Variant variant) {
   return collective(blocking, variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -173,13 +196,13 @@ int every_rank_reduction(const char* blocking, EveryRankReduction run, const voi
   });
 }
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Allreduce", twinfab::mpi::allreduce, sendbuf, recvbuf, count, datatype, op, comm,
                               request, variant);
 }
 
-int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Gather", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
@@ -190,7 +213,7 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
   });
 }
 
-int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Scatter", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
@@ -205,8 +228,8 @@ int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 /// every rank, the same arguments; `run` is the core's allgather or alltoall.
 using BlockPerRank = RequestId (*)(Context&, const void*, std::int64_t, const DatatypePtr&, void*, std::int64_t,
                                    const DatatypePtr&, const Communicator&, Mode);
-int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
                    Variant variant) {
   return collective(blocking, variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
@@ -215,26 +238,26 @@ int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, 
   });
 }
 
-int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Allgather", twinfab::mpi::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                         recvtype, comm, request, variant);
 }
 
-int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Alltoall", twinfab::mpi::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                         recvtype, comm, request, variant);
 }
 
-int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-            const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+int gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, ArrayArg recvcounts,
+            ArrayArg displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
             Variant variant = {}) {
   return collective("MPI_Gatherv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (at_root && (c.comm.is_inter() || (root >= 0 && root < c.comm.size()))) {
       counts = per_rank(recvcounts, c.comm, c.where, "recvcounts");
       offsets = per_rank(displs, c.comm, c.where, "displs");
@@ -244,14 +267,14 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   });
 }
 
-int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+int scatterv(const void* sendbuf, ArrayArg sendcounts, ArrayArg displs, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
              Variant variant = {}) {
   return collective("MPI_Scatterv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (at_root) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
       offsets = per_rank(displs, c.comm, c.where, "displs");
@@ -261,8 +284,8 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
   });
 }
 
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-               const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, ArrayArg recvcounts,
+               ArrayArg displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
                Variant variant = {}) {
   return collective("MPI_Allgatherv", variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
@@ -273,13 +296,13 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   });
 }
 
-int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-              const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int alltoallv(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, MPI_Datatype sendtype, void* recvbuf,
+              ArrayArg recvcounts, ArrayArg rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
               Variant variant = {}) {
   return collective("MPI_Alltoallv", variant, comm, request, [=](Call& c) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const DatatypePtr* st = type_if(c.s, !in_place, sendtype, c.where, "sendtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (!in_place) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
       offsets = per_rank(sdispls, c.comm, c.where, "sdispls");
@@ -291,8 +314,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   });
 }
 
-int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-              void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+int alltoallw(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, const MPI_Datatype sendtypes[],
+              void* recvbuf, ArrayArg recvcounts, ArrayArg rdispls, const MPI_Datatype recvtypes[],
               MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Alltoallw", variant, comm, request, [=](Call& c) {
     const auto n = static_cast<std::size_t>(c.comm.peer_count());
@@ -306,7 +329,7 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       return types;
     };
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     std::vector<DatatypePtr> send_types;
     if (!in_place) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
@@ -320,19 +343,19 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   });
 }
 
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int reduce_scatter(const void* sendbuf, void* recvbuf, ArrayArg recvcounts, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce_scatter", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     // One count per rank of the (local) group, also on an intercommunicator.
-    require_pointer(recvcounts, c.where, "recvcounts");
-    const std::span<const int> counts{recvcounts, static_cast<std::size_t>(c.comm.size())};
+    if (recvcounts.null()) require_pointer(nullptr, c.where, "recvcounts");
+    const std::vector<std::int64_t> counts = recvcounts.take(static_cast<std::size_t>(c.comm.size()));
     return twinfab::mpi::reduce_scatter(c.s.ctx(), sendbuf, recvbuf, counts, c.s.type(datatype, c.where), reduction,
                                         c.comm, c.mode, c.where);
   });
 }
 
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce_scatter_block", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -341,13 +364,13 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
   });
 }
 
-int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int scan(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
          MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Scan", twinfab::mpi::scan, sendbuf, recvbuf, count, datatype, op, comm, request,
                               variant);
 }
 
-int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int exscan(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
            MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Exscan", twinfab::mpi::exscan, sendbuf, recvbuf, count, datatype, op, comm, request,
                               variant);
@@ -358,15 +381,14 @@ int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
 
 /// A per-neighbour array of `count` entries (MPI_ERR_ARG for a null pointer when
 /// there is at least one).
-template <class T>
-std::span<const T> per_neighbour(const T* array, int count, const char* where, const char* arg) {
+std::vector<std::int64_t> per_neighbour(ArrayArg array, int count, const char* where, const char* arg) {
   if (count == 0) return {};
-  require_pointer(array, where, arg);
-  return {array, static_cast<std::size_t>(count)};
+  if (array.null()) require_pointer(nullptr, where, arg);
+  return array.take(static_cast<std::size_t>(count));
 }
 
 /// One datatype per neighbour, each resolved (MPI_ERR_TYPE naming its index).
-std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handles, int count, const char* where,
+std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handles, MPI_Count count, const char* where,
                                          const char* arg) {
   std::vector<DatatypePtr> types;
   if (count == 0) return types;
@@ -376,7 +398,7 @@ std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handl
   return types;
 }
 
-int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int neighbor_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_allgather", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);  // MPI_ERR_TOPOLOGY before the datatypes
@@ -386,8 +408,8 @@ int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   });
 }
 
-int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+int neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        ArrayArg recvcounts, ArrayArg displs, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_allgatherv", variant, comm, request, [=](Call& c) {
     const int in = neighbour_counts(c.comm, c.where).first;
@@ -398,7 +420,7 @@ int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   });
 }
 
-int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_alltoall", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);
@@ -408,8 +430,8 @@ int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   });
 }
 
-int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int neighbor_alltoallv(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, MPI_Datatype sendtype,
+                       void* recvbuf, ArrayArg recvcounts, ArrayArg rdispls, MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_alltoallv", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
@@ -421,17 +443,10 @@ int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sd
   });
 }
 
-static_assert(sizeof(MPI_Aint) == sizeof(std::int64_t) && alignof(MPI_Aint) == alignof(std::int64_t));
 
-/// MPI_Aint displacements as the core's int64 (the same representation).
-std::span<const std::int64_t> aint_displs(const MPI_Aint* displs, int count, const char* where, const char* arg) {
-  const std::span<const MPI_Aint> checked = per_neighbour(displs, count, where, arg);
-  return {reinterpret_cast<const std::int64_t*>(checked.data()), checked.size()};
-}
-
-int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
+int neighbor_alltoallw(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls,
+                       const MPI_Datatype sendtypes[], void* recvbuf, ArrayArg recvcounts,
+                       ArrayArg rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
                        Variant variant = {}) {
   return collective("MPI_Neighbor_alltoallw", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
@@ -439,8 +454,8 @@ int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Ai
     const std::vector<DatatypePtr> recv_types = neighbour_types(c.s, recvtypes, in, c.where, "recvtypes");
     return twinfab::mpi::neighbor_alltoallw(
         c.s.ctx(), sendbuf, per_neighbour(sendcounts, out, c.where, "sendcounts"),
-        aint_displs(sdispls, out, c.where, "sdispls"), send_types, recvbuf,
-        per_neighbour(recvcounts, in, c.where, "recvcounts"), aint_displs(rdispls, in, c.where, "rdispls"),
+        per_neighbour(sdispls, out, c.where, "sdispls"), send_types, recvbuf,
+        per_neighbour(recvcounts, in, c.where, "recvcounts"), per_neighbour(rdispls, in, c.where, "rdispls"),
         recv_types, c.comm, c.mode);
   });
 }

@@ -173,6 +173,8 @@ typedef long long MPI_Offset;
 /* MPI_Comm_split_type: the ranks that share a host (a simulated host under
  * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2 /* MPI-4.0; MPICH's values */
+#define MPI_COMM_TYPE_HW_GUIDED 3
 
 /* MPI_Topo_test results. */
 #define MPI_GRAPH 1
@@ -451,7 +453,15 @@ TWINFAB_MPI_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int ta
 TWINFAB_MPI_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                                             MPI_Request* request);
-/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
+/* split_type MPI_COMM_TYPE_SHARED (the ranks of one host), MPI_UNDEFINED, or MPI-4.0's
+   hardware types, whose one level here is the host:
+   - MPI_COMM_TYPE_HW_GUIDED with info key "mpi_hw_resource_type" = "mpi_shared_memory"
+     (or hwloc's "machine") is MPI_COMM_TYPE_SHARED; any other value, no such key or
+     MPI_INFO_NULL gives MPI_COMM_NULL (MPI-4.0 §7.4.2);
+   - MPI_COMM_TYPE_HW_UNGUIDED gives the ranks of the caller's host when that is a
+     strict subset of comm, and sets "mpi_hw_resource_type" = "mpi_shared_memory" in
+     info (unless MPI_INFO_NULL); MPI_COMM_NULL when comm lies on one host.
+   Other hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 /* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does
    not know), and MPI_Comm_get_info gives a new, empty info object (the caller frees
@@ -574,6 +584,9 @@ TWINFAB_MPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int co
 TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
 TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
 TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
+/* MPICH's and Open MPI's trivial mapping, the one MPI_Cart_create uses (reorder is
+   ignored): the caller's rank, or MPI_UNDEFINED when it is outside the grid. */
+TWINFAB_MPI_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
 
 /* ---- graph topologies. reorder is ignored: rank r of comm_old is node r; ranks from
    nnodes on get MPI_COMM_NULL. MPI_Graph_map is MPICH's trivial mapping (the rank, or
@@ -1186,6 +1199,7 @@ TWINFAB_PMPI(MPI_Cancel)
 TWINFAB_PMPI(MPI_Cart_coords)
 TWINFAB_PMPI(MPI_Cart_create)
 TWINFAB_PMPI(MPI_Cart_get)
+TWINFAB_PMPI(MPI_Cart_map)
 TWINFAB_PMPI(MPI_Cart_rank)
 TWINFAB_PMPI(MPI_Cart_shift)
 TWINFAB_PMPI(MPI_Cart_sub)

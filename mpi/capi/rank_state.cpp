@@ -150,9 +150,9 @@ void OpCall::call(const void* self, const void* in, void* inout, std::int64_t co
   const auto& call = *static_cast<const OpCall*>(self);
   const auto* a = static_cast<const std::byte*>(in);
   auto* b = static_cast<std::byte*>(inout);
-  // The C function takes an int count. Every count the C API hands the core fits
-  // one (reduce-scatter checks its sum of counts), but the core's are 64-bit: a
-  // larger one would go in pieces of whole elements.
+  // The C function takes an int count; the core's are 64-bit (the large-count calls,
+  // MPI_Reduce_c, ..., pass them through): a larger one goes in pieces of whole
+  // elements, which an elementwise op cannot tell apart.
   while (count > 0) {
     const int piece = static_cast<int>(std::min<std::int64_t>(count, std::numeric_limits<int>::max()));
     // Copies: the function may write through its pointer arguments.
