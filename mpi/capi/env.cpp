@@ -10,6 +10,7 @@
 #include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/rank_state.hpp"
+#include "mpi/capi/tools_interface.hpp"
 
 using namespace twinfab::mpi;
 using namespace twinfab::mpi::capi;
@@ -35,7 +36,12 @@ int init(const char* function) {
   RankState* const state = existing != nullptr ? existing : create_state();
   try {
     RankResources resources = host.open();
-    state->set_up(std::make_unique<Context>(resources.device, resources.oob));
+    // Control variables the tools interface read (and the program may have written)
+    // before MPI_Init are the rank's final configuration.
+    const Config* chosen = config_before_init(*state);
+    state->set_up(chosen != nullptr ? std::make_unique<Context>(resources.device, resources.oob, *chosen,
+                                                                Context::Environment::Applied)
+                                    : std::make_unique<Context>(resources.device, resources.oob));
   } catch (const Error& e) {
     fatal(e.code(), fmt::format("{}: {}", function, e.what()));
   } catch (const std::exception& e) {
@@ -111,7 +117,8 @@ int MPI_Finalize(void) {
     delete_all_attributes(s, Object::comm(MPI_COMM_WORLD), "MPI_Finalize");
     s.drain_bsends();  // buffered messages still in flight are delivered first
     s.reap_detached(true);
-    s.context.reset();  // collective: drains the channel, meets every rank
+    keep_config_at_finalize(s);  // MPI_T reads the control variables after MPI_Finalize too
+    s.context.reset();           // collective: drains the channel, meets every rank
     rank_host().close();
     s.finalized = true;
     s.computation = nullptr;  // what the program does after MPI_Finalize is not timed

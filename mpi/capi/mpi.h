@@ -312,6 +312,23 @@ enum {
   MPI_ERR_RMA_ATTACH = 56,
   MPI_ERR_RMA_SHARED = 57,
   MPI_ERR_RMA_FLAVOR = 58,
+  /* the tools interface's return codes (MPI_T_*, below) */
+  MPI_T_ERR_MEMORY = 59,
+  MPI_T_ERR_NOT_INITIALIZED = 60,
+  MPI_T_ERR_CANNOT_INIT = 61,
+  MPI_T_ERR_INVALID_INDEX = 62,
+  MPI_T_ERR_INVALID_ITEM = 63,
+  MPI_T_ERR_INVALID_HANDLE = 64,
+  MPI_T_ERR_OUT_OF_HANDLES = 65,
+  MPI_T_ERR_OUT_OF_SESSIONS = 66,
+  MPI_T_ERR_INVALID_SESSION = 67,
+  MPI_T_ERR_CVAR_SET_NOT_NOW = 68,
+  MPI_T_ERR_CVAR_SET_NEVER = 69,
+  MPI_T_ERR_PVAR_NO_STARTSTOP = 70,
+  MPI_T_ERR_PVAR_NO_WRITE = 71,
+  MPI_T_ERR_PVAR_NO_ATOMIC = 72,
+  MPI_T_ERR_INVALID_NAME = 73,
+  MPI_T_ERR_INVALID = 74,
   MPI_ERR_LASTCODE = 0x3fffffff
 };
 
@@ -1282,6 +1299,150 @@ TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI
                                                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                                   MPI_Request* request);
 
+/* ---- The tools information interface, MPI_T (MPI-3.1 §14.3; mpi/capi/tools_interface.cpp,
+   docs/mpi.md "Tools interface (MPI_T)"). Callable before MPI_Init and after MPI_Finalize
+   once MPI_T_init_thread ran (reference counted with MPI_T_finalize); anything else is
+   MPI_T_ERR_NOT_INITIALIZED. Every function returns its error code and never calls an
+   MPI error handler; a refused call changes nothing.
+   - Control variables: one per TWINFAB_* parameter, named as the environment variable,
+     MPI_T_SCOPE_ALL_EQ, bound to no object. Before MPI_Init a read gives the default
+     with the environment applied, and a write (checked as the environment's value would
+     be: MPI_T_ERR_INVALID when refused) is what MPI_Init uses, winning over the
+     environment. Every rank must write the same values (writing different ones on
+     different ranks is erroneous). After MPI_Init reads give what the rank runs with
+     and writes are MPI_T_ERR_CVAR_SET_NOT_NOW; after MPI_Finalize reads still give it,
+     writes are MPI_T_ERR_CVAR_SET_NEVER.
+   - Performance variables: the rank's protocol, channel and registration-cache
+     counters (continuous; resettable per handle: a handle reads what happened since it
+     was allocated or reset; MPI_T_pvar_write is MPI_T_ERR_PVAR_NO_WRITE) and the
+     matching queues' lengths (read-only levels). They belong to the rank's MPI state:
+     MPI_T_pvar_handle_alloc, read, reset and readreset are MPI_T_ERR_INVALID before
+     MPI_Init and after MPI_Finalize (sessions can be made and freed at any time).
+   - Categories are fixed: MPI_T_category_changed always gives the same stamp.
+   Handles are opaque values private to the calling rank, never reused. */
+typedef struct twinfab_mpi_t_enum* MPI_T_enum;
+typedef struct twinfab_mpi_t_cvar_handle* MPI_T_cvar_handle;
+typedef struct twinfab_mpi_t_pvar_handle* MPI_T_pvar_handle;
+typedef struct twinfab_mpi_t_pvar_session* MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+/* start, stop and reset every handle of a session */
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+
+/* Verbosity levels, increasing in this order; binding, scope and class values (MPICH's). */
+enum {
+  MPI_T_VERBOSITY_USER_BASIC = 221,
+  MPI_T_VERBOSITY_USER_DETAIL = 222,
+  MPI_T_VERBOSITY_USER_ALL = 223,
+  MPI_T_VERBOSITY_TUNER_BASIC = 224,
+  MPI_T_VERBOSITY_TUNER_DETAIL = 225,
+  MPI_T_VERBOSITY_TUNER_ALL = 226,
+  MPI_T_VERBOSITY_MPIDEV_BASIC = 227,
+  MPI_T_VERBOSITY_MPIDEV_DETAIL = 228,
+  MPI_T_VERBOSITY_MPIDEV_ALL = 229
+};
+enum {
+  MPI_T_BIND_NO_OBJECT = 9700,
+  MPI_T_BIND_MPI_COMM = 9701,
+  MPI_T_BIND_MPI_DATATYPE = 9702,
+  MPI_T_BIND_MPI_ERRHANDLER = 9703,
+  MPI_T_BIND_MPI_FILE = 9704,
+  MPI_T_BIND_MPI_GROUP = 9705,
+  MPI_T_BIND_MPI_OP = 9706,
+  MPI_T_BIND_MPI_REQUEST = 9707,
+  MPI_T_BIND_MPI_WIN = 9708,
+  MPI_T_BIND_MPI_MESSAGE = 9709,
+  MPI_T_BIND_MPI_INFO = 9710
+};
+enum {
+  MPI_T_SCOPE_CONSTANT = 60438,
+  MPI_T_SCOPE_READONLY = 60439,
+  MPI_T_SCOPE_LOCAL = 60440,
+  MPI_T_SCOPE_GROUP = 60441,
+  MPI_T_SCOPE_GROUP_EQ = 60442,
+  MPI_T_SCOPE_ALL = 60443,
+  MPI_T_SCOPE_ALL_EQ = 60444
+};
+enum {
+  MPI_T_PVAR_CLASS_STATE = 240,
+  MPI_T_PVAR_CLASS_LEVEL = 241,
+  MPI_T_PVAR_CLASS_SIZE = 242,
+  MPI_T_PVAR_CLASS_PERCENTAGE = 243,
+  MPI_T_PVAR_CLASS_HIGHWATERMARK = 244,
+  MPI_T_PVAR_CLASS_LOWWATERMARK = 245,
+  MPI_T_PVAR_CLASS_COUNTER = 246,
+  MPI_T_PVAR_CLASS_AGGREGATE = 247,
+  MPI_T_PVAR_CLASS_TIMER = 248,
+  MPI_T_PVAR_CLASS_GENERIC = 249
+};
+
+/* Initialization and finalization (§14.3.4). *provided is at most MPI_THREAD_FUNNELED,
+   as for MPI_Init_thread; MPI_T_ERR_INVALID for a bad level or a null pointer, and
+   MPI_T_ERR_CANNOT_INIT when, before MPI_Init, a TWINFAB_* environment variable has a
+   value MPI_Init would refuse. MPI_T_finalize more often than MPI_T_init_thread is
+   MPI_T_ERR_NOT_INITIALIZED; the last one frees every session and handle. */
+TWINFAB_MPI_API int MPI_T_init_thread(int required, int* provided);
+TWINFAB_MPI_API int MPI_T_finalize(void);
+
+/* Enumerations (§14.3.5): MPI_T_ERR_INVALID_HANDLE for anything but an enumeration
+   a variable's information gave, MPI_T_ERR_INVALID_ITEM for an item index outside
+   [0, num). Strings follow §14.3.3: *len in is the buffer's size, out the string's
+   length + 1; a null buffer or a zero length returns the length only. */
+TWINFAB_MPI_API int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len);
+TWINFAB_MPI_API int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len);
+
+/* Control variables (§14.3.6). Indices outside [0, num) are MPI_T_ERR_INVALID_INDEX,
+   unknown names MPI_T_ERR_INVALID_NAME, null required pointers MPI_T_ERR_INVALID,
+   unknown or freed handles MPI_T_ERR_INVALID_HANDLE. obj_handle is ignored (no
+   variable is bound to an object); count is 1. */
+TWINFAB_MPI_API int MPI_T_cvar_get_num(int* num_cvar);
+TWINFAB_MPI_API int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity,
+                                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                                        int* bind, int* scope);
+TWINFAB_MPI_API int MPI_T_cvar_get_index(const char* name, int* cvar_index);
+TWINFAB_MPI_API int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle,
+                                            int* count);
+TWINFAB_MPI_API int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle);
+TWINFAB_MPI_API int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf);
+TWINFAB_MPI_API int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf);
+
+/* Performance variables (§14.3.7). A handle belongs to the session it was allocated
+   in (MPI_T_ERR_INVALID_HANDLE in another); freeing a session frees its handles.
+   MPI_T_PVAR_ALL_HANDLES is accepted by start, stop and reset only. All variables are
+   continuous: start and stop of one handle are MPI_T_ERR_PVAR_NO_STARTSTOP. Reset of a
+   read-only variable is MPI_T_ERR_PVAR_NO_WRITE, readreset of a variable that is not
+   atomic MPI_T_ERR_PVAR_NO_ATOMIC. */
+TWINFAB_MPI_API int MPI_T_pvar_get_num(int* num_pvar);
+TWINFAB_MPI_API int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+                                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                                        int* bind, int* readonly, int* continuous, int* atomic);
+TWINFAB_MPI_API int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index);
+TWINFAB_MPI_API int MPI_T_pvar_session_create(MPI_T_pvar_session* session);
+TWINFAB_MPI_API int MPI_T_pvar_session_free(MPI_T_pvar_session* session);
+TWINFAB_MPI_API int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
+                                            MPI_T_pvar_handle* handle, int* count);
+TWINFAB_MPI_API int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle);
+TWINFAB_MPI_API int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+TWINFAB_MPI_API int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf);
+TWINFAB_MPI_API int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+
+/* Categories (§14.3.8). get_cvars, get_pvars and get_categories write the first
+   min(len, number) indices (MPI_T_ERR_INVALID for len < 0, or a null array when
+   len > 0). */
+TWINFAB_MPI_API int MPI_T_category_get_num(int* num_cat);
+TWINFAB_MPI_API int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len,
+                                            int* num_cvars, int* num_pvars, int* num_categories);
+TWINFAB_MPI_API int MPI_T_category_get_index(const char* name, int* cat_index);
+TWINFAB_MPI_API int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_changed(int* stamp);
+
 /* ---- The profiling interface (MPI-3.1 §14.2): every function above is also
    PMPI_<name>, the same function under a second name. A tool defines MPI_<name> in the
    program or in a library loaded before twinfab's, does its work, and calls PMPI_<name>.
@@ -1617,6 +1778,37 @@ TWINFAB_PMPI(MPI_Status_set_elements)
 TWINFAB_PMPI(MPI_Status_set_elements_c)
 TWINFAB_PMPI(MPI_Status_set_elements_x)
 TWINFAB_PMPI(MPI_TYPE_DUP_FN)
+TWINFAB_PMPI(MPI_T_category_changed)
+TWINFAB_PMPI(MPI_T_category_get_categories)
+TWINFAB_PMPI(MPI_T_category_get_cvars)
+TWINFAB_PMPI(MPI_T_category_get_index)
+TWINFAB_PMPI(MPI_T_category_get_info)
+TWINFAB_PMPI(MPI_T_category_get_num)
+TWINFAB_PMPI(MPI_T_category_get_pvars)
+TWINFAB_PMPI(MPI_T_cvar_get_index)
+TWINFAB_PMPI(MPI_T_cvar_get_info)
+TWINFAB_PMPI(MPI_T_cvar_get_num)
+TWINFAB_PMPI(MPI_T_cvar_handle_alloc)
+TWINFAB_PMPI(MPI_T_cvar_handle_free)
+TWINFAB_PMPI(MPI_T_cvar_read)
+TWINFAB_PMPI(MPI_T_cvar_write)
+TWINFAB_PMPI(MPI_T_enum_get_info)
+TWINFAB_PMPI(MPI_T_enum_get_item)
+TWINFAB_PMPI(MPI_T_finalize)
+TWINFAB_PMPI(MPI_T_init_thread)
+TWINFAB_PMPI(MPI_T_pvar_get_index)
+TWINFAB_PMPI(MPI_T_pvar_get_info)
+TWINFAB_PMPI(MPI_T_pvar_get_num)
+TWINFAB_PMPI(MPI_T_pvar_handle_alloc)
+TWINFAB_PMPI(MPI_T_pvar_handle_free)
+TWINFAB_PMPI(MPI_T_pvar_read)
+TWINFAB_PMPI(MPI_T_pvar_readreset)
+TWINFAB_PMPI(MPI_T_pvar_reset)
+TWINFAB_PMPI(MPI_T_pvar_session_create)
+TWINFAB_PMPI(MPI_T_pvar_session_free)
+TWINFAB_PMPI(MPI_T_pvar_start)
+TWINFAB_PMPI(MPI_T_pvar_stop)
+TWINFAB_PMPI(MPI_T_pvar_write)
 TWINFAB_PMPI(MPI_Test)
 TWINFAB_PMPI(MPI_Test_cancelled)
 TWINFAB_PMPI(MPI_Testall)

@@ -1,6 +1,7 @@
 #include "mpi/capi/rank_state.hpp"
 
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/tools_interface.hpp"
 
 #include <fmt/format.h>
 

@@ -7,7 +7,7 @@
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
 // derived datatypes, user-defined reduction operations, user-defined error handlers,
 // info objects (info_table.hpp), requests, and keyvals with the attributes attached to
-// communicators (attributes.hpp).
+// communicators (attributes.hpp); and the tools interface's state (tools_interface.hpp).
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that MPI is initialized and not finalized (else prints
@@ -42,6 +42,7 @@
 namespace twinfab::mpi::capi {
 
 struct AttributeTables;  // attributes.hpp
+struct ToolsState;       // tools_interface.hpp
 
 // Handle layout: a kind in the high byte, an index in the low 24 bits.
 inline constexpr std::uint32_t kHandleIndexMask = 0x00ffffff;
@@ -344,6 +345,10 @@ class RankState {
   /// After the message was taken by a matched receive: frees its slot (nothing for
   /// MPI_MESSAGE_NO_PROC) and sets the handle to MPI_MESSAGE_NULL.
   void release_message(MPI_Message& handle);
+
+  // ---- the tools interface, MPI_T (mpi/capi/tools_interface.cpp): null until the rank
+  // first calls MPI_T_init_thread or finalizes MPI (which keeps the Config there).
+  std::unique_ptr<ToolsState> tools;
 
   // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
   InfoTable infos;
