@@ -85,6 +85,7 @@ namespace twinfab::mpi {
   X(MPI_ERR_RMA_SHARED, 57, "Memory cannot be shared (e.g., some process in the group of the "         \
                             "specified communicator cannot expose shared memory)")                     \
   X(MPI_ERR_RMA_FLAVOR, 58, "Passed window has the wrong flavor for the called function")               \
+  X(MPI_ERR_SESSION, 75, "Invalid session")                                                           \
   X(MPI_ERR_LASTCODE, 0x3fffffff, "Last error code")
 
 /// An MPI error class. The underlying value is the integer the C API returns.
