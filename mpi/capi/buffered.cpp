@@ -72,7 +72,7 @@ bool find_space(const BsendBuffer& b, std::size_t bytes, std::size_t& offset) {
 
 namespace twinfab::mpi::capi {
 
-void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& t, int dest,
+void buffered_send(RankState& s, const char* where, const void* buf, MPI_Count count, const DatatypePtr& t, int dest,
                    int tag, const Communicator& c) {
   s.ctx().check_send(where, buf, count, t, dest, tag, c);
   const std::uint64_t packed = static_cast<std::uint64_t>(count * t->size());
@@ -104,17 +104,16 @@ void buffered_send(RankState& s, const char* where, const void* buf, int count, 
 
 }  // namespace twinfab::mpi::capi
 
-extern "C" {
+namespace {
 
-int MPI_Buffer_attach(void* buffer, int size) {
-  return entry("MPI_Buffer_attach", MPI_COMM_WORLD, [&](RankState& s) {
+int buffer_attach(const char* where, void* buffer, MPI_Count size) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     if (s.bsend.attached)
-      throw Error(ErrorClass::MPI_ERR_BUFFER, "MPI_Buffer_attach(buffer)",
+      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buffer)", where),
                   "a buffer is already attached; detach it first (one buffer per process)");
-    if (size < 0)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("MPI_Buffer_attach(size={})", size), "must not be negative");
+    if (size < 0) throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(size={})", where, size), "must not be negative");
     if (buffer == nullptr && size > 0)
-      throw Error(ErrorClass::MPI_ERR_BUFFER, "MPI_Buffer_attach(buffer)", "null buffer with a non-zero size");
+      throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(buffer)", where), "null buffer with a non-zero size");
     s.bsend.base = static_cast<std::byte*>(buffer);
     s.bsend.size = static_cast<std::size_t>(size);
     s.bsend.attached = true;
@@ -122,30 +121,29 @@ int MPI_Buffer_attach(void* buffer, int size) {
   });
 }
 
-int MPI_Buffer_detach(void* buffer_addr, int* size) {
-  return entry("MPI_Buffer_detach", MPI_COMM_WORLD, [&](RankState& s) {
-    require_pointer(buffer_addr, "MPI_Buffer_detach", "buffer_addr");
-    require_pointer(size, "MPI_Buffer_detach", "size");
+int buffer_detach(const char* where, void* buffer_addr, MPI_Count* size) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(buffer_addr, where, "buffer_addr");
+    require_pointer(size, where, "size");
     // Blocks until every message in the buffer has been delivered (MPI 3.1, 3.6).
     s.drain_bsends();
     *static_cast<void**>(buffer_addr) = s.bsend.attached ? s.bsend.base : nullptr;
-    *size = s.bsend.attached ? static_cast<int>(s.bsend.size) : 0;
+    *size = s.bsend.attached ? static_cast<MPI_Count>(s.bsend.size) : 0;
     s.bsend = BsendBuffer{};
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const char* where = "MPI_Bsend";
+int bsend(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+          MPI_Comm comm) {
   return entry(where, comm, [&](RankState& s) {
     buffered_send(s, where, buf, count, s.type(datatype, where), dest, tag, s.comm(comm, where));
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  const char* where = "MPI_Ibsend";
+int ibsend(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request* request) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
     const DatatypePtr& t = s.type(datatype, where);
@@ -156,8 +154,8 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   });
 }
 
-int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  const char* where = "MPI_Rsend";
+int rsend(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+          MPI_Comm comm) {
   return entry(where, comm, [&](RankState& s) {
     s.ctx().send(buf, count, s.type(datatype, where), dest, tag, s.comm(comm, where), SendMode::Standard, where);
     s.reap_detached(false);
@@ -165,9 +163,8 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
   });
 }
 
-int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request) {
-  const char* where = "MPI_Irsend";
+int irsend(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+           MPI_Request* request) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
     const DatatypePtr& t = s.type(datatype, where);
@@ -175,6 +172,64 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     *request = s.add_request(s.ctx().isend(buf, count, t, dest, tag, c, SendMode::Standard, where), comm, where);
     return MPI_SUCCESS;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Buffer_attach(void* buffer, int size) { return buffer_attach("MPI_Buffer_attach", buffer, size); }
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  MPI_Count detached = 0;
+  const int rc = buffer_detach("MPI_Buffer_detach", buffer_addr, size == nullptr ? nullptr : &detached);
+  // The attached size came in as an int.
+  if (rc == MPI_SUCCESS) *size = static_cast<int>(detached);
+  return rc;
+}
+
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return ibsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return rsend("MPI_Rsend", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return irsend("MPI_Irsend", buf, count, datatype, dest, tag, comm, request);
+}
+
+// ---- large counts (MPI-4.0 §5.2.2)
+
+int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return bsend("MPI_Bsend_c", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return ibsend("MPI_Ibsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return rsend("MPI_Rsend_c", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return irsend("MPI_Irsend_c", buf, count, datatype, dest, tag, comm, request);
+}
+
+int MPI_Buffer_attach_c(void* buffer, MPI_Count size) { return buffer_attach("MPI_Buffer_attach_c", buffer, size); }
+
+int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+  return buffer_detach("MPI_Buffer_detach_c", buffer_addr, size);
 }
 
 }  // extern "C"

@@ -31,12 +31,35 @@ const DatatypePtr& or_byte(RankState& s, const DatatypePtr* t) {
   return t != nullptr ? *t : s.ctx().datatype(BasicKind::Byte);
 }
 
-/// A counts or displacements array of a v-collective: one int per rank of `comm`, or
-/// of its remote group for an intercommunicator (MPI_ERR_ARG for a null pointer where
-/// it is used).
-std::span<const int> per_rank(const int* array, const Communicator& comm, const char* where, const char* arg) {
-  require_pointer(array, where, arg);
-  return {array, static_cast<std::size_t>(comm.peer_count())};
+/// A counts or displacements argument of a v-collective: int entries (MPI_X),
+/// MPI_Count or MPI_Aint entries (the large-count MPI_X_c, MPI-4.0 §5.2.2; and MPI_Aint
+/// for the byte displacements of MPI_Neighbor_alltoallw). The core takes 64-bit
+/// entries; take() widens a copy, which the core reads before the call returns (a
+/// nonblocking schedule keeps what they said, not the array).
+class ArrayArg {
+ public:
+  ArrayArg(const int* entries) : int_(entries) {}              // NOLINT: converts as the C argument
+  ArrayArg(const MPI_Count* entries) : count_(entries) {}      // NOLINT
+  ArrayArg(const MPI_Aint* entries) : aint_(entries) {}        // NOLINT
+  bool null() const noexcept { return int_ == nullptr && count_ == nullptr && aint_ == nullptr; }
+  std::vector<std::int64_t> take(std::size_t n) const {
+    if (int_ != nullptr) return {int_, int_ + n};
+    if (count_ != nullptr) return {count_, count_ + n};
+    if (aint_ != nullptr) return {aint_, aint_ + n};
+    return {};
+  }
+
+ private:
+  const int* int_ = nullptr;
+  const MPI_Count* count_ = nullptr;
+  const MPI_Aint* aint_ = nullptr;
+};
+
+/// One entry per rank of `comm`, or of its remote group for an intercommunicator
+/// (MPI_ERR_ARG for a null pointer where it is used).
+std::vector<std::int64_t> per_rank(ArrayArg array, const Communicator& comm, const char* where, const char* arg) {
+  if (array.null()) require_pointer(nullptr, where, arg);
+  return array.take(static_cast<std::size_t>(comm.peer_count()));
 }
 
 /// Whether this rank is the root of a rooted collective: its rank is `root`, or on an
@@ -79,7 +102,14 @@ struct Variant {
     v.info = info;
     return v;
   }
-  const char* name = nullptr;
+  /// A blocking call named otherwise than its helper's MPI_X: MPI_X_c.
+  static Variant blocking(const char* blocking_name) {
+    Variant v;
+    v.blocking_name = blocking_name;
+    return v;
+  }
+  const char* name = nullptr;  ///< null: blocking
+  const char* blocking_name = nullptr;
   bool is_persistent = false;
   MPI_Info info = MPI_INFO_NULL;
 };
@@ -129,7 +159,8 @@ template <class Body>
 int collective(const char* blocking, const Variant& variant, MPI_Comm comm, MPI_Request* request, Body&& body) {
   if (variant.is_persistent) return persistent_collective(variant, comm, request, std::forward<Body>(body));
   const Mode mode = variant.name != nullptr ? Mode::Nonblocking : Mode::Blocking;
-  const char* where = mode == Mode::Nonblocking ? variant.name : blocking;
+  const char* where =
+      mode == Mode::Nonblocking ? variant.name : (variant.blocking_name != nullptr ? variant.blocking_name : blocking);
   return entry(where, comm, [&](RankState& s) {
     if (mode == Mode::Nonblocking) require_pointer(request, where, "request");
     Call call{s, s.comm(comm, where), mode, where, nullptr};
@@ -144,14 +175,14 @@ int barrier(MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
                     [=](Call& c) { return twinfab::mpi::barrier(c.s.ctx(), c.comm, c.mode); });
 }
 
-int bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
+int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request,
           Variant variant = {}) {
   return collective("MPI_Bcast", variant, comm, request, [=](Call& c) {
     return twinfab::mpi::bcast(c.s.ctx(), buffer, count, c.s.type(datatype, c.where), root, c.comm, c.mode);
   });
 }
 
-int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
            MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -165,7 +196,7 @@ int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
 using EveryRankReduction = RequestId (*)(Context&, const void*, void*, std::int64_t, const DatatypePtr&,
                                          const ReductionOp&, const Communicator&, Mode);
 int every_rank_reduction(const char* blocking, EveryRankReduction run, const void* sendbuf, void* recvbuf,
-                         int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
+                         MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request,
                          Variant variant) {
   return collective(blocking, variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -173,13 +204,13 @@ int every_rank_reduction(const char* blocking, EveryRankReduction run, const voi
   });
 }
 
-int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
               MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Allreduce", twinfab::mpi::allreduce, sendbuf, recvbuf, count, datatype, op, comm,
                               request, variant);
 }
 
-int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
            MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Gather", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
@@ -190,7 +221,7 @@ int gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recv
   });
 }
 
-int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
             MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Scatter", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
@@ -205,8 +236,8 @@ int scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
 /// every rank, the same arguments; `run` is the core's allgather or alltoall.
 using BlockPerRank = RequestId (*)(Context&, const void*, std::int64_t, const DatatypePtr&, void*, std::int64_t,
                                    const DatatypePtr&, const Communicator&, Mode);
-int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
                    Variant variant) {
   return collective(blocking, variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
@@ -215,26 +246,26 @@ int block_per_rank(const char* blocking, BlockPerRank run, const void* sendbuf, 
   });
 }
 
-int allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Allgather", twinfab::mpi::allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                         recvtype, comm, request, variant);
 }
 
-int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return block_per_rank("MPI_Alltoall", twinfab::mpi::alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                         recvtype, comm, request, variant);
 }
 
-int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-            const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+int gatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, ArrayArg recvcounts,
+            ArrayArg displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
             Variant variant = {}) {
   return collective("MPI_Gatherv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, own_block_used(c.comm, root, sendbuf), sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, at_root, recvtype, c.where, "recvtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (at_root && (c.comm.is_inter() || (root >= 0 && root < c.comm.size()))) {
       counts = per_rank(recvcounts, c.comm, c.where, "recvcounts");
       offsets = per_rank(displs, c.comm, c.where, "displs");
@@ -244,14 +275,14 @@ int gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* rec
   });
 }
 
-int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,
-             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
+int scatterv(const void* sendbuf, ArrayArg sendcounts, ArrayArg displs, MPI_Datatype sendtype, void* recvbuf,
+             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request,
              Variant variant = {}) {
   return collective("MPI_Scatterv", variant, comm, request, [=](Call& c) {
     const bool at_root = is_root(c.comm, root);
     const DatatypePtr* st = type_if(c.s, at_root, sendtype, c.where, "sendtype");
     const DatatypePtr* rt = type_if(c.s, own_block_used(c.comm, root, recvbuf), recvtype, c.where, "recvtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (at_root) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
       offsets = per_rank(displs, c.comm, c.where, "displs");
@@ -261,8 +292,8 @@ int scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MP
   });
 }
 
-int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-               const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, ArrayArg recvcounts,
+               ArrayArg displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
                Variant variant = {}) {
   return collective("MPI_Allgatherv", variant, comm, request, [=](Call& c) {
     const DatatypePtr* st = type_if(c.s, sendbuf != MPI_IN_PLACE, sendtype, c.where, "sendtype");
@@ -273,13 +304,13 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   });
 }
 
-int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
-              const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
+int alltoallv(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, MPI_Datatype sendtype, void* recvbuf,
+              ArrayArg recvcounts, ArrayArg rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request,
               Variant variant = {}) {
   return collective("MPI_Alltoallv", variant, comm, request, [=](Call& c) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const DatatypePtr* st = type_if(c.s, !in_place, sendtype, c.where, "sendtype");
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     if (!in_place) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
       offsets = per_rank(sdispls, c.comm, c.where, "sdispls");
@@ -291,8 +322,8 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   });
 }
 
-int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
-              void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+int alltoallw(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, const MPI_Datatype sendtypes[],
+              void* recvbuf, ArrayArg recvcounts, ArrayArg rdispls, const MPI_Datatype recvtypes[],
               MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Alltoallw", variant, comm, request, [=](Call& c) {
     const auto n = static_cast<std::size_t>(c.comm.peer_count());
@@ -306,7 +337,7 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       return types;
     };
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    std::span<const int> counts, offsets;
+    std::vector<std::int64_t> counts, offsets;
     std::vector<DatatypePtr> send_types;
     if (!in_place) {
       counts = per_rank(sendcounts, c.comm, c.where, "sendcounts");
@@ -320,19 +351,19 @@ int alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   });
 }
 
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+int reduce_scatter(const void* sendbuf, void* recvbuf, ArrayArg recvcounts, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce_scatter", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
     // One count per rank of the (local) group, also on an intercommunicator.
-    require_pointer(recvcounts, c.where, "recvcounts");
-    const std::span<const int> counts{recvcounts, static_cast<std::size_t>(c.comm.size())};
+    if (recvcounts.null()) require_pointer(nullptr, c.where, "recvcounts");
+    const std::vector<std::int64_t> counts = recvcounts.take(static_cast<std::size_t>(c.comm.size()));
     return twinfab::mpi::reduce_scatter(c.s.ctx(), sendbuf, recvbuf, counts, c.s.type(datatype, c.where), reduction,
                                         c.comm, c.mode, c.where);
   });
 }
 
-int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Reduce_scatter_block", variant, comm, request, [=](Call& c) {
     const ReductionOp& reduction = c.op(op, datatype);
@@ -341,13 +372,13 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_
   });
 }
 
-int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int scan(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
          MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Scan", twinfab::mpi::scan, sendbuf, recvbuf, count, datatype, op, comm, request,
                               variant);
 }
 
-int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+int exscan(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
            MPI_Request* request, Variant variant = {}) {
   return every_rank_reduction("MPI_Exscan", twinfab::mpi::exscan, sendbuf, recvbuf, count, datatype, op, comm, request,
                               variant);
@@ -358,15 +389,14 @@ int exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
 
 /// A per-neighbour array of `count` entries (MPI_ERR_ARG for a null pointer when
 /// there is at least one).
-template <class T>
-std::span<const T> per_neighbour(const T* array, int count, const char* where, const char* arg) {
+std::vector<std::int64_t> per_neighbour(ArrayArg array, int count, const char* where, const char* arg) {
   if (count == 0) return {};
-  require_pointer(array, where, arg);
-  return {array, static_cast<std::size_t>(count)};
+  if (array.null()) require_pointer(nullptr, where, arg);
+  return array.take(static_cast<std::size_t>(count));
 }
 
 /// One datatype per neighbour, each resolved (MPI_ERR_TYPE naming its index).
-std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handles, int count, const char* where,
+std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handles, MPI_Count count, const char* where,
                                          const char* arg) {
   std::vector<DatatypePtr> types;
   if (count == 0) return types;
@@ -376,7 +406,7 @@ std::vector<DatatypePtr> neighbour_types(RankState& s, const MPI_Datatype* handl
   return types;
 }
 
-int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int neighbor_allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_allgather", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);  // MPI_ERR_TOPOLOGY before the datatypes
@@ -386,8 +416,8 @@ int neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   });
 }
 
-int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+int neighbor_allgatherv(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        ArrayArg recvcounts, ArrayArg displs, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_allgatherv", variant, comm, request, [=](Call& c) {
     const int in = neighbour_counts(c.comm, c.where).first;
@@ -398,7 +428,7 @@ int neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   });
 }
 
-int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+int neighbor_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_alltoall", variant, comm, request, [=](Call& c) {
     neighbour_counts(c.comm, c.where);
@@ -408,8 +438,8 @@ int neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   });
 }
 
-int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                       void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+int neighbor_alltoallv(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls, MPI_Datatype sendtype,
+                       void* recvbuf, ArrayArg recvcounts, ArrayArg rdispls, MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Request* request, Variant variant = {}) {
   return collective("MPI_Neighbor_alltoallv", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
@@ -421,17 +451,10 @@ int neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sd
   });
 }
 
-static_assert(sizeof(MPI_Aint) == sizeof(std::int64_t) && alignof(MPI_Aint) == alignof(std::int64_t));
 
-/// MPI_Aint displacements as the core's int64 (the same representation).
-std::span<const std::int64_t> aint_displs(const MPI_Aint* displs, int count, const char* where, const char* arg) {
-  const std::span<const MPI_Aint> checked = per_neighbour(displs, count, where, arg);
-  return {reinterpret_cast<const std::int64_t*>(checked.data()), checked.size()};
-}
-
-int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                       const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
+int neighbor_alltoallw(const void* sendbuf, ArrayArg sendcounts, ArrayArg sdispls,
+                       const MPI_Datatype sendtypes[], void* recvbuf, ArrayArg recvcounts,
+                       ArrayArg rdispls, const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request,
                        Variant variant = {}) {
   return collective("MPI_Neighbor_alltoallw", variant, comm, request, [=](Call& c) {
     const auto [in, out] = neighbour_counts(c.comm, c.where);
@@ -439,8 +462,8 @@ int neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Ai
     const std::vector<DatatypePtr> recv_types = neighbour_types(c.s, recvtypes, in, c.where, "recvtypes");
     return twinfab::mpi::neighbor_alltoallw(
         c.s.ctx(), sendbuf, per_neighbour(sendcounts, out, c.where, "sendcounts"),
-        aint_displs(sdispls, out, c.where, "sdispls"), send_types, recvbuf,
-        per_neighbour(recvcounts, in, c.where, "recvcounts"), aint_displs(rdispls, in, c.where, "rdispls"),
+        per_neighbour(sdispls, out, c.where, "sdispls"), send_types, recvbuf,
+        per_neighbour(recvcounts, in, c.where, "recvcounts"), per_neighbour(rdispls, in, c.where, "rdispls"),
         recv_types, c.comm, c.mode);
   });
 }
@@ -826,4 +849,393 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
                             request, Variant::persistent("MPI_Neighbor_alltoallw_init", info));
 }
 
+// ---- large counts (MPI-4.0 §5.2.2): the same bodies with MPI_Count counts and
+// MPI_Aint displacements.
+
+int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast(buffer, count, datatype, root, comm, nullptr, Variant::blocking("MPI_Bcast_c"));
+}
+
+int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, nullptr, Variant::blocking("MPI_Reduce_c"));
+}
+
+int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, nullptr, Variant::blocking("MPI_Allreduce_c"));
+}
+
+int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr,
+                Variant::blocking("MPI_Gather_c"));
+}
+
+int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr,
+                 Variant::blocking("MPI_Scatter_c"));
+}
+
+int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr,
+                   Variant::blocking("MPI_Allgather_c"));
+}
+
+int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr,
+                  Variant::blocking("MPI_Alltoall_c"));
+}
+
+int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, nullptr,
+                 Variant::blocking("MPI_Gatherv_c"));
+}
+
+int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, nullptr,
+                  Variant::blocking("MPI_Scatterv_c"));
+}
+
+int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr,
+                    Variant::blocking("MPI_Allgatherv_c"));
+}
+
+int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, nullptr,
+                   Variant::blocking("MPI_Alltoallv_c"));
+}
+
+int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, nullptr,
+                   Variant::blocking("MPI_Alltoallw_c"));
+}
+
+int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, nullptr,
+                        Variant::blocking("MPI_Reduce_scatter_c"));
+}
+
+int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm) {
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, nullptr,
+                              Variant::blocking("MPI_Reduce_scatter_block_c"));
+}
+
+int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, nullptr, Variant::blocking("MPI_Scan_c"));
+}
+
+int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, nullptr, Variant::blocking("MPI_Exscan_c"));
+}
+
+int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+  return bcast(buffer, count, datatype, root, comm, request, "MPI_Ibcast_c");
+}
+
+int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                  MPI_Comm comm, MPI_Request* request) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request, "MPI_Ireduce_c");
+}
+
+int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Request* request) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iallreduce_c");
+}
+
+int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Igather_c");
+}
+
+int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, "MPI_Iscatter_c");
+}
+
+int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Iallgather_c");
+}
+
+int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ialltoall_c");
+}
+
+int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request* request) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request,
+                 "MPI_Igatherv_c");
+}
+
+int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request* request) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                  "MPI_Iscatterv_c");
+}
+
+int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request* request) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                    "MPI_Iallgatherv_c");
+}
+
+int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                     void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request* request) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
+                   "MPI_Ialltoallv_c");
+}
+
+int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
+                   "MPI_Ialltoallw_c");
+}
+
+int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request, "MPI_Ireduce_scatter_c");
+}
+
+int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request, "MPI_Ireduce_scatter_block_c");
+}
+
+int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iscan_c");
+}
+
+int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                  MPI_Request* request) {
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, request, "MPI_Iexscan_c");
+}
+
+int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr,
+                            Variant::blocking("MPI_Neighbor_allgather_c"));
+}
+
+int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                              MPI_Comm comm) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, nullptr,
+                             Variant::blocking("MPI_Neighbor_allgatherv_c"));
+}
+
+int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr,
+                           Variant::blocking("MPI_Neighbor_alltoall_c"));
+}
+
+int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            nullptr, Variant::blocking("MPI_Neighbor_alltoallv_c"));
+}
+
+int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            nullptr, Variant::blocking("MPI_Neighbor_alltoallw_c"));
+}
+
+int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                            "MPI_Ineighbor_allgather_c");
+}
+
+int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm, MPI_Request* request) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                             "MPI_Ineighbor_allgatherv_c");
+}
+
+int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                           "MPI_Ineighbor_alltoall_c");
+}
+
+int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            request, "MPI_Ineighbor_alltoallv_c");
+}
+
+int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Request* request) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            request, "MPI_Ineighbor_alltoallw_c");
+}
+
+int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request* request) {
+  return bcast(buffer, count, datatype, root, comm, request, Variant::persistent("MPI_Bcast_init_c", info));
+}
+
+int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce(sendbuf, recvbuf, count, datatype, op, root, comm, request,
+                Variant::persistent("MPI_Reduce_init_c", info));
+}
+
+int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return allreduce(sendbuf, recvbuf, count, datatype, op, comm, request,
+                   Variant::persistent("MPI_Allreduce_init_c", info));
+}
+
+int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      MPI_Request* request) {
+  return gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                Variant::persistent("MPI_Gather_init_c", info));
+}
+
+int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request* request) {
+  return scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                 Variant::persistent("MPI_Scatter_init_c", info));
+}
+
+int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request) {
+  return allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                   Variant::persistent("MPI_Allgather_init_c", info));
+}
+
+int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request* request) {
+  return alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                  Variant::persistent("MPI_Alltoall_init_c", info));
+}
+
+int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request,
+                 Variant::persistent("MPI_Gatherv_init_c", info));
+}
+
+int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request,
+                  Variant::persistent("MPI_Scatterv_init_c", info));
+}
+
+int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                          MPI_Info info, MPI_Request* request) {
+  return allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                    Variant::persistent("MPI_Allgatherv_init_c", info));
+}
+
+int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request,
+                   Variant::persistent("MPI_Alltoallv_init_c", info));
+}
+
+int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                         MPI_Request* request) {
+  return alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request,
+                   Variant::persistent("MPI_Alltoallw_init_c", info));
+}
+
+int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request,
+                        Variant::persistent("MPI_Reduce_scatter_init_c", info));
+}
+
+int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request,
+                              Variant::persistent("MPI_Reduce_scatter_block_init_c", info));
+}
+
+int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return scan(sendbuf, recvbuf, count, datatype, op, comm, request, Variant::persistent("MPI_Scan_init_c", info));
+}
+
+int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return exscan(sendbuf, recvbuf, count, datatype, op, comm, request, Variant::persistent("MPI_Exscan_init_c", info));
+}
+
+int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                            Variant::persistent("MPI_Neighbor_allgather_init_c", info));
+}
+
+int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request,
+                             Variant::persistent("MPI_Neighbor_allgatherv_init_c", info));
+}
+
+int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request,
+                           Variant::persistent("MPI_Neighbor_alltoall_init_c", info));
+}
+
+int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                            request, Variant::persistent("MPI_Neighbor_alltoallv_init_c", info));
+}
+
+int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  MPI_Info info, MPI_Request* request) {
+  return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                            request, Variant::persistent("MPI_Neighbor_alltoallw_init_c", info));
+}
 }  // extern "C"

@@ -305,10 +305,36 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  return entry("MPI_Comm_split_type", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Comm_split_type");
-    s.infos.check_hints(info, "MPI_Comm_split_type");
-    require_pointer(newcomm, "MPI_Comm_split_type", "newcomm");
+  const char* where = "MPI_Comm_split_type";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    s.infos.check_hints(info, where);
+    require_pointer(newcomm, where, "newcomm");
+    // MPI-4.0 §7.4.2. The one hardware level this library knows is the host (its ranks
+    // share memory); every rank still takes part in a split, so that the communicator's
+    // collective sequence stays the same on all of them.
+    constexpr std::string_view kResourceKey = "mpi_hw_resource_type";
+    constexpr std::string_view kSharedMemory = "mpi_shared_memory";
+    if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+      const std::string* type = info == MPI_INFO_NULL ? nullptr : s.infos.get(info, where).find(kResourceKey);
+      const bool host = type != nullptr && (*type == kSharedMemory || *type == "machine");
+      *newcomm = s.add_comm(s.ctx().comm_split_type(c, host ? MPI_COMM_TYPE_SHARED : MPI_UNDEFINED, key),
+                            s.errhandler_of(comm));
+      return MPI_SUCCESS;
+    }
+    if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+      const Communicator* on_host = s.ctx().comm_split_type(c, MPI_COMM_TYPE_SHARED, key);
+      // Whether the host's ranks are a strict subset of comm is the same answer on
+      // every rank: all of comm is on one host or none of its hosts holds all of it.
+      if (on_host->size() == c.size()) {
+        s.ctx().comm_free(on_host);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+      }
+      if (info != MPI_INFO_NULL) s.infos.get(info, where).set(kResourceKey, kSharedMemory);
+      *newcomm = s.add_comm(on_host, s.errhandler_of(comm));
+      return MPI_SUCCESS;
+    }
     *newcomm = s.add_comm(s.ctx().comm_split_type(c, split_type, key), s.errhandler_of(comm));
     return MPI_SUCCESS;
   });

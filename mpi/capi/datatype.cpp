@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -50,16 +52,15 @@ void require_user_data(const void* buffer, const Datatype& type, const char* whe
 }
 
 /// MPI_ERR_ARG for a negative buffer size (outsize, insize).
-void require_size(int size, const char* where, const char* arg) {
+void require_size(std::int64_t size, const char* where, const char* arg) {
   if (size < 0)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, arg, size), "negative buffer size");
 }
 
-void check_count(int count, const char* where, const char* arg = "count") {
+void check_count(std::int64_t count, const char* where, const char* arg = "count") {
   if (count < 0)
     throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}({}={})", where, arg, count), "must not be negative");
 }
-
 
 /// MPI_Type_get_extent and MPI_Type_get_true_extent, and their _x forms (Bound is
 /// MPI_Aint or MPI_Count): a pair of a type's bounds.
@@ -78,12 +79,11 @@ int get_bounds(const char* where, MPI_Datatype datatype, Bound* lb, const char* 
 }
 
 /// MPI_ERR_ARG for a negative block length (blocklength of the vector and block constructors).
-void check_blocklength(int blocklength, const char* where) {
+void check_blocklength(std::int64_t blocklength, const char* where) {
   if (blocklength < 0)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(blocklength={})", where, blocklength),
                 "must not be negative");
 }
-
 
 /// The block lengths and displacements of an indexed or struct constructor: the count
 /// checked, the arrays required when it is positive, both widened to 64 bits.
@@ -91,8 +91,9 @@ struct BlockArrays {
   std::vector<std::int64_t> lengths;
   std::vector<std::int64_t> displacements;
 };
-template <class Displacement>
-BlockArrays block_arrays(const char* where, int count, const int lengths[], const Displacement displacements[]) {
+template <class Length, class Displacement>
+BlockArrays block_arrays(const char* where, std::int64_t count, const Length lengths[],
+                         const Displacement displacements[]) {
   check_count(count, where);
   if (count > 0) {
     require_pointer(lengths, where, "array_of_blocklengths");
@@ -105,7 +106,7 @@ BlockArrays block_arrays(const char* where, int count, const int lengths[], cons
 /// MPI_Type_create_indexed_block and MPI_Type_create_hindexed_block (Displacement int
 /// or MPI_Aint): the checks they share, then `make` builds the type.
 template <class Displacement, class Make>
-int block_indexed(const char* where, int count, int blocklength, const Displacement displacements[],
+int block_indexed(const char* where, std::int64_t count, std::int64_t blocklength, const Displacement displacements[],
                   MPI_Datatype oldtype, MPI_Datatype* newtype, Make&& make) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
@@ -127,83 +128,50 @@ ArrayOrder array_order(int order, const char* where) {
               "must be MPI_ORDER_C or MPI_ORDER_FORTRAN");
 }
 
-}  // namespace
-
-extern "C" {
-
-int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return entry("MPI_Type_contiguous", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& old = s.type(oldtype, "MPI_Type_contiguous", "oldtype");
-    check_count(count, "MPI_Type_contiguous");
-    require_pointer(newtype, "MPI_Type_contiguous", "newtype");
+/// The constructors' bodies, shared by MPI_X and its large-count MPI_X_c (MPI-4.0
+/// §5.2.2): Count is int or MPI_Count, Length and Disp the element types of the
+/// arrays (int, MPI_Aint or MPI_Count); the core takes 64-bit values.
+int type_contiguous(const char* where, std::int64_t count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    check_count(count, where);
+    require_pointer(newtype, where, "newtype");
     *newtype = s.add_type(Datatype::contiguous(count, old));
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return entry("MPI_Type_vector", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& old = s.type(oldtype, "MPI_Type_vector", "oldtype");
-    check_count(count, "MPI_Type_vector");
-    check_blocklength(blocklength, "MPI_Type_vector");
-    require_pointer(newtype, "MPI_Type_vector", "newtype");
-    *newtype = s.add_type(Datatype::vector(count, blocklength, stride, old));
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
-                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return entry("MPI_Type_indexed", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& old = s.type(oldtype, "MPI_Type_indexed", "oldtype");
-    const BlockArrays blocks =
-        block_arrays("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements);
-    require_pointer(newtype, "MPI_Type_indexed", "newtype");
-    *newtype = s.add_type(Datatype::indexed(blocks.lengths, blocks.displacements, old));
-    return MPI_SUCCESS;
-  });
-}
-
-int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                            MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_hvector";
+/// MPI_Type_vector (stride in elements) and MPI_Type_create_hvector (in bytes).
+int type_vector(const char* where, bool bytes, std::int64_t count, std::int64_t blocklength, std::int64_t stride,
+                MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
     check_count(count, where);
     check_blocklength(blocklength, where);
     require_pointer(newtype, where, "newtype");
-    *newtype = s.add_type(Datatype::hvector(count, blocklength, stride, old));
+    *newtype = s.add_type(bytes ? Datatype::hvector(count, blocklength, stride, old)
+                                : Datatype::vector(count, blocklength, stride, old));
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_hindexed";
+/// MPI_Type_indexed (displacements in elements) and MPI_Type_create_hindexed (bytes).
+template <class Length, class Disp>
+int type_indexed(const char* where, bool bytes, std::int64_t count, const Length lengths[], const Disp displacements[],
+                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
-    const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
+    const BlockArrays blocks = block_arrays(where, count, lengths, displacements);
     require_pointer(newtype, where, "newtype");
-    *newtype = s.add_type(Datatype::hindexed(blocks.lengths, blocks.displacements, old));
+    *newtype = s.add_type(bytes ? Datatype::hindexed(blocks.lengths, blocks.displacements, old)
+                                : Datatype::indexed(blocks.lengths, blocks.displacements, old));
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return block_indexed("MPI_Type_create_indexed_block", count, blocklength, array_of_displacements, oldtype, newtype,
-                       &Datatype::indexed_block);
-}
-
-int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return block_indexed("MPI_Type_create_hindexed_block", count, blocklength, array_of_displacements, oldtype,
-                       newtype, &Datatype::hindexed_block);
-}
-
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                             const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_subarray";
+template <class Extent>
+int type_subarray(const char* where, int ndims, const Extent array_of_sizes[], const Extent array_of_subsizes[],
+                  const Extent array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
     if (ndims <= 0)  // MPICH's class
@@ -222,8 +190,6 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
   });
 }
 
-namespace {
-
 /// An entry of array_of_distribs.
 Datatype::Distribution distribution(int value, std::size_t i, const char* where) {
   switch (value) {
@@ -236,12 +202,10 @@ Datatype::Distribution distribution(int value, std::size_t i, const char* where)
   }
 }
 
-}  // namespace
-
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
-                           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_darray";
+template <class Extent>
+int type_darray(const char* where, int size, int rank, int ndims, const Extent array_of_gsizes[],
+                const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order,
+                MPI_Datatype oldtype, MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
     if (ndims <= 0)  // MPICH's class
@@ -264,10 +228,9 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
   });
 }
 
-namespace {
-
-int type_struct(const char* where, int count, const int array_of_blocklengths[],
-                const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
+template <class Length, class Disp>
+int type_struct(const char* where, std::int64_t count, const Length array_of_blocklengths[],
+                const Disp array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const BlockArrays blocks = block_arrays(where, count, array_of_blocklengths, array_of_displacements);
     if (count > 0) require_pointer(array_of_types, where, "array_of_types");
@@ -289,7 +252,129 @@ int get_address(const char* where, const void* location, MPI_Aint* address) {
   });
 }
 
+/// MPI_Pack, MPI_Unpack and MPI_Pack_size, and their MPI_X_c forms (Size int or
+/// MPI_Count: the type of the buffer sizes and positions).
+template <class Size>
+int pack_into(const char* where, const void* inbuf, std::int64_t incount, MPI_Datatype datatype, void* outbuf,
+              Size outsize, Size* position, MPI_Comm comm) {
+  return entry(where, comm, [&](RankState& s) {
+    s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(position, where, "position");
+    const std::int64_t bytes = packed_size(incount, *t, where);
+    require_size(outsize, where, "outsize");
+    if (*position < 0 || *position > outsize || bytes > outsize - *position)
+      throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("{}(outsize={}, position={})", where, outsize, *position),
+                  fmt::format("{} packed bytes do not fit in the output buffer", bytes));
+    if (bytes == 0) return MPI_SUCCESS;
+    require_user_data(inbuf, *t, where, "inbuf");
+    require_data(outbuf, where, "outbuf");
+    auto* out = static_cast<std::byte*>(outbuf) + *position;
+    pack(inbuf, incount, *t, 0, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), where);
+    *position += static_cast<Size>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+template <class Size>
+int unpack_from(const char* where, const void* inbuf, Size insize, Size* position, void* outbuf, std::int64_t outcount,
+                MPI_Datatype datatype, MPI_Comm comm) {
+  return entry(where, comm, [&](RankState& s) {
+    s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(position, where, "position");
+    const std::int64_t bytes = packed_size(outcount, *t, where);
+    require_size(insize, where, "insize");
+    if (*position < 0 || *position > insize || bytes > insize - *position)
+      throw Error(
+          ErrorClass::MPI_ERR_TRUNCATE, fmt::format("{}(insize={}, position={})", where, insize, *position),
+          fmt::format("{} elements need {} packed bytes; the input has {} left", outcount, bytes, insize - *position));
+    if (bytes == 0) return MPI_SUCCESS;
+    require_data(inbuf, where, "inbuf");
+    require_user_data(outbuf, *t, where, "outbuf");
+    const auto* in = static_cast<const std::byte*>(inbuf) + *position;
+    unpack(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, 0, where);
+    *position += static_cast<Size>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+template <class Size>
+int pack_size(const char* where, std::int64_t incount, MPI_Datatype datatype, MPI_Comm comm, Size* size) {
+  return entry(where, comm, [&](RankState& s) {
+    s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(size, where, "size");
+    const std::int64_t bytes = packed_size(incount, *t, where);
+    if (bytes > std::numeric_limits<Size>::max())
+      throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(incount={})", where, incount),
+                  "the packed size does not fit in an int (MPI_Pack_size_c gives it)");
+    *size = static_cast<Size>(bytes);
+    return MPI_SUCCESS;
+  });
+}
+
+int type_resized(const char* where, MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent, MPI_Datatype* newtype) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
+    require_pointer(newtype, where, "newtype");
+    *newtype = s.add_type(Datatype::create_resized(old, lb, extent));
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
+
+extern "C" {
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_contiguous("MPI_Type_contiguous", count, oldtype, newtype);
+}
+
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_vector("MPI_Type_vector", false, count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_indexed("MPI_Type_indexed", false, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype);
+}
+
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_vector("MPI_Type_create_hvector", true, count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_indexed("MPI_Type_create_hindexed", true, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype);
+}
+
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_indexed_block", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::indexed_block);
+}
+
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_hindexed_block", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::hindexed_block);
+}
+
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_subarray("MPI_Type_create_subarray", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                       oldtype, newtype);
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[],
+                           const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype* newtype) {
+  return type_darray("MPI_Type_create_darray", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                     array_of_psizes, order, oldtype, newtype);
+}
 
 int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype) {
@@ -304,13 +389,7 @@ int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_di
 }
 
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype) {
-  const char* where = "MPI_Type_create_resized";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& old = s.type(oldtype, where, "oldtype");
-    require_pointer(newtype, where, "newtype");
-    *newtype = s.add_type(Datatype::create_resized(old, lb, extent));
-    return MPI_SUCCESS;
-  });
+  return type_resized("MPI_Type_create_resized", oldtype, lb, extent, newtype);
 }
 
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
@@ -485,59 +564,114 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position,
              MPI_Comm comm) {
-  return entry("MPI_Pack", comm, [&](RankState& s) {
-    s.comm(comm, "MPI_Pack");
-    const DatatypePtr& t = s.type(datatype, "MPI_Pack");
-    require_pointer(position, "MPI_Pack", "position");
-    const std::int64_t bytes = packed_size(incount, *t, "MPI_Pack");
-    require_size(outsize, "MPI_Pack", "outsize");
-    if (*position < 0 || *position > outsize || bytes > outsize - *position)
-      throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Pack(outsize={}, position={})", outsize, *position),
-                  fmt::format("{} packed bytes do not fit in the output buffer", bytes));
-    if (bytes == 0) return MPI_SUCCESS;
-    require_user_data(inbuf, *t, "MPI_Pack", "inbuf");
-    require_data(outbuf, "MPI_Pack", "outbuf");
-    auto* out = static_cast<std::byte*>(outbuf) + *position;
-    pack(inbuf, incount, *t, 0, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), "MPI_Pack");
-    *position += static_cast<int>(bytes);
-    return MPI_SUCCESS;
-  });
+  return pack_into("MPI_Pack", inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
 
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,
                MPI_Comm comm) {
-  return entry("MPI_Unpack", comm, [&](RankState& s) {
-    s.comm(comm, "MPI_Unpack");
-    const DatatypePtr& t = s.type(datatype, "MPI_Unpack");
-    require_pointer(position, "MPI_Unpack", "position");
-    const std::int64_t bytes = packed_size(outcount, *t, "MPI_Unpack");
-    require_size(insize, "MPI_Unpack", "insize");
-    if (*position < 0 || *position > insize || bytes > insize - *position)
-      throw Error(ErrorClass::MPI_ERR_TRUNCATE, fmt::format("MPI_Unpack(insize={}, position={})", insize, *position),
-                  fmt::format("{} elements need {} packed bytes; the input has {} left", outcount, bytes,
-                              insize - *position));
-    if (bytes == 0) return MPI_SUCCESS;
-    require_data(inbuf, "MPI_Unpack", "inbuf");
-    require_user_data(outbuf, *t, "MPI_Unpack", "outbuf");
-    const auto* in = static_cast<const std::byte*>(inbuf) + *position;
-    unpack(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, 0, "MPI_Unpack");
-    *position += static_cast<int>(bytes);
+  return unpack_from("MPI_Unpack", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+  return pack_size("MPI_Pack_size", incount, datatype, comm, size);
+}
+
+// ---- large counts (MPI-4.0 §5.2.2): MPI_Count counts, sizes and displacements. Not
+// here: MPI_Type_get_envelope_c and MPI_Type_get_contents_c (docs/mpi.md).
+
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
+}
+
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                      MPI_Datatype* newtype) {
+  return type_vector("MPI_Type_vector_c", false, count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                              MPI_Datatype* newtype) {
+  return type_vector("MPI_Type_create_hvector_c", true, count, blocklength, stride, oldtype, newtype);
+}
+
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                       const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_indexed("MPI_Type_indexed_c", false, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype);
+}
+
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_indexed("MPI_Type_create_hindexed_c", true, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype);
+}
+
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_indexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::indexed_block);
+}
+
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
+                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return block_indexed("MPI_Type_create_hindexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::hindexed_block);
+}
+
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                             const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
+                             MPI_Datatype* newtype) {
+  return type_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                     newtype);
+}
+
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
+                               const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                               MPI_Datatype* newtype) {
+  return type_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                       oldtype, newtype);
+}
+
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                             const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                             int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+  return type_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                     array_of_psizes, order, oldtype, newtype);
+}
+
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
+  return type_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
+}
+
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+  return entry("MPI_Type_size_c", MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, "MPI_Type_size_c");
+    require_pointer(size, "MPI_Type_size_c", "size");
+    *size = static_cast<MPI_Count>(t->size());
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
-  return entry("MPI_Pack_size", comm, [&](RankState& s) {
-    s.comm(comm, "MPI_Pack_size");
-    const DatatypePtr& t = s.type(datatype, "MPI_Pack_size");
-    require_pointer(size, "MPI_Pack_size", "size");
-    const std::int64_t bytes = packed_size(incount, *t, "MPI_Pack_size");
-    if (bytes > 0x7fffffff)
-      throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("MPI_Pack_size(incount={})", incount),
-                  "the packed size does not fit in an int");
-    *size = static_cast<int>(bytes);
-    return MPI_SUCCESS;
-  });
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+  return get_bounds("MPI_Type_get_extent_c", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
+}
+
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
+  return get_bounds("MPI_Type_get_true_extent_c", datatype, true_lb, "true_lb", true_extent, "true_extent",
+                    &Datatype::true_lb, &Datatype::true_extent);
+}
+
+int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
+               MPI_Count* position, MPI_Comm comm) {
+  return pack_into("MPI_Pack_c", inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
+int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf, MPI_Count outcount,
+                 MPI_Datatype datatype, MPI_Comm comm) {
+  return unpack_from("MPI_Unpack_c", inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+  return pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
 }
 
 }  // extern "C"

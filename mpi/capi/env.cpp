@@ -11,6 +11,7 @@
 #include "mpi/capi/lifecycle.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/rank_state.hpp"
+#include "mpi/capi/tools_interface.hpp"
 
 using namespace twinfab::mpi;
 using namespace twinfab::mpi::capi;

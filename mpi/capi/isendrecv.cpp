@@ -7,34 +7,64 @@
 using namespace twinfab::mpi;
 using namespace twinfab::mpi::capi;
 
-extern "C" {
+namespace {
 
-int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
-                  MPI_Request* request) {
-  return entry("MPI_Isendrecv", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Isendrecv");
-    const DatatypePtr& st = s.type(sendtype, "MPI_Isendrecv", "sendtype");
-    const DatatypePtr& rt = s.type(recvtype, "MPI_Isendrecv", "recvtype");
-    require_pointer(request, "MPI_Isendrecv", "request");
-    const RequestId id = s.ctx().isendrecv(sendbuf, sendcount, st, dest, sendtag, recvbuf, recvcount, rt, source,
-                                           recvtag, c, "MPI_Isendrecv");
-    *request = s.add_request(id, comm, "MPI_Isendrecv");
+int isendrecv(const char* where, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+              MPI_Request* request) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& st = s.type(sendtype, where, "sendtype");
+    const DatatypePtr& rt = s.type(recvtype, where, "recvtype");
+    require_pointer(request, where, "request");
+    const RequestId id =
+        s.ctx().isendrecv(sendbuf, sendcount, st, dest, sendtag, recvbuf, recvcount, rt, source, recvtag, c, where);
+    *request = s.add_request(id, comm, where);
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                          int recvtag, MPI_Comm comm, MPI_Request* request) {
-  return entry("MPI_Isendrecv_replace", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Isendrecv_replace");
-    const DatatypePtr& t = s.type(datatype, "MPI_Isendrecv_replace");
-    require_pointer(request, "MPI_Isendrecv_replace", "request");
-    const RequestId id =
-        s.ctx().isendrecv_replace(buf, count, t, dest, sendtag, source, recvtag, c, "MPI_Isendrecv_replace");
-    *request = s.add_request(id, comm, "MPI_Isendrecv_replace");
+int isendrecv_replace(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                      int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(request, where, "request");
+    const RequestId id = s.ctx().isendrecv_replace(buf, count, t, dest, sendtag, source, recvtag, c, where);
+    *request = s.add_request(id, comm, where);
     return MPI_SUCCESS;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                   recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request* request) {
+  return isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                           request);
+}
+
+// ---- large counts (MPI-4.0 §5.2.2)
+
+int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                   recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                            int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                           request);
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "mpi/capi/rank_host.hpp"
+#include "mpi/capi/tools_interface.hpp"
 
 namespace twinfab::mpi::capi {
 
@@ -18,7 +19,12 @@ void acquire_context(RankState& s, const char* function) {
   RankHost& host = rank_host();
   try {
     RankResources resources = host.open();
-    s.set_up(std::make_unique<Context>(resources.device, resources.oob));
+    // Control variables the tools interface read (and the program may have written)
+    // before start-up are the rank's final configuration.
+    const Config* chosen = config_before_init(s);
+    s.set_up(chosen != nullptr ? std::make_unique<Context>(resources.device, resources.oob, *chosen,
+                                                          Context::Environment::Applied)
+                               : std::make_unique<Context>(resources.device, resources.oob));
   } catch (const Error& e) {
     fatal(e.code(), fmt::format("{}: {}", function, e.what()));
   } catch (const std::exception& e) {
@@ -34,7 +40,8 @@ void release_context_if_unused(RankState& s) {
   if (!s.context || context_in_use(s)) return;
   s.drain_bsends();  // buffered messages still in flight are delivered first
   s.reap_detached(true);
-  s.context.reset();  // collective: drains the channel, meets every rank
+  keep_config_at_finalize(s);  // MPI_T reads the control variables after the end too
+  s.context.reset();           // collective: drains the channel, meets every rank
   rank_host().close();
   s.released = true;
   s.computation = nullptr;  // what the program does after MPI is not timed

@@ -185,6 +185,8 @@ typedef long long MPI_Offset;
 /* MPI_Comm_split_type: the ranks that share a host (a simulated host under
  * `twinfab sim`, see --ranks-per-host; the machine on hardware). */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_UNGUIDED 2 /* MPI-4.0; MPICH's values */
+#define MPI_COMM_TYPE_HW_GUIDED 3
 
 /* MPI_Topo_test results. */
 #define MPI_GRAPH 1
@@ -322,6 +324,23 @@ enum {
   MPI_ERR_RMA_ATTACH = 56,
   MPI_ERR_RMA_SHARED = 57,
   MPI_ERR_RMA_FLAVOR = 58,
+  /* the tools interface's return codes (MPI_T_*, below) */
+  MPI_T_ERR_MEMORY = 59,
+  MPI_T_ERR_NOT_INITIALIZED = 60,
+  MPI_T_ERR_CANNOT_INIT = 61,
+  MPI_T_ERR_INVALID_INDEX = 62,
+  MPI_T_ERR_INVALID_ITEM = 63,
+  MPI_T_ERR_INVALID_HANDLE = 64,
+  MPI_T_ERR_OUT_OF_HANDLES = 65,
+  MPI_T_ERR_OUT_OF_SESSIONS = 66,
+  MPI_T_ERR_INVALID_SESSION = 67,
+  MPI_T_ERR_CVAR_SET_NOT_NOW = 68,
+  MPI_T_ERR_CVAR_SET_NEVER = 69,
+  MPI_T_ERR_PVAR_NO_STARTSTOP = 70,
+  MPI_T_ERR_PVAR_NO_WRITE = 71,
+  MPI_T_ERR_PVAR_NO_ATOMIC = 72,
+  MPI_T_ERR_INVALID_NAME = 73,
+  MPI_T_ERR_INVALID = 74,
   MPI_ERR_SESSION = 75,
   MPI_ERR_LASTCODE = 0x3fffffff
 };
@@ -518,7 +537,15 @@ TWINFAB_MPI_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int ta
 TWINFAB_MPI_API int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
 TWINFAB_MPI_API int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
                                             MPI_Request* request);
-/* split_type MPI_COMM_TYPE_SHARED or MPI_UNDEFINED; the hints of info are ignored. */
+/* split_type MPI_COMM_TYPE_SHARED (the ranks of one host), MPI_UNDEFINED, or MPI-4.0's
+   hardware types, whose one level here is the host:
+   - MPI_COMM_TYPE_HW_GUIDED with info key "mpi_hw_resource_type" = "mpi_shared_memory"
+     (or hwloc's "machine") is MPI_COMM_TYPE_SHARED; any other value, no such key or
+     MPI_INFO_NULL gives MPI_COMM_NULL (MPI-4.0 §7.4.2);
+   - MPI_COMM_TYPE_HW_UNGUIDED gives the ranks of the caller's host when that is a
+     strict subset of comm, and sets "mpi_hw_resource_type" = "mpi_shared_memory" in
+     info (unless MPI_INFO_NULL); MPI_COMM_NULL when comm lies on one host.
+   Other hints of info are ignored. */
 TWINFAB_MPI_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
 /* Communicator hints: none is used, so all are ignored (as MPICH ignores keys it does
    not know), and MPI_Comm_get_info gives a new, empty info object (the caller frees
@@ -641,6 +668,9 @@ TWINFAB_MPI_API int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int co
 TWINFAB_MPI_API int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest);
 TWINFAB_MPI_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm);
 TWINFAB_MPI_API int MPI_Topo_test(MPI_Comm comm, int* status);
+/* MPICH's and Open MPI's trivial mapping, the one MPI_Cart_create uses (reorder is
+   ignored): the caller's rank, or MPI_UNDEFINED when it is outside the grid. */
+TWINFAB_MPI_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank);
 
 /* ---- graph topologies. reorder is ignored: rank r of comm_old is node r; ranks from
    nnodes on get MPI_COMM_NULL. MPI_Graph_map is MPICH's trivial mapping (the rank, or
@@ -870,6 +900,10 @@ TWINFAB_MPI_API int MPI_Pack_external_size(const char datarep[], int incount, MP
  * A non-commutative op (commute = 0) is applied in rank order. */
 typedef void MPI_User_function(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 TWINFAB_MPI_API int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+/* MPI-4.0's large-count user function: len is an MPI_Count, and a reduction hands it
+   the whole count in one call. */
+typedef void MPI_User_function_c(void* invec, void* inoutvec, MPI_Count* len, MPI_Datatype* datatype);
+TWINFAB_MPI_API int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 TWINFAB_MPI_API int MPI_Op_free(MPI_Op* op);
 TWINFAB_MPI_API int MPI_Op_commutative(MPI_Op op, int* commute);
 TWINFAB_MPI_API int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
@@ -1066,6 +1100,433 @@ TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int s
                                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                                 MPI_Comm comm, MPI_Info info, MPI_Request* request);
 
+/* ---- large counts (MPI-4.0 §5.2.2): MPI_X_c is MPI_X with MPI_Count counts, sizes and
+   positions, and MPI_Aint displacements of the v-collectives (MPI_Count ones of the
+   datatype constructors). The library's counts are 64-bit throughout. Not provided:
+   MPI_Type_get_envelope_c and MPI_Type_get_contents_c. */
+/* point-to-point and statuses */
+TWINFAB_MPI_API int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+TWINFAB_MPI_API int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+TWINFAB_MPI_API int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request);
+TWINFAB_MPI_API int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                               MPI_Status* status);
+TWINFAB_MPI_API int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                   int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                   int recvtag, MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                           int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+TWINFAB_MPI_API int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                                MPI_Status* status);
+TWINFAB_MPI_API int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                                 MPI_Request* request);
+/* buffered and ready sends, the attached buffer */
+TWINFAB_MPI_API int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
+TWINFAB_MPI_API int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
+/* MPI_Isendrecv */
+TWINFAB_MPI_API int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                    int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                    int recvtag, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                            int source, int recvtag, MPI_Comm comm, MPI_Request* request);
+/* persistent point-to-point */
+TWINFAB_MPI_API int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                    MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                     MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                                    MPI_Comm comm, MPI_Request* request);
+/* statuses */
+TWINFAB_MPI_API int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
+/* datatypes and packing */
+TWINFAB_MPI_API int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                                      MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                              MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                       const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                       MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                               const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                               MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                    const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                    MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                                     MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                             const MPI_Count array_of_displacements[],
+                                             const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                                               const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[],
+                                               int order, MPI_Datatype oldtype, MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                                             const int array_of_distribs[], const int array_of_dargs[],
+                                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                             MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                                              MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
+TWINFAB_MPI_API int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
+TWINFAB_MPI_API int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
+TWINFAB_MPI_API int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                               MPI_Count outsize, MPI_Count* position, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                                 MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
+/* external32 */
+TWINFAB_MPI_API int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                                        MPI_Datatype datatype, void* outbuf, MPI_Count outsize, MPI_Count* position);
+TWINFAB_MPI_API int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                                          MPI_Count* position, void* outbuf, MPI_Count outcount, MPI_Datatype datatype);
+TWINFAB_MPI_API int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                                             MPI_Count* size);
+/* reductions */
+TWINFAB_MPI_API int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Op op);
+/* collectives: blocking, nonblocking, neighbourhood and persistent */
+TWINFAB_MPI_API int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                   MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                 MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                     MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                  MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                   MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                              MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                             MPI_Datatype recvtype, MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                             const MPI_Datatype recvtypes[], MPI_Comm comm);
+TWINFAB_MPI_API int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                             MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                      MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request* request);
+TWINFAB_MPI_API int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                        MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request* request);
+TWINFAB_MPI_API int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request* request);
+TWINFAB_MPI_API int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                         MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request);
+TWINFAB_MPI_API int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                    MPI_Request* request);
+TWINFAB_MPI_API int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                                  MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                   void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                   MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                                 MPI_Comm comm, MPI_Info info, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request);
+TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                                  void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request);
+
+/* ---- The tools information interface, MPI_T (MPI-3.1 §14.3; mpi/capi/tools_interface.cpp,
+   docs/mpi.md "Tools interface (MPI_T)"). Callable before MPI_Init and after MPI_Finalize
+   once MPI_T_init_thread ran (reference counted with MPI_T_finalize); anything else is
+   MPI_T_ERR_NOT_INITIALIZED. Every function returns its error code and never calls an
+   MPI error handler; a refused call changes nothing.
+   - Control variables: one per TWINFAB_* parameter, named as the environment variable,
+     MPI_T_SCOPE_ALL_EQ, bound to no object. Before MPI_Init a read gives the default
+     with the environment applied, and a write (checked as the environment's value would
+     be: MPI_T_ERR_INVALID when refused) is what MPI_Init uses, winning over the
+     environment. Every rank must write the same values (writing different ones on
+     different ranks is erroneous). After MPI_Init reads give what the rank runs with
+     and writes are MPI_T_ERR_CVAR_SET_NOT_NOW; after MPI_Finalize reads still give it,
+     writes are MPI_T_ERR_CVAR_SET_NEVER.
+   - Performance variables: the rank's protocol, channel and registration-cache
+     counters (continuous; resettable per handle: a handle reads what happened since it
+     was allocated or reset; MPI_T_pvar_write is MPI_T_ERR_PVAR_NO_WRITE) and the
+     matching queues' lengths (read-only levels). They belong to the rank's MPI state:
+     MPI_T_pvar_handle_alloc, read, reset and readreset are MPI_T_ERR_INVALID before
+     MPI_Init and after MPI_Finalize (sessions can be made and freed at any time).
+   - Categories are fixed: MPI_T_category_changed always gives the same stamp.
+   Handles are opaque values private to the calling rank, never reused. */
+typedef struct twinfab_mpi_t_enum* MPI_T_enum;
+typedef struct twinfab_mpi_t_cvar_handle* MPI_T_cvar_handle;
+typedef struct twinfab_mpi_t_pvar_handle* MPI_T_pvar_handle;
+typedef struct twinfab_mpi_t_pvar_session* MPI_T_pvar_session;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+/* start, stop and reset every handle of a session */
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+
+/* Verbosity levels, increasing in this order; binding, scope and class values (MPICH's). */
+enum {
+  MPI_T_VERBOSITY_USER_BASIC = 221,
+  MPI_T_VERBOSITY_USER_DETAIL = 222,
+  MPI_T_VERBOSITY_USER_ALL = 223,
+  MPI_T_VERBOSITY_TUNER_BASIC = 224,
+  MPI_T_VERBOSITY_TUNER_DETAIL = 225,
+  MPI_T_VERBOSITY_TUNER_ALL = 226,
+  MPI_T_VERBOSITY_MPIDEV_BASIC = 227,
+  MPI_T_VERBOSITY_MPIDEV_DETAIL = 228,
+  MPI_T_VERBOSITY_MPIDEV_ALL = 229
+};
+enum {
+  MPI_T_BIND_NO_OBJECT = 9700,
+  MPI_T_BIND_MPI_COMM = 9701,
+  MPI_T_BIND_MPI_DATATYPE = 9702,
+  MPI_T_BIND_MPI_ERRHANDLER = 9703,
+  MPI_T_BIND_MPI_FILE = 9704,
+  MPI_T_BIND_MPI_GROUP = 9705,
+  MPI_T_BIND_MPI_OP = 9706,
+  MPI_T_BIND_MPI_REQUEST = 9707,
+  MPI_T_BIND_MPI_WIN = 9708,
+  MPI_T_BIND_MPI_MESSAGE = 9709,
+  MPI_T_BIND_MPI_INFO = 9710
+};
+enum {
+  MPI_T_SCOPE_CONSTANT = 60438,
+  MPI_T_SCOPE_READONLY = 60439,
+  MPI_T_SCOPE_LOCAL = 60440,
+  MPI_T_SCOPE_GROUP = 60441,
+  MPI_T_SCOPE_GROUP_EQ = 60442,
+  MPI_T_SCOPE_ALL = 60443,
+  MPI_T_SCOPE_ALL_EQ = 60444
+};
+enum {
+  MPI_T_PVAR_CLASS_STATE = 240,
+  MPI_T_PVAR_CLASS_LEVEL = 241,
+  MPI_T_PVAR_CLASS_SIZE = 242,
+  MPI_T_PVAR_CLASS_PERCENTAGE = 243,
+  MPI_T_PVAR_CLASS_HIGHWATERMARK = 244,
+  MPI_T_PVAR_CLASS_LOWWATERMARK = 245,
+  MPI_T_PVAR_CLASS_COUNTER = 246,
+  MPI_T_PVAR_CLASS_AGGREGATE = 247,
+  MPI_T_PVAR_CLASS_TIMER = 248,
+  MPI_T_PVAR_CLASS_GENERIC = 249
+};
+
+/* Initialization and finalization (§14.3.4). *provided is at most MPI_THREAD_FUNNELED,
+   as for MPI_Init_thread; MPI_T_ERR_INVALID for a bad level or a null pointer, and
+   MPI_T_ERR_CANNOT_INIT when, before MPI_Init, a TWINFAB_* environment variable has a
+   value MPI_Init would refuse. MPI_T_finalize more often than MPI_T_init_thread is
+   MPI_T_ERR_NOT_INITIALIZED; the last one frees every session and handle. */
+TWINFAB_MPI_API int MPI_T_init_thread(int required, int* provided);
+TWINFAB_MPI_API int MPI_T_finalize(void);
+
+/* Enumerations (§14.3.5): MPI_T_ERR_INVALID_HANDLE for anything but an enumeration
+   a variable's information gave, MPI_T_ERR_INVALID_ITEM for an item index outside
+   [0, num). Strings follow §14.3.3: *len in is the buffer's size, out the string's
+   length + 1; a null buffer or a zero length returns the length only. */
+TWINFAB_MPI_API int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len);
+TWINFAB_MPI_API int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len);
+
+/* Control variables (§14.3.6). Indices outside [0, num) are MPI_T_ERR_INVALID_INDEX,
+   unknown names MPI_T_ERR_INVALID_NAME, null required pointers MPI_T_ERR_INVALID,
+   unknown or freed handles MPI_T_ERR_INVALID_HANDLE. obj_handle is ignored (no
+   variable is bound to an object); count is 1. */
+TWINFAB_MPI_API int MPI_T_cvar_get_num(int* num_cvar);
+TWINFAB_MPI_API int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity,
+                                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                                        int* bind, int* scope);
+TWINFAB_MPI_API int MPI_T_cvar_get_index(const char* name, int* cvar_index);
+TWINFAB_MPI_API int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle,
+                                            int* count);
+TWINFAB_MPI_API int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle);
+TWINFAB_MPI_API int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf);
+TWINFAB_MPI_API int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf);
+
+/* Performance variables (§14.3.7). A handle belongs to the session it was allocated
+   in (MPI_T_ERR_INVALID_HANDLE in another); freeing a session frees its handles.
+   MPI_T_PVAR_ALL_HANDLES is accepted by start, stop and reset only. All variables are
+   continuous: start and stop of one handle are MPI_T_ERR_PVAR_NO_STARTSTOP. Reset of a
+   read-only variable is MPI_T_ERR_PVAR_NO_WRITE, readreset of a variable that is not
+   atomic MPI_T_ERR_PVAR_NO_ATOMIC. */
+TWINFAB_MPI_API int MPI_T_pvar_get_num(int* num_pvar);
+TWINFAB_MPI_API int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+                                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                                        int* bind, int* readonly, int* continuous, int* atomic);
+TWINFAB_MPI_API int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index);
+TWINFAB_MPI_API int MPI_T_pvar_session_create(MPI_T_pvar_session* session);
+TWINFAB_MPI_API int MPI_T_pvar_session_free(MPI_T_pvar_session* session);
+TWINFAB_MPI_API int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
+                                            MPI_T_pvar_handle* handle, int* count);
+TWINFAB_MPI_API int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle);
+TWINFAB_MPI_API int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+TWINFAB_MPI_API int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf);
+TWINFAB_MPI_API int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+TWINFAB_MPI_API int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+
+/* Categories (§14.3.8). get_cvars, get_pvars and get_categories write the first
+   min(len, number) indices (MPI_T_ERR_INVALID for len < 0, or a null array when
+   len > 0). */
+TWINFAB_MPI_API int MPI_T_category_get_num(int* num_cat);
+TWINFAB_MPI_API int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len,
+                                            int* num_cvars, int* num_pvars, int* num_categories);
+TWINFAB_MPI_API int MPI_T_category_get_index(const char* name, int* cat_index);
+TWINFAB_MPI_API int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+TWINFAB_MPI_API int MPI_T_category_changed(int* stamp);
+
 /* ---- The profiling interface (MPI-3.1 §14.2): every function above is also
    PMPI_<name>, the same function under a second name. A tool defines MPI_<name> in the
    program or in a library loaded before twinfab's, does its work, and calls PMPI_<name>.
@@ -1081,34 +1542,53 @@ TWINFAB_PMPI(MPI_Add_error_code)
 TWINFAB_PMPI(MPI_Add_error_string)
 TWINFAB_PMPI(MPI_Address)
 TWINFAB_PMPI(MPI_Allgather)
+TWINFAB_PMPI(MPI_Allgather_c)
 TWINFAB_PMPI(MPI_Allgather_init)
+TWINFAB_PMPI(MPI_Allgather_init_c)
 TWINFAB_PMPI(MPI_Allgatherv)
+TWINFAB_PMPI(MPI_Allgatherv_c)
 TWINFAB_PMPI(MPI_Allgatherv_init)
+TWINFAB_PMPI(MPI_Allgatherv_init_c)
 TWINFAB_PMPI(MPI_Alloc_mem)
 TWINFAB_PMPI(MPI_Allreduce)
+TWINFAB_PMPI(MPI_Allreduce_c)
 TWINFAB_PMPI(MPI_Allreduce_init)
+TWINFAB_PMPI(MPI_Allreduce_init_c)
 TWINFAB_PMPI(MPI_Alltoall)
+TWINFAB_PMPI(MPI_Alltoall_c)
 TWINFAB_PMPI(MPI_Alltoall_init)
+TWINFAB_PMPI(MPI_Alltoall_init_c)
 TWINFAB_PMPI(MPI_Alltoallv)
+TWINFAB_PMPI(MPI_Alltoallv_c)
 TWINFAB_PMPI(MPI_Alltoallv_init)
+TWINFAB_PMPI(MPI_Alltoallv_init_c)
 TWINFAB_PMPI(MPI_Alltoallw)
+TWINFAB_PMPI(MPI_Alltoallw_c)
 TWINFAB_PMPI(MPI_Alltoallw_init)
+TWINFAB_PMPI(MPI_Alltoallw_init_c)
 TWINFAB_PMPI(MPI_Attr_delete)
 TWINFAB_PMPI(MPI_Attr_get)
 TWINFAB_PMPI(MPI_Attr_put)
 TWINFAB_PMPI(MPI_Barrier)
 TWINFAB_PMPI(MPI_Barrier_init)
 TWINFAB_PMPI(MPI_Bcast)
+TWINFAB_PMPI(MPI_Bcast_c)
 TWINFAB_PMPI(MPI_Bcast_init)
+TWINFAB_PMPI(MPI_Bcast_init_c)
 TWINFAB_PMPI(MPI_Bsend)
+TWINFAB_PMPI(MPI_Bsend_c)
 TWINFAB_PMPI(MPI_Bsend_init)
+TWINFAB_PMPI(MPI_Bsend_init_c)
 TWINFAB_PMPI(MPI_Buffer_attach)
+TWINFAB_PMPI(MPI_Buffer_attach_c)
 TWINFAB_PMPI(MPI_Buffer_detach)
+TWINFAB_PMPI(MPI_Buffer_detach_c)
 TWINFAB_PMPI(MPI_COMM_DUP_FN)
 TWINFAB_PMPI(MPI_Cancel)
 TWINFAB_PMPI(MPI_Cart_coords)
 TWINFAB_PMPI(MPI_Cart_create)
 TWINFAB_PMPI(MPI_Cart_get)
+TWINFAB_PMPI(MPI_Cart_map)
 TWINFAB_PMPI(MPI_Cart_rank)
 TWINFAB_PMPI(MPI_Cart_shift)
 TWINFAB_PMPI(MPI_Cart_sub)
@@ -1157,17 +1637,25 @@ TWINFAB_PMPI(MPI_Errhandler_free)
 TWINFAB_PMPI(MPI_Error_class)
 TWINFAB_PMPI(MPI_Error_string)
 TWINFAB_PMPI(MPI_Exscan)
+TWINFAB_PMPI(MPI_Exscan_c)
 TWINFAB_PMPI(MPI_Exscan_init)
+TWINFAB_PMPI(MPI_Exscan_init_c)
 TWINFAB_PMPI(MPI_Finalize)
 TWINFAB_PMPI(MPI_Finalized)
 TWINFAB_PMPI(MPI_Free_mem)
 TWINFAB_PMPI(MPI_Gather)
+TWINFAB_PMPI(MPI_Gather_c)
 TWINFAB_PMPI(MPI_Gather_init)
+TWINFAB_PMPI(MPI_Gather_init_c)
 TWINFAB_PMPI(MPI_Gatherv)
+TWINFAB_PMPI(MPI_Gatherv_c)
 TWINFAB_PMPI(MPI_Gatherv_init)
+TWINFAB_PMPI(MPI_Gatherv_init_c)
 TWINFAB_PMPI(MPI_Get_address)
 TWINFAB_PMPI(MPI_Get_count)
+TWINFAB_PMPI(MPI_Get_count_c)
 TWINFAB_PMPI(MPI_Get_elements)
+TWINFAB_PMPI(MPI_Get_elements_c)
 TWINFAB_PMPI(MPI_Get_elements_x)
 TWINFAB_PMPI(MPI_Get_library_version)
 TWINFAB_PMPI(MPI_Get_processor_name)
@@ -1196,24 +1684,41 @@ TWINFAB_PMPI(MPI_Group_size)
 TWINFAB_PMPI(MPI_Group_translate_ranks)
 TWINFAB_PMPI(MPI_Group_union)
 TWINFAB_PMPI(MPI_Iallgather)
+TWINFAB_PMPI(MPI_Iallgather_c)
 TWINFAB_PMPI(MPI_Iallgatherv)
+TWINFAB_PMPI(MPI_Iallgatherv_c)
 TWINFAB_PMPI(MPI_Iallreduce)
+TWINFAB_PMPI(MPI_Iallreduce_c)
 TWINFAB_PMPI(MPI_Ialltoall)
+TWINFAB_PMPI(MPI_Ialltoall_c)
 TWINFAB_PMPI(MPI_Ialltoallv)
+TWINFAB_PMPI(MPI_Ialltoallv_c)
 TWINFAB_PMPI(MPI_Ialltoallw)
+TWINFAB_PMPI(MPI_Ialltoallw_c)
 TWINFAB_PMPI(MPI_Ibarrier)
 TWINFAB_PMPI(MPI_Ibcast)
+TWINFAB_PMPI(MPI_Ibcast_c)
 TWINFAB_PMPI(MPI_Ibsend)
+TWINFAB_PMPI(MPI_Ibsend_c)
 TWINFAB_PMPI(MPI_Iexscan)
+TWINFAB_PMPI(MPI_Iexscan_c)
 TWINFAB_PMPI(MPI_Igather)
+TWINFAB_PMPI(MPI_Igather_c)
 TWINFAB_PMPI(MPI_Igatherv)
+TWINFAB_PMPI(MPI_Igatherv_c)
 TWINFAB_PMPI(MPI_Improbe)
 TWINFAB_PMPI(MPI_Imrecv)
+TWINFAB_PMPI(MPI_Imrecv_c)
 TWINFAB_PMPI(MPI_Ineighbor_allgather)
+TWINFAB_PMPI(MPI_Ineighbor_allgather_c)
 TWINFAB_PMPI(MPI_Ineighbor_allgatherv)
+TWINFAB_PMPI(MPI_Ineighbor_allgatherv_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoall)
+TWINFAB_PMPI(MPI_Ineighbor_alltoall_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallv)
+TWINFAB_PMPI(MPI_Ineighbor_alltoallv_c)
 TWINFAB_PMPI(MPI_Ineighbor_alltoallw)
+TWINFAB_PMPI(MPI_Ineighbor_alltoallw_c)
 TWINFAB_PMPI(MPI_Info_c2f)
 TWINFAB_PMPI(MPI_Info_create)
 TWINFAB_PMPI(MPI_Info_delete)
@@ -1232,71 +1737,120 @@ TWINFAB_PMPI(MPI_Intercomm_create)
 TWINFAB_PMPI(MPI_Intercomm_merge)
 TWINFAB_PMPI(MPI_Iprobe)
 TWINFAB_PMPI(MPI_Irecv)
+TWINFAB_PMPI(MPI_Irecv_c)
 TWINFAB_PMPI(MPI_Ireduce)
+TWINFAB_PMPI(MPI_Ireduce_c)
 TWINFAB_PMPI(MPI_Ireduce_scatter)
 TWINFAB_PMPI(MPI_Ireduce_scatter_block)
+TWINFAB_PMPI(MPI_Ireduce_scatter_block_c)
+TWINFAB_PMPI(MPI_Ireduce_scatter_c)
 TWINFAB_PMPI(MPI_Irsend)
+TWINFAB_PMPI(MPI_Irsend_c)
 TWINFAB_PMPI(MPI_Is_thread_main)
 TWINFAB_PMPI(MPI_Iscan)
+TWINFAB_PMPI(MPI_Iscan_c)
 TWINFAB_PMPI(MPI_Iscatter)
+TWINFAB_PMPI(MPI_Iscatter_c)
 TWINFAB_PMPI(MPI_Iscatterv)
+TWINFAB_PMPI(MPI_Iscatterv_c)
 TWINFAB_PMPI(MPI_Isend)
+TWINFAB_PMPI(MPI_Isend_c)
 TWINFAB_PMPI(MPI_Isendrecv)
+TWINFAB_PMPI(MPI_Isendrecv_c)
 TWINFAB_PMPI(MPI_Isendrecv_replace)
+TWINFAB_PMPI(MPI_Isendrecv_replace_c)
 TWINFAB_PMPI(MPI_Issend)
+TWINFAB_PMPI(MPI_Issend_c)
 TWINFAB_PMPI(MPI_Keyval_create)
 TWINFAB_PMPI(MPI_Keyval_free)
 TWINFAB_PMPI(MPI_Message_c2f)
 TWINFAB_PMPI(MPI_Message_f2c)
 TWINFAB_PMPI(MPI_Mprobe)
 TWINFAB_PMPI(MPI_Mrecv)
+TWINFAB_PMPI(MPI_Mrecv_c)
 TWINFAB_PMPI(MPI_Neighbor_allgather)
+TWINFAB_PMPI(MPI_Neighbor_allgather_c)
 TWINFAB_PMPI(MPI_Neighbor_allgather_init)
+TWINFAB_PMPI(MPI_Neighbor_allgather_init_c)
 TWINFAB_PMPI(MPI_Neighbor_allgatherv)
+TWINFAB_PMPI(MPI_Neighbor_allgatherv_c)
 TWINFAB_PMPI(MPI_Neighbor_allgatherv_init)
+TWINFAB_PMPI(MPI_Neighbor_allgatherv_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoall)
+TWINFAB_PMPI(MPI_Neighbor_alltoall_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoall_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoall_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv)
+TWINFAB_PMPI(MPI_Neighbor_alltoallv_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallv_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoallv_init_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw)
+TWINFAB_PMPI(MPI_Neighbor_alltoallw_c)
 TWINFAB_PMPI(MPI_Neighbor_alltoallw_init)
+TWINFAB_PMPI(MPI_Neighbor_alltoallw_init_c)
 TWINFAB_PMPI(MPI_Op_c2f)
 TWINFAB_PMPI(MPI_Op_commutative)
 TWINFAB_PMPI(MPI_Op_create)
+TWINFAB_PMPI(MPI_Op_create_c)
 TWINFAB_PMPI(MPI_Op_f2c)
 TWINFAB_PMPI(MPI_Op_free)
 TWINFAB_PMPI(MPI_Pack)
+TWINFAB_PMPI(MPI_Pack_c)
 TWINFAB_PMPI(MPI_Pack_external)
+TWINFAB_PMPI(MPI_Pack_external_c)
 TWINFAB_PMPI(MPI_Pack_external_size)
+TWINFAB_PMPI(MPI_Pack_external_size_c)
 TWINFAB_PMPI(MPI_Pack_size)
+TWINFAB_PMPI(MPI_Pack_size_c)
 TWINFAB_PMPI(MPI_Pcontrol)
 TWINFAB_PMPI(MPI_Probe)
 TWINFAB_PMPI(MPI_Query_thread)
 TWINFAB_PMPI(MPI_Recv)
+TWINFAB_PMPI(MPI_Recv_c)
 TWINFAB_PMPI(MPI_Recv_init)
+TWINFAB_PMPI(MPI_Recv_init_c)
 TWINFAB_PMPI(MPI_Reduce)
+TWINFAB_PMPI(MPI_Reduce_c)
 TWINFAB_PMPI(MPI_Reduce_init)
+TWINFAB_PMPI(MPI_Reduce_init_c)
 TWINFAB_PMPI(MPI_Reduce_local)
+TWINFAB_PMPI(MPI_Reduce_local_c)
 TWINFAB_PMPI(MPI_Reduce_scatter)
 TWINFAB_PMPI(MPI_Reduce_scatter_block)
+TWINFAB_PMPI(MPI_Reduce_scatter_block_c)
 TWINFAB_PMPI(MPI_Reduce_scatter_block_init)
+TWINFAB_PMPI(MPI_Reduce_scatter_block_init_c)
+TWINFAB_PMPI(MPI_Reduce_scatter_c)
 TWINFAB_PMPI(MPI_Reduce_scatter_init)
+TWINFAB_PMPI(MPI_Reduce_scatter_init_c)
 TWINFAB_PMPI(MPI_Request_c2f)
 TWINFAB_PMPI(MPI_Request_f2c)
 TWINFAB_PMPI(MPI_Request_free)
 TWINFAB_PMPI(MPI_Request_get_status)
 TWINFAB_PMPI(MPI_Rsend)
+TWINFAB_PMPI(MPI_Rsend_c)
 TWINFAB_PMPI(MPI_Rsend_init)
+TWINFAB_PMPI(MPI_Rsend_init_c)
 TWINFAB_PMPI(MPI_Scan)
+TWINFAB_PMPI(MPI_Scan_c)
 TWINFAB_PMPI(MPI_Scan_init)
+TWINFAB_PMPI(MPI_Scan_init_c)
 TWINFAB_PMPI(MPI_Scatter)
+TWINFAB_PMPI(MPI_Scatter_c)
 TWINFAB_PMPI(MPI_Scatter_init)
+TWINFAB_PMPI(MPI_Scatter_init_c)
 TWINFAB_PMPI(MPI_Scatterv)
+TWINFAB_PMPI(MPI_Scatterv_c)
 TWINFAB_PMPI(MPI_Scatterv_init)
+TWINFAB_PMPI(MPI_Scatterv_init_c)
 TWINFAB_PMPI(MPI_Send)
+TWINFAB_PMPI(MPI_Send_c)
 TWINFAB_PMPI(MPI_Send_init)
+TWINFAB_PMPI(MPI_Send_init_c)
 TWINFAB_PMPI(MPI_Sendrecv)
+TWINFAB_PMPI(MPI_Sendrecv_c)
 TWINFAB_PMPI(MPI_Sendrecv_replace)
+TWINFAB_PMPI(MPI_Sendrecv_replace_c)
 TWINFAB_PMPI(MPI_Session_c2f)
 TWINFAB_PMPI(MPI_Session_call_errhandler)
 TWINFAB_PMPI(MPI_Session_create_errhandler)
@@ -1310,15 +1864,49 @@ TWINFAB_PMPI(MPI_Session_get_pset_info)
 TWINFAB_PMPI(MPI_Session_init)
 TWINFAB_PMPI(MPI_Session_set_errhandler)
 TWINFAB_PMPI(MPI_Ssend)
+TWINFAB_PMPI(MPI_Ssend_c)
 TWINFAB_PMPI(MPI_Ssend_init)
+TWINFAB_PMPI(MPI_Ssend_init_c)
 TWINFAB_PMPI(MPI_Start)
 TWINFAB_PMPI(MPI_Startall)
 TWINFAB_PMPI(MPI_Status_c2f)
 TWINFAB_PMPI(MPI_Status_f2c)
 TWINFAB_PMPI(MPI_Status_set_cancelled)
 TWINFAB_PMPI(MPI_Status_set_elements)
+TWINFAB_PMPI(MPI_Status_set_elements_c)
 TWINFAB_PMPI(MPI_Status_set_elements_x)
 TWINFAB_PMPI(MPI_TYPE_DUP_FN)
+TWINFAB_PMPI(MPI_T_category_changed)
+TWINFAB_PMPI(MPI_T_category_get_categories)
+TWINFAB_PMPI(MPI_T_category_get_cvars)
+TWINFAB_PMPI(MPI_T_category_get_index)
+TWINFAB_PMPI(MPI_T_category_get_info)
+TWINFAB_PMPI(MPI_T_category_get_num)
+TWINFAB_PMPI(MPI_T_category_get_pvars)
+TWINFAB_PMPI(MPI_T_cvar_get_index)
+TWINFAB_PMPI(MPI_T_cvar_get_info)
+TWINFAB_PMPI(MPI_T_cvar_get_num)
+TWINFAB_PMPI(MPI_T_cvar_handle_alloc)
+TWINFAB_PMPI(MPI_T_cvar_handle_free)
+TWINFAB_PMPI(MPI_T_cvar_read)
+TWINFAB_PMPI(MPI_T_cvar_write)
+TWINFAB_PMPI(MPI_T_enum_get_info)
+TWINFAB_PMPI(MPI_T_enum_get_item)
+TWINFAB_PMPI(MPI_T_finalize)
+TWINFAB_PMPI(MPI_T_init_thread)
+TWINFAB_PMPI(MPI_T_pvar_get_index)
+TWINFAB_PMPI(MPI_T_pvar_get_info)
+TWINFAB_PMPI(MPI_T_pvar_get_num)
+TWINFAB_PMPI(MPI_T_pvar_handle_alloc)
+TWINFAB_PMPI(MPI_T_pvar_handle_free)
+TWINFAB_PMPI(MPI_T_pvar_read)
+TWINFAB_PMPI(MPI_T_pvar_readreset)
+TWINFAB_PMPI(MPI_T_pvar_reset)
+TWINFAB_PMPI(MPI_T_pvar_session_create)
+TWINFAB_PMPI(MPI_T_pvar_session_free)
+TWINFAB_PMPI(MPI_T_pvar_start)
+TWINFAB_PMPI(MPI_T_pvar_stop)
+TWINFAB_PMPI(MPI_T_pvar_write)
 TWINFAB_PMPI(MPI_Test)
 TWINFAB_PMPI(MPI_Test_cancelled)
 TWINFAB_PMPI(MPI_Testall)
@@ -1328,15 +1916,24 @@ TWINFAB_PMPI(MPI_Topo_test)
 TWINFAB_PMPI(MPI_Type_c2f)
 TWINFAB_PMPI(MPI_Type_commit)
 TWINFAB_PMPI(MPI_Type_contiguous)
+TWINFAB_PMPI(MPI_Type_contiguous_c)
 TWINFAB_PMPI(MPI_Type_create_darray)
+TWINFAB_PMPI(MPI_Type_create_darray_c)
 TWINFAB_PMPI(MPI_Type_create_hindexed)
 TWINFAB_PMPI(MPI_Type_create_hindexed_block)
+TWINFAB_PMPI(MPI_Type_create_hindexed_block_c)
+TWINFAB_PMPI(MPI_Type_create_hindexed_c)
 TWINFAB_PMPI(MPI_Type_create_hvector)
+TWINFAB_PMPI(MPI_Type_create_hvector_c)
 TWINFAB_PMPI(MPI_Type_create_indexed_block)
+TWINFAB_PMPI(MPI_Type_create_indexed_block_c)
 TWINFAB_PMPI(MPI_Type_create_keyval)
 TWINFAB_PMPI(MPI_Type_create_resized)
+TWINFAB_PMPI(MPI_Type_create_resized_c)
 TWINFAB_PMPI(MPI_Type_create_struct)
+TWINFAB_PMPI(MPI_Type_create_struct_c)
 TWINFAB_PMPI(MPI_Type_create_subarray)
+TWINFAB_PMPI(MPI_Type_create_subarray_c)
 TWINFAB_PMPI(MPI_Type_delete_attr)
 TWINFAB_PMPI(MPI_Type_dup)
 TWINFAB_PMPI(MPI_Type_f2c)
@@ -1346,19 +1943,26 @@ TWINFAB_PMPI(MPI_Type_get_attr)
 TWINFAB_PMPI(MPI_Type_get_contents)
 TWINFAB_PMPI(MPI_Type_get_envelope)
 TWINFAB_PMPI(MPI_Type_get_extent)
+TWINFAB_PMPI(MPI_Type_get_extent_c)
 TWINFAB_PMPI(MPI_Type_get_extent_x)
 TWINFAB_PMPI(MPI_Type_get_name)
 TWINFAB_PMPI(MPI_Type_get_true_extent)
+TWINFAB_PMPI(MPI_Type_get_true_extent_c)
 TWINFAB_PMPI(MPI_Type_get_true_extent_x)
 TWINFAB_PMPI(MPI_Type_indexed)
+TWINFAB_PMPI(MPI_Type_indexed_c)
 TWINFAB_PMPI(MPI_Type_set_attr)
 TWINFAB_PMPI(MPI_Type_set_name)
 TWINFAB_PMPI(MPI_Type_size)
+TWINFAB_PMPI(MPI_Type_size_c)
 TWINFAB_PMPI(MPI_Type_size_x)
 TWINFAB_PMPI(MPI_Type_struct)
 TWINFAB_PMPI(MPI_Type_vector)
+TWINFAB_PMPI(MPI_Type_vector_c)
 TWINFAB_PMPI(MPI_Unpack)
+TWINFAB_PMPI(MPI_Unpack_c)
 TWINFAB_PMPI(MPI_Unpack_external)
+TWINFAB_PMPI(MPI_Unpack_external_c)
 TWINFAB_PMPI(MPI_Wait)
 TWINFAB_PMPI(MPI_Waitall)
 TWINFAB_PMPI(MPI_Waitany)

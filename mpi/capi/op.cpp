@@ -21,6 +21,16 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
   });
 }
 
+int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  const char* where = "MPI_Op_create_c";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    if (user_fn == nullptr) throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Op_create_c(user_fn)", "null function pointer");
+    require_pointer(op, where, "op");
+    *op = s.add_op(user_fn, commute != 0);
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Op_free(MPI_Op* op) {
   const char* where = "MPI_Op_free";
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
@@ -40,13 +50,23 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
   });
 }
 
-int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
-  const char* where = "MPI_Reduce_local";
+namespace {
+int reduce_local(const char* where, const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Op op) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const OpCall reduction(s, op, datatype, where);
     reduce_local_checked(inbuf, inoutbuf, count, s.type(datatype, where), reduction.op());
     return MPI_SUCCESS;
   });
+}
+}  // namespace
+
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  return reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
+}
+
+int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op) {
+  return reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
 
 }  // extern "C"

@@ -30,7 +30,8 @@ void require_external32(const char* datarep, const char* where) {
 /// The checks MPI_Pack_external and MPI_Unpack_external share: the representation,
 /// the type and count, and a position inside a buffer of `size` bytes that leaves room
 /// for the external32 bytes, which it returns.
-std::int64_t room(const char* datarep, const DatatypePtr& type, int count, MPI_Aint size, const MPI_Aint* position,
+template <class Size>
+std::int64_t room(const char* datarep, const DatatypePtr& type, std::int64_t count, Size size, const Size* position,
                   const char* where, const char* size_arg) {
   require_external32(datarep, where);
   require_pointer(position, where, "position");
@@ -56,13 +57,9 @@ void require_user(const void* buffer, const Datatype& type, const char* where, c
   if (!type.may_be_absolute()) require_pointer(buffer, where, arg);
 }
 
-}  // namespace
-
-extern "C" {
-
-int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
-                      MPI_Aint outsize, MPI_Aint* position) {
-  const char* where = "MPI_Pack_external";
+template <class Size>
+int pack_external(const char* where, const char datarep[], const void* inbuf, std::int64_t incount,
+                  MPI_Datatype datatype, void* outbuf, Size outsize, Size* position) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
     const std::int64_t bytes = room(datarep, t, incount, outsize, position, where, "outsize");
@@ -71,14 +68,14 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
     require_packed(outbuf, where, "outbuf");
     auto* out = static_cast<std::byte*>(outbuf) + *position;
     pack_external32(inbuf, incount, *t, std::span<std::byte>(out, static_cast<std::size_t>(bytes)), where);
-    *position += static_cast<MPI_Aint>(bytes);
+    *position += static_cast<Size>(bytes);
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
-                        void* outbuf, int outcount, MPI_Datatype datatype) {
-  const char* where = "MPI_Unpack_external";
+template <class Size>
+int unpack_external(const char* where, const char datarep[], const void* inbuf, Size insize, Size* position,
+                    void* outbuf, std::int64_t outcount, MPI_Datatype datatype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
     const std::int64_t bytes = room(datarep, t, outcount, insize, position, where, "insize");
@@ -87,20 +84,55 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
     require_user(outbuf, *t, where, "outbuf");
     const auto* in = static_cast<const std::byte*>(inbuf) + *position;
     unpack_external32(std::span<const std::byte>(in, static_cast<std::size_t>(bytes)), outbuf, outcount, *t, where);
-    *position += static_cast<MPI_Aint>(bytes);
+    *position += static_cast<Size>(bytes);
     return MPI_SUCCESS;
   });
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
-  const char* where = "MPI_Pack_external_size";
+template <class Size>
+int pack_external_size(const char* where, const char datarep[], std::int64_t incount, MPI_Datatype datatype,
+                       Size* size) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
     require_external32(datarep, where);
     require_pointer(size, where, "size");
-    *size = static_cast<MPI_Aint>(external32_size(incount, *t, where));
+    *size = static_cast<Size>(external32_size(incount, *t, where));
     return MPI_SUCCESS;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
+                      MPI_Aint outsize, MPI_Aint* position) {
+  return pack_external("MPI_Pack_external", datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf,
+                        int outcount, MPI_Datatype datatype) {
+  return unpack_external("MPI_Unpack_external", datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+  return pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, size);
+}
+
+// ---- large counts (MPI-4.0 §5.2.2)
+
+int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+                        MPI_Count outsize, MPI_Count* position) {
+  return pack_external("MPI_Pack_external_c", datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+
+int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                          MPI_Count outcount, MPI_Datatype datatype) {
+  return unpack_external("MPI_Unpack_external_c", datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype, MPI_Count* size) {
+  return pack_external_size("MPI_Pack_external_size_c", datarep, incount, datatype, size);
 }
 
 }  // extern "C"

@@ -16,7 +16,7 @@ using namespace twinfab::mpi::capi;
 
 namespace {
 
-int make_persistent(const char* where, PersistentOp::Kind kind, void* buf, int count, MPI_Datatype datatype,
+int make_persistent(const char* where, PersistentOp::Kind kind, void* buf, MPI_Count count, MPI_Datatype datatype,
                     int peer, int tag, MPI_Comm comm, MPI_Request* request) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
@@ -137,6 +137,37 @@ int MPI_Startall(int count, MPI_Request array_of_requests[]) {
     for (int i = 0; i < count; ++i) start(s, array_of_requests[i], "MPI_Startall");
     return MPI_SUCCESS;
   });
+}
+
+// ---- large counts (MPI-4.0 §5.2.2)
+
+int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return make_persistent("MPI_Send_init_c", PersistentOp::Kind::Send, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return make_persistent("MPI_Ssend_init_c", PersistentOp::Kind::Ssend, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return make_persistent("MPI_Bsend_init_c", PersistentOp::Kind::Bsend, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                     MPI_Request* request) {
+  return make_persistent("MPI_Rsend_init_c", PersistentOp::Kind::Send, const_cast<void*>(buf), count, datatype, dest,
+                         tag, comm, request);
+}
+
+int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Request* request) {
+  return make_persistent("MPI_Recv_init_c", PersistentOp::Kind::Recv, buf, count, datatype, source, tag, comm, request);
 }
 
 }  // extern "C"

@@ -44,7 +44,7 @@ int start(const char* where, MPI_Comm comm, MPI_Request* request, RankState& s, 
   return MPI_SUCCESS;
 }
 
-int isend(const char* where, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int isend(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
           MPI_Request* request, SendMode mode) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
@@ -54,7 +54,7 @@ int isend(const char* where, const void* buf, int count, MPI_Datatype datatype, 
   });
 }
 
-int send(const char* where, const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+int send(const char* where, const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
          SendMode mode) {
   return entry(where, comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, where);
@@ -119,7 +119,7 @@ MPI_Message message_handle(RankState& s, MessageId id, MPI_Comm comm) {
 /// MPI_Mrecv and MPI_Imrecv: checks everything (a refused call leaves the message
 /// matched and the handle as it was), then starts the receive and sets the handle
 /// to MPI_MESSAGE_NULL.
-RequestId start_mrecv(RankState& s, void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+RequestId start_mrecv(RankState& s, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                       const char* where) {
   require_pointer(message, where, "message");
   const DatatypePtr& t = s.type(datatype, where);
@@ -158,7 +158,7 @@ void check_request_array(int count, const MPI_Request* requests, const char* whe
 /// posted receive too, so two ranks sending to each other cannot deadlock, and a tiny
 /// send needs no request at all (it is complete once copied out).
 inline void exchange(RankState& s, const char* where, const void* sendbuf, std::int64_t sendcount,
-                     const DatatypePtr& sendtype, int dest, int sendtag, void* recvbuf, int recvcount,
+                     const DatatypePtr& sendtype, int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
                      const DatatypePtr& recvtype, int source, int recvtag, const Communicator& c, MPI_Status* status,
                      const char* recvcount_name) {
   RequestId recv = s.ctx().irecv(recvbuf, recvcount, recvtype, source, recvtag, c, where);
@@ -174,6 +174,93 @@ inline void exchange(RankState& s, const char* where, const void* sendbuf, std::
   // Formatted only for a failed receive: this is on every message.
   if (st.error != ErrorClass::MPI_SUCCESS)
     check_completion(st, fmt::format("{}({}={})", where, recvcount_name, recvcount).c_str());
+}
+
+int irecv(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+          MPI_Request* request) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(request, where, "request");
+    return start(where, comm, request, s, s.ctx().irecv(buf, count, t, source, tag, c));
+  });
+}
+
+int recv(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+         MPI_Status* status) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& t = s.type(datatype, where);
+    RequestId id = s.ctx().irecv(buf, count, t, source, tag, c, where);
+    const MessageStatus st = s.ctx().wait(id);
+    s.reap_detached(false);
+    store_status(st, status);
+    // Formatted only for a failed receive: this is on every message.
+    if (st.error != ErrorClass::MPI_SUCCESS) check_completion(st, fmt::format("{}(count={})", where, count).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
+int sendrecv(const char* where, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+             MPI_Status* status) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& st_type = s.type(sendtype, where, "sendtype");
+    const DatatypePtr& rt_type = s.type(recvtype, where, "recvtype");
+    s.ctx().check_send(where, sendbuf, sendcount, st_type, dest, sendtag, c);
+    exchange(s, where, sendbuf, sendcount, st_type, dest, sendtag, recvbuf, recvcount, rt_type, source, recvtag, c,
+             status, "recvcount");
+    return MPI_SUCCESS;
+  });
+}
+
+int sendrecv_replace(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                     int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    const DatatypePtr& type = s.type(datatype, where, "datatype");
+    s.ctx().check_send(where, buf, count, type, dest, sendtag, c);
+    // The outgoing message is packed before the receive may overwrite buf; it leaves
+    // as bytes (twinfab matches messages by bytes, not by type signature).
+    std::vector<std::byte> outgoing(static_cast<std::size_t>(packed_size(count, *type)));
+    pack(buf, count, *type, 0, outgoing, where);
+    exchange(s, where, outgoing.data(), static_cast<std::int64_t>(outgoing.size()), s.ctx().datatype(BasicKind::Byte),
+             dest, sendtag, buf, count, type, source, recvtag, c, status, "count");
+    return MPI_SUCCESS;
+  });
+}
+
+int mrecv(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+          MPI_Status* status) {
+  return entry(where, comm_of_message(message), [&](RankState& s) {
+    RequestId id = start_mrecv(s, buf, count, datatype, message, where);
+    const MessageStatus st = s.ctx().wait(id);
+    s.reap_detached(false);
+    store_status(st, status);
+    if (st.error != ErrorClass::MPI_SUCCESS) check_completion(st, fmt::format("{}(count={})", where, count).c_str());
+    return MPI_SUCCESS;
+  });
+}
+
+int imrecv(const char* where, void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+           MPI_Request* request) {
+  const MPI_Comm comm = comm_of_message(message);
+  return entry(where, comm, [&](RankState& s) {
+    require_pointer(request, where, "request");
+    return start(where, comm, request, s, start_mrecv(s, buf, count, datatype, message, where));
+  });
+}
+
+/// MPI_Get_count and MPI_Get_count_c: whole elements of `datatype` in the status's
+/// message, MPI_UNDEFINED when it ends inside one.
+long long count_of(RankState& s, const MPI_Status* status, MPI_Datatype datatype, const char* where) {
+  if (status == nullptr || status == MPI_STATUS_IGNORE)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(status)", where), "null or MPI_STATUS_IGNORE");
+  const DatatypePtr& t = s.type(datatype, where);
+  const long long bytes = status->twinfab_count_bytes;
+  if (t->size() == 0) return bytes == 0 ? 0 : MPI_UNDEFINED;
+  return bytes % t->size() != 0 ? MPI_UNDEFINED : bytes / t->size();
 }
 
 }  // namespace
@@ -199,55 +286,22 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 }
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request) {
-  return entry("MPI_Irecv", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Irecv");
-    const DatatypePtr& t = s.type(datatype, "MPI_Irecv");
-    require_pointer(request, "MPI_Irecv", "request");
-    return start("MPI_Irecv", comm, request, s, s.ctx().irecv(buf, count, t, source, tag, c));
-  });
+  return irecv("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  return entry("MPI_Recv", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Recv");
-    const DatatypePtr& t = s.type(datatype, "MPI_Recv");
-    RequestId id = s.ctx().irecv(buf, count, t, source, tag, c, "MPI_Recv");
-    const MessageStatus st = s.ctx().wait(id);
-    s.reap_detached(false);
-    store_status(st, status);
-    // Formatted only for a failed receive: this is on every message.
-    if (st.error != ErrorClass::MPI_SUCCESS) check_completion(st, fmt::format("MPI_Recv(count={})", count).c_str());
-    return MPI_SUCCESS;
-  });
+  return recv("MPI_Recv", buf, count, datatype, source, tag, comm, status);
 }
 
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  return entry("MPI_Sendrecv", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Sendrecv");
-    const DatatypePtr& st_type = s.type(sendtype, "MPI_Sendrecv", "sendtype");
-    const DatatypePtr& rt_type = s.type(recvtype, "MPI_Sendrecv", "recvtype");
-    s.ctx().check_send("MPI_Sendrecv", sendbuf, sendcount, st_type, dest, sendtag, c);
-    exchange(s, "MPI_Sendrecv", sendbuf, sendcount, st_type, dest, sendtag, recvbuf, recvcount, rt_type, source,
-             recvtag, c, status, "recvcount");
-    return MPI_SUCCESS;
-  });
+  return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
 }
 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status* status) {
-  return entry("MPI_Sendrecv_replace", comm, [&](RankState& s) {
-    const Communicator& c = s.comm(comm, "MPI_Sendrecv_replace");
-    const DatatypePtr& type = s.type(datatype, "MPI_Sendrecv_replace", "datatype");
-    s.ctx().check_send("MPI_Sendrecv_replace", buf, count, type, dest, sendtag, c);
-    // The outgoing message is packed before the receive may overwrite buf; it leaves
-    // as bytes (twinfab matches messages by bytes, not by type signature).
-    std::vector<std::byte> outgoing(static_cast<std::size_t>(packed_size(count, *type)));
-    pack(buf, count, *type, 0, outgoing, "MPI_Sendrecv_replace");
-    exchange(s, "MPI_Sendrecv_replace", outgoing.data(), static_cast<std::int64_t>(outgoing.size()),
-             s.ctx().datatype(BasicKind::Byte), dest, sendtag, buf, count, type, source, recvtag, c, status, "count");
-    return MPI_SUCCESS;
-  });
+  return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
@@ -541,22 +595,11 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
 }
 
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
-  return entry("MPI_Mrecv", comm_of_message(message), [&](RankState& s) {
-    RequestId id = start_mrecv(s, buf, count, datatype, message, "MPI_Mrecv");
-    const MessageStatus st = s.ctx().wait(id);
-    s.reap_detached(false);
-    store_status(st, status);
-    if (st.error != ErrorClass::MPI_SUCCESS) check_completion(st, fmt::format("MPI_Mrecv(count={})", count).c_str());
-    return MPI_SUCCESS;
-  });
+  return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
-  const MPI_Comm comm = comm_of_message(message);
-  return entry("MPI_Imrecv", comm, [&](RankState& s) {
-    require_pointer(request, "MPI_Imrecv", "request");
-    return start("MPI_Imrecv", comm, request, s, start_mrecv(s, buf, count, datatype, message, "MPI_Imrecv"));
-  });
+  return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
 }
 
 int MPI_Request_free(MPI_Request* request) {
@@ -627,17 +670,17 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
 
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count) {
   return entry("MPI_Get_count", MPI_COMM_WORLD, [&](RankState& s) {
-    if (status == nullptr || status == MPI_STATUS_IGNORE)
-      throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Get_count(status)", "null or MPI_STATUS_IGNORE");
-    const DatatypePtr& t = s.type(datatype, "MPI_Get_count");
     require_pointer(count, "MPI_Get_count", "count");
-    const long long bytes = status->twinfab_count_bytes;
-    if (t->size() == 0)
-      *count = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else if (bytes % t->size() != 0 || bytes / t->size() > 0x7fffffff)
-      *count = MPI_UNDEFINED;
-    else
-      *count = static_cast<int>(bytes / t->size());
+    const long long n = count_of(s, status, datatype, "MPI_Get_count");
+    *count = n > 0x7fffffff ? MPI_UNDEFINED : static_cast<int>(n);  // MPI_Get_count_c has the large counts
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return entry("MPI_Get_count_c", MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(count, "MPI_Get_count_c", "count");
+    *count = count_of(s, status, datatype, "MPI_Get_count_c");
     return MPI_SUCCESS;
   });
 }
@@ -677,6 +720,65 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
     *count = n;
     return MPI_SUCCESS;
   });
+}
+
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return entry("MPI_Get_elements_c", MPI_COMM_WORLD, [&](RankState& s) {
+    const long long n = elements_of(s, status, datatype, "MPI_Get_elements_c");
+    require_pointer(count, "MPI_Get_elements_c", "count");
+    *count = n;
+    return MPI_SUCCESS;
+  });
+}
+
+// ---- large counts (MPI-4.0 §5.2.2): the bodies above with an MPI_Count count.
+
+int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send("MPI_Send_c", buf, count, datatype, dest, tag, comm, SendMode::Standard);
+}
+
+int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  return send("MPI_Ssend_c", buf, count, datatype, dest, tag, comm, SendMode::Synchronous);
+}
+
+int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return isend("MPI_Isend_c", buf, count, datatype, dest, tag, comm, request, SendMode::Standard);
+}
+
+int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                 MPI_Request* request) {
+  return isend("MPI_Issend_c", buf, count, datatype, dest, tag, comm, request, SendMode::Synchronous);
+}
+
+int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                MPI_Request* request) {
+  return irecv("MPI_Irecv_c", buf, count, datatype, source, tag, comm, request);
+}
+
+int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Status* status) {
+  return recv("MPI_Recv_c", buf, count, datatype, source, tag, comm, status);
+}
+
+int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                   MPI_Status* status) {
+  return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                  recvtag, comm, status);
+}
+
+int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                           int recvtag, MPI_Comm comm, MPI_Status* status) {
+  return sendrecv_replace("MPI_Sendrecv_replace_c", buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  return mrecv("MPI_Mrecv_c", buf, count, datatype, message, status);
+}
+
+int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+  return imrecv("MPI_Imrecv_c", buf, count, datatype, message, request);
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 
 #include "mpi/capi/attributes.hpp"
 #include "mpi/capi/session_table.hpp"
+#include "mpi/capi/tools_interface.hpp"
 
 #include <fmt/format.h>
 
@@ -159,6 +160,7 @@ OpCall::OpCall(const RankState& state, MPI_Op handle, MPI_Datatype datatype, con
   }
   const UserOpEntry entry = state.user_op(handle, where);
   function_ = entry.function;
+  function_c_ = entry.function_c;
   op_ = ReductionOp::user(&OpCall::call, this, entry.commutative);
 }
 
@@ -166,9 +168,15 @@ void OpCall::call(const void* self, const void* in, void* inout, std::int64_t co
   const auto& call = *static_cast<const OpCall*>(self);
   const auto* a = static_cast<const std::byte*>(in);
   auto* b = static_cast<std::byte*>(inout);
-  // The C function takes an int count. Every count the C API hands the core fits
-  // one (reduce-scatter checks its sum of counts), but the core's are 64-bit: a
-  // larger one would go in pieces of whole elements.
+  if (call.function_c_ != nullptr) {
+    MPI_Count len = count;
+    MPI_Datatype datatype = call.datatype_;
+    call.function_c_(const_cast<std::byte*>(a), b, &len, &datatype);
+    return;
+  }
+  // The C function takes an int count; the core's are 64-bit (the large-count calls,
+  // MPI_Reduce_c, ..., pass them through): a larger one goes in pieces of whole
+  // elements, which an elementwise op cannot tell apart.
   while (count > 0) {
     const int piece = static_cast<int>(std::min<std::int64_t>(count, std::numeric_limits<int>::max()));
     // Copies: the function may write through its pointer arguments.
@@ -186,14 +194,21 @@ void OpCall::call(const void* self, const void* in, void* inout, std::int64_t co
 MPI_Op RankState::add_op(MPI_User_function* function, bool commutative) {
   if (ops_.size() > kHandleIndexMask)
     throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Op_create", "more than 16M user-defined ops created on one rank");
-  ops_.push_back({function, commutative});
+  ops_.push_back({function, commutative, nullptr});
+  return handle_of(kUserOpBase, ops_.size() - 1);
+}
+
+MPI_Op RankState::add_op(MPI_User_function_c* function, bool commutative) {
+  if (ops_.size() > kHandleIndexMask)
+    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Op_create_c", "more than 16M user-defined ops created on one rank");
+  ops_.push_back({nullptr, commutative, function});
   return handle_of(kUserOpBase, ops_.size() - 1);
 }
 
 UserOpEntry RankState::user_op(MPI_Op handle, const char* where) const {
   const std::uint32_t b = bits(handle);
   const std::size_t index = b & kHandleIndexMask;
-  if ((b & ~kHandleIndexMask) != kUserOpBase || index >= ops_.size() || ops_[index].function == nullptr)
+  if ((b & ~kHandleIndexMask) != kUserOpBase || index >= ops_.size() || !ops_[index].live())
     throw_bad_op(handle, where);
   return ops_[index];
 }

@@ -7,7 +7,8 @@
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
 // derived datatypes, user-defined reduction operations, user-defined error handlers,
 // info objects (info_table.hpp), requests, and keyvals with the attributes attached to
-// communicators (attributes.hpp).
+// communicators (attributes.hpp); the sessions (session_table.hpp); and the tools
+// interface's state (tools_interface.hpp).
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
 // entry() checks that the rank has its Context, i.e. that MPI_Init or an
@@ -47,6 +48,7 @@
 namespace twinfab::mpi::capi {
 
 struct AttributeTables;  // attributes.hpp
+struct ToolsState;       // tools_interface.hpp
 class SessionTable;      // session_table.hpp
 
 // Handle layout: a kind in the high byte, an index in the low 24 bits.
@@ -105,7 +107,7 @@ struct PersistentOp {
   enum class Kind : std::uint8_t { Send, Ssend, Bsend, Recv, Collective };
   Kind kind = Kind::Send;
   void* buffer = nullptr;
-  int count = 0;
+  MPI_Count count = 0;
   DatatypePtr type;  ///< held: MPI_Type_free does not affect a persistent request
   int peer = 0;
   int tag = 0;
@@ -116,10 +118,13 @@ struct PersistentOp {
   std::function<RequestId(RankState&, const Communicator&, std::shared_ptr<const void>&)> start_collective;
 };
 
-/// An op of MPI_Op_create.
+/// An op of MPI_Op_create (function) or MPI_Op_create_c (function_c, which takes an
+/// MPI_Count length); both null: a freed slot.
 struct UserOpEntry {
-  MPI_User_function* function = nullptr;  ///< null: freed slot
+  MPI_User_function* function = nullptr;
   bool commutative = true;
+  MPI_User_function_c* function_c = nullptr;
+  bool live() const noexcept { return function != nullptr || function_c != nullptr; }
 };
 
 /// A generalized request's callbacks (MPI_Grequest_start; mpi/capi/grequest.cpp). Its
@@ -305,6 +310,7 @@ class RankState {
   // ---- user-defined reduction operations (MPI_Op_create). Slots are not reused, so
   // a freed handle stays invalid.
   MPI_Op add_op(MPI_User_function* function, bool commutative);
+  MPI_Op add_op(MPI_User_function_c* function, bool commutative);
   /// The live entry of a user op handle (MPI_ERR_OP for anything else, predefined
   /// ops included: callers check for those first). Returned by value: a user
   /// function may create or free ops while a reduction runs, which would move or
@@ -381,6 +387,10 @@ class RankState {
   /// MPI_MESSAGE_NO_PROC) and sets the handle to MPI_MESSAGE_NULL.
   void release_message(MPI_Message& handle);
 
+  // ---- the tools interface, MPI_T (mpi/capi/tools_interface.cpp): null until the rank
+  // first calls MPI_T_init_thread or finalizes MPI (which keeps the Config there).
+  std::unique_ptr<ToolsState> tools;
+
   // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
   InfoTable infos;
 
@@ -439,10 +449,11 @@ class OpCall {
 
  private:
   /// ReductionOp::UserFunction: calls the C function with (in, inout, &len, &datatype),
-  /// in pieces of at most INT_MAX elements.
+  /// in pieces of at most INT_MAX elements (one call for an MPI_User_function_c).
   static void call(const void* self, const void* in, void* inout, std::int64_t count, const Datatype& type);
 
   MPI_User_function* function_ = nullptr;
+  MPI_User_function_c* function_c_ = nullptr;
   MPI_Datatype datatype_;
   ReductionOp op_;
 };
@@ -545,7 +556,7 @@ void require_pointer(const void* p, const char* where, const char* arg);
 /// arguments, packs the message into the attached buffer and starts its send from
 /// there; returns once the data is copied. MPI_ERR_BUFFER when no buffer is attached
 /// or it stays full (buffered.cpp).
-void buffered_send(RankState& s, const char* where, const void* buf, int count, const DatatypePtr& type, int dest,
+void buffered_send(RankState& s, const char* where, const void* buf, MPI_Count count, const DatatypePtr& type, int dest,
                    int tag, const Communicator& comm);
 /// Writes a MessageStatus to a C status unless it is MPI_STATUS_IGNORE / null. Its
 /// MPI_ERROR field is written only for the calls that complete several requests

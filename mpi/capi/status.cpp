@@ -57,4 +57,11 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
   });
 }
 
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+  return entry("MPI_Status_set_elements_c", MPI_COMM_WORLD, [&](RankState& s) {
+    set_elements(s, status, datatype, count, "MPI_Status_set_elements_c");
+    return MPI_SUCCESS;
+  });
+}
+
 }  // extern "C"

@@ -115,6 +115,28 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
   });
 }
 
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+  const char* where = "MPI_Cart_map";
+  return entry(where, comm, [&](RankState& s) {
+    const Communicator& c = s.comm(comm, where);
+    if (c.is_inter()) throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "is an intercommunicator");
+    if (ndims < 0) throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(ndims={})", where, ndims), "must not be negative");
+    if (ndims > 0) {
+      require_pointer(dims, where, "dims");
+      require_pointer(periods, where, "periods");
+    }
+    require_pointer(newrank, where, "newrank");
+    const auto n = static_cast<std::size_t>(ndims);
+    // The grid checks dims as MPI_Cart_create would; periods do not change the mapping.
+    const CartTopology grid(std::vector<int>(dims, dims + n), std::vector<bool>(n), where);
+    if (grid.size() > c.size())
+      throw Error(ErrorClass::MPI_ERR_DIMS, fmt::format("{}(dims)", where),
+                  fmt::format("the grid has {} processes, the communicator only {}", grid.size(), c.size()));
+    *newrank = c.rank() < grid.size() ? c.rank() : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  });
+}
+
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
   return entry("MPI_Cart_get", comm, [&](RankState& s) {
     const Communicator& c = s.comm(comm, "MPI_Cart_get");

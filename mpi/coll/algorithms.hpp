@@ -30,8 +30,8 @@ void add_reduce(Schedule& schedule, const void* input, void* result, std::int64_
 /// The root's linear scatterv (vector.cpp): block i, recvcounts[i] elements at
 /// displs[i], to rank i; the root's own block is copied into (recvbuf, recvcount,
 /// recvtype) unless recvbuf is kInPlace. Its messages use `step`.
-void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<const int> sendcounts,
-                            std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf,
+void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                            std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
                             std::int64_t recvcount, const DatatypePtr& recvtype, int step);
 
 }  // namespace twinfab::mpi::coll

@@ -18,7 +18,7 @@ const std::byte* at_bytes(const void* buffer, int displ) noexcept {
 
 /// Per-peer (count, type) blocks of one side: counts non-negative, types committed,
 /// buffer present where a block has data.
-void check_blocks(const void* buffer, std::span<const int> counts, std::span<const int> displs,
+void check_blocks(const void* buffer, std::span<const std::int64_t> counts, std::span<const std::int64_t> displs,
                   std::span<const DatatypePtr> types, int ranks, const char* where, const char* counts_name,
                   const char* buffer_name) {
   coll::check_counts(counts, displs, ranks, where, counts_name);
@@ -33,9 +33,9 @@ void check_blocks(const void* buffer, std::span<const int> counts, std::span<con
 
 }  // namespace
 
-RequestId alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                    std::span<const int> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
-                    std::span<const int> recvcounts, std::span<const int> rdispls,
+RequestId alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
                     std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoallw", "MPI_Ialltoallw");
   context.check_comm(comm, where);

@@ -30,8 +30,8 @@ void check_all_reduction(const void* sendbuf, const void* recvbuf, std::int64_t 
   if (sendbuf != kInPlace) check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
 }
 
-void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
-                  const char* counts_name) {
+void check_counts(std::span<const std::int64_t> counts, std::span<const std::int64_t> displs, int ranks,
+                  const char* where, const char* counts_name) {
   if (counts.size() < static_cast<std::size_t>(ranks) || displs.size() < static_cast<std::size_t>(ranks))
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({})", where, counts_name),
                 fmt::format("{} counts and {} displacements for {} ranks", counts.size(), displs.size(), ranks));

@@ -96,14 +96,14 @@ void check_received(const MessageStatus& status, const char* where);
 
 /// Per-rank (counts, displacements) arrays of a v-collective: one entry per rank of
 /// the communicator, counts non-negative (MPI_ERR_COUNT naming `counts_name`).
-void check_counts(std::span<const int> counts, std::span<const int> displs, int ranks, const char* where,
-                  const char* counts_name);
+void check_counts(std::span<const std::int64_t> counts, std::span<const std::int64_t> displs, int ranks,
+                  const char* where, const char* counts_name);
 /// Byte address of the block at displacement `displ` (in extents of `type`).
-inline std::byte* at(void* buffer, int displ, const Datatype& type) noexcept {
-  return static_cast<std::byte*>(buffer) + static_cast<std::int64_t>(displ) * type.extent();
+inline std::byte* at(void* buffer, std::int64_t displ, const Datatype& type) noexcept {
+  return static_cast<std::byte*>(buffer) + displ * type.extent();
 }
-inline const std::byte* at(const void* buffer, int displ, const Datatype& type) noexcept {
-  return static_cast<const std::byte*>(buffer) + static_cast<std::int64_t>(displ) * type.extent();
+inline const std::byte* at(const void* buffer, std::int64_t displ, const Datatype& type) noexcept {
+  return static_cast<const std::byte*>(buffer) + displ * type.extent();
 }
 
 /// The v-collectives' aliasing check (MPICH's): MPI_ERR_BUFFER when `send` and `recv`

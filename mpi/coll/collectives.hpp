@@ -118,34 +118,37 @@ RequestId alltoall(Context& context, const void* sendbuf, std::int64_t sendcount
 
 /// MPI_Gatherv. At the root `sendbuf` may be kInPlace.
 RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-             void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs, const DatatypePtr& recvtype,
-             int root, const Communicator& comm, Mode mode = Mode::Blocking);
+                  void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
+                  const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Scatterv. At the root `recvbuf` may be kInPlace.
-RequestId scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-              const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-              const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                   std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
+                   std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm,
+                   Mode mode = Mode::Blocking);
 /// MPI_Allgatherv. `sendbuf` may be kInPlace (each rank's block is at its displacement).
 RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
-                const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+                     void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
+                     const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Alltoallv. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's, by
 /// recvcounts and rdispls, and are overwritten).
-RequestId alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-               const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-               std::span<const int> rdispls, const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 
 /// MPI_Alltoallw (alltoallw.cpp): alltoallv with a datatype per peer and byte
 /// displacements. `sendbuf` may be kInPlace (the outgoing blocks are recvbuf's).
-RequestId alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-               std::span<const DatatypePtr> sendtypes, void* recvbuf, std::span<const int> recvcounts,
-               std::span<const int> rdispls, std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
+RequestId alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
 
 /// MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduced vector goes to
 /// rank i. `sendbuf` may be kInPlace (the whole input is in recvbuf). `where` names
 /// the calling function in errors.
-RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const std::int64_t> recvcounts,
                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm,
                          Mode mode = Mode::Blocking, const char* where = nullptr);
 /// MPI_Reduce_scatter_block: every block has `recvcount` elements.
@@ -177,24 +180,24 @@ RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t
 /// MPI_Neighbor_allgatherv: source j's block at displacement displs[j] (in extents of
 /// recvtype), recvcounts[j] elements.
 RequestId neighbor_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                              const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-                              std::span<const int> displs, const DatatypePtr& recvtype, const Communicator& comm,
-                              Mode mode = Mode::Blocking);
+                              const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
+                              std::span<const std::int64_t> displs, const DatatypePtr& recvtype,
+                              const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Neighbor_alltoall: block i of sendbuf to destination i.
 RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount,
                             const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Neighbor_alltoallv.
-RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                             std::span<const int> sdispls, const DatatypePtr& sendtype, void* recvbuf,
-                             std::span<const int> recvcounts, std::span<const int> rdispls,
+RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                             std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                             std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
                              const DatatypePtr& recvtype, const Communicator& comm, Mode mode = Mode::Blocking);
 /// MPI_Neighbor_alltoallw: a datatype per neighbour, displacements in bytes.
-RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
+RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
                              std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes,
-                             void* recvbuf, std::span<const int> recvcounts, std::span<const std::int64_t> rdispls,
-                             std::span<const DatatypePtr> recvtypes, const Communicator& comm,
-                             Mode mode = Mode::Blocking);
+                             void* recvbuf, std::span<const std::int64_t> recvcounts,
+                             std::span<const std::int64_t> rdispls, std::span<const DatatypePtr> recvtypes,
+                             const Communicator& comm, Mode mode = Mode::Blocking);
 
 // ---- local reduction (reduce_local.cpp)
 

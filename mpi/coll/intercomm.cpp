@@ -211,7 +211,7 @@ RequestId inter_scatter(Context& context, const void* sendbuf, std::int64_t send
 }
 
 RequestId inter_gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                        void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
+                        void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
                         const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = name(mode, "MPI_Gatherv", "MPI_Igatherv");
   const Role role = role_of(root, comm, where);
@@ -232,8 +232,8 @@ RequestId inter_gatherv(Context& context, const void* sendbuf, std::int64_t send
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                         std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf,
+RequestId inter_scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                         std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
                          std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm,
                          Mode mode) {
   const char* where = name(mode, "MPI_Scatterv", "MPI_Iscatterv");
@@ -275,9 +275,9 @@ RequestId inter_allgather(Context& context, const void* sendbuf, std::int64_t se
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                           const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-                           std::span<const int> displs, const DatatypePtr& recvtype, const Communicator& comm,
+RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                           void* recvbuf, std::span<const std::int64_t> recvcounts,
+                           std::span<const std::int64_t> displs, const DatatypePtr& recvtype, const Communicator& comm,
                            Mode mode) {
   const char* where = name(mode, "MPI_Allgatherv", "MPI_Iallgatherv");
   check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
@@ -309,9 +309,9 @@ RequestId inter_alltoall(Context& context, const void* sendbuf, std::int64_t sen
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                          std::span<const int> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
-                          std::span<const int> recvcounts, std::span<const int> rdispls,
+RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                          std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                          std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
                           std::span<const DatatypePtr> recvtypes, bool byte_displacements, const Communicator& comm,
                           Mode mode, const char* where) {
   const int n = comm.peer_count();
@@ -339,9 +339,10 @@ RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const
   return execute(context, std::move(schedule));
 }
 
-RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                               std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
-                               const Communicator& comm, Mode mode, const char* where) {
+RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf,
+                               std::span<const std::int64_t> recvcounts, std::int64_t recvcount,
+                               const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
+                               const char* where) {
   // The local group's blocks. Every input vector, here and in the other group, is as
   // long as their total (MPICH's reading of MPI-3.1 §5.10): the other group's blocks
   // must add up to the same.

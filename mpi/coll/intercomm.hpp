@@ -32,18 +32,18 @@ RequestId inter_scatter(Context& context, const void* sendbuf, std::int64_t send
                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
                         const Communicator& comm, Mode mode);
 RequestId inter_gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                        void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
+                        void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
                         const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode);
-RequestId inter_scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                         std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf,
+RequestId inter_scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                         std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
                          std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm,
                          Mode mode);
 RequestId inter_allgather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                           void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
                           const Communicator& comm, Mode mode);
-RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                           const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-                           std::span<const int> displs, const DatatypePtr& recvtype, const Communicator& comm,
+RequestId inter_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                           void* recvbuf, std::span<const std::int64_t> recvcounts,
+                           std::span<const std::int64_t> displs, const DatatypePtr& recvtype, const Communicator& comm,
                            Mode mode);
 RequestId inter_alltoall(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                          void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype,
@@ -51,18 +51,19 @@ RequestId inter_alltoall(Context& context, const void* sendbuf, std::int64_t sen
 /// Alltoallv and alltoallw: `sendtypes`/`recvtypes` one per remote rank, and
 /// `byte_displacements` says whether the displacements count bytes (alltoallw) or
 /// extents of the type (alltoallv, where every entry of a span is the same type).
-RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                          std::span<const int> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
-                          std::span<const int> recvcounts, std::span<const int> rdispls,
+RequestId inter_alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                          std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes, void* recvbuf,
+                          std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
                           std::span<const DatatypePtr> recvtypes, bool byte_displacements, const Communicator& comm,
                           Mode mode, const char* where);
 /// Reduce_scatter (recvcounts: the local group's blocks) and reduce_scatter_block
 /// (recvcounts empty: every block `recvcount`). As in MPICH, every input vector is as
 /// long as the local group's blocks together, and both groups' blocks must add up to
 /// the same total.
-RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
-                               std::int64_t recvcount, const DatatypePtr& type, const ReductionOp& op,
-                               const Communicator& comm, Mode mode, const char* where);
+RequestId inter_reduce_scatter(Context& context, const void* sendbuf, void* recvbuf,
+                               std::span<const std::int64_t> recvcounts, std::int64_t recvcount,
+                               const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
+                               const char* where);
 
 /// `value` (in place) becomes `op` over every member of both groups of the schedule's
 /// intercommunicator, not only the other group's as MPI's allreduce: a reduction in

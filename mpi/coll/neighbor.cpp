@@ -97,9 +97,9 @@ RequestId neighbor_allgather(Context& context, const void* sendbuf, std::int64_t
 }
 
 RequestId neighbor_allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
-                              const DatatypePtr& sendtype, void* recvbuf, std::span<const int> recvcounts,
-                              std::span<const int> displs, const DatatypePtr& recvtype, const Communicator& comm,
-                              Mode mode) {
+                              const DatatypePtr& sendtype, void* recvbuf, std::span<const std::int64_t> recvcounts,
+                              std::span<const std::int64_t> displs, const DatatypePtr& recvtype,
+                              const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_allgatherv", "MPI_Ineighbor_allgatherv");
   const Neighbourhood n = neighbours_of(context, comm, where);
   coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
@@ -138,10 +138,10 @@ RequestId neighbor_alltoall(Context& context, const void* sendbuf, std::int64_t 
   return coll::execute(context, std::move(schedule));
 }
 
-RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                             std::span<const int> sdispls, const DatatypePtr& sendtype, void* recvbuf,
-                             std::span<const int> recvcounts, std::span<const int> rdispls, const DatatypePtr& recvtype,
-                             const Communicator& comm, Mode mode) {
+RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                             std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                             std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                             const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_alltoallv", "MPI_Ineighbor_alltoallv");
   const Neighbourhood n = neighbours_of(context, comm, where);
   const auto in = static_cast<int>(n.sources.size());
@@ -163,16 +163,18 @@ RequestId neighbor_alltoallv(Context& context, const void* sendbuf, std::span<co
   return coll::execute(context, std::move(schedule));
 }
 
-RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const int> sendcounts,
+RequestId neighbor_alltoallw(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
                              std::span<const std::int64_t> sdispls, std::span<const DatatypePtr> sendtypes,
-                             void* recvbuf, std::span<const int> recvcounts, std::span<const std::int64_t> rdispls,
-                             std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode) {
+                             void* recvbuf, std::span<const std::int64_t> recvcounts,
+                             std::span<const std::int64_t> rdispls, std::span<const DatatypePtr> recvtypes,
+                             const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw");
   const Neighbourhood n = neighbours_of(context, comm, where);
   // Per neighbour: counts non-negative, types committed, a buffer where there is data.
-  const auto check_side = [&](const void* buffer, std::span<const int> counts, std::span<const std::int64_t> displs,
-                              std::span<const DatatypePtr> types, std::size_t neighbours, const char* counts_name,
-                              const char* displs_name, const char* types_name, const char* buffer_name) {
+  const auto check_side = [&](const void* buffer, std::span<const std::int64_t> counts,
+                              std::span<const std::int64_t> displs, std::span<const DatatypePtr> types,
+                              std::size_t neighbours, const char* counts_name, const char* displs_name,
+                              const char* types_name, const char* buffer_name) {
     check_length(counts.size(), neighbours, where, counts_name);
     check_length(displs.size(), neighbours, where, displs_name);
     check_length(types.size(), neighbours, where, types_name);

@@ -15,7 +15,7 @@
 
 namespace twinfab::mpi {
 
-RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, std::span<const std::int64_t> recvcounts,
                          const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode,
                          const char* where) {
   if (where == nullptr) where = coll::name(mode, "MPI_Reduce_scatter", "MPI_Ireduce_scatter");
@@ -24,16 +24,15 @@ RequestId reduce_scatter(Context& context, const void* sendbuf, void* recvbuf, s
     return coll::inter_reduce_scatter(context, sendbuf, recvbuf, recvcounts, 0, type, op, comm, mode, where);
   const int n = comm.size();
   const int rank = comm.rank();
-  std::vector<int> displs(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> displs(static_cast<std::size_t>(n));
   coll::check_counts(recvcounts, displs, n, where, "recvcounts");
   std::int64_t total = 0;
   for (int i = 0; i < n; ++i) {
-    displs[static_cast<std::size_t>(i)] = static_cast<int>(total);
-    total += recvcounts[static_cast<std::size_t>(i)];
+    displs[static_cast<std::size_t>(i)] = total;
+    // Large-count callers (MPI_Reduce_scatter_c) could overflow the sum.
+    if (__builtin_add_overflow(total, recvcounts[static_cast<std::size_t>(i)], &total))
+      throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcounts)", where), "the counts overflow 64 bits");
   }
-  if (total > std::numeric_limits<int>::max())
-    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcounts)", where),
-                fmt::format("the counts add up to {} elements, more than an int", total));
   const std::int64_t own = recvcounts[static_cast<std::size_t>(rank)];
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
   coll::check_buffer(recvbuf, own, type, where, "recvbuf");
@@ -57,12 +56,11 @@ RequestId reduce_scatter_block(Context& context, const void* sendbuf, void* recv
                                const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block");
   context.check_comm(comm, where);
-  if (recvcount < 0 || recvcount > std::numeric_limits<int>::max())
-    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcount={})", where, recvcount),
-                "must be a non-negative int");
+  if (recvcount < 0)
+    throw Error(ErrorClass::MPI_ERR_COUNT, fmt::format("{}(recvcount={})", where, recvcount), "must not be negative");
   if (comm.is_inter())
     return coll::inter_reduce_scatter(context, sendbuf, recvbuf, {}, recvcount, type, op, comm, mode, where);
-  const std::vector<int> counts(static_cast<std::size_t>(comm.size()), static_cast<int>(recvcount));
+  const std::vector<std::int64_t> counts(static_cast<std::size_t>(comm.size()), recvcount);
   return reduce_scatter(context, sendbuf, recvbuf, counts, type, op, comm, mode, where);
 }
 

@@ -12,7 +12,7 @@
 namespace twinfab::mpi {
 
 RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                  void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
+                  void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
                   const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Gatherv", "MPI_Igatherv");
   context.check_comm(comm, where);
@@ -44,8 +44,8 @@ RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount,
 
 namespace coll {
 
-void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<const int> sendcounts,
-                            std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf,
+void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                            std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
                             std::int64_t recvcount, const DatatypePtr& recvtype, int step) {
   const int root = schedule.comm().rank();
   for (int i = 0; i < schedule.comm().size(); ++i) {
@@ -59,9 +59,9 @@ void add_scatterv_from_root(Schedule& schedule, const void* sendbuf, std::span<c
 
 }  // namespace coll
 
-RequestId scatterv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                   std::span<const int> displs, const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
-                   const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
+RequestId scatterv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                   std::span<const std::int64_t> displs, const DatatypePtr& sendtype, void* recvbuf,
+                   std::int64_t recvcount, const DatatypePtr& recvtype, int root, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Scatterv", "MPI_Iscatterv");
   context.check_comm(comm, where);
   if (comm.is_inter())
@@ -84,7 +84,7 @@ RequestId scatterv(Context& context, const void* sendbuf, std::span<const int> s
 }
 
 RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                     void* recvbuf, std::span<const int> recvcounts, std::span<const int> displs,
+                     void* recvbuf, std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> displs,
                      const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Allgatherv", "MPI_Iallgatherv");
   context.check_comm(comm, where);
@@ -116,10 +116,10 @@ RequestId allgatherv(Context& context, const void* sendbuf, std::int64_t sendcou
   return coll::execute(context, std::move(schedule));
 }
 
-RequestId alltoallv(Context& context, const void* sendbuf, std::span<const int> sendcounts,
-                    std::span<const int> sdispls, const DatatypePtr& sendtype, void* recvbuf,
-                    std::span<const int> recvcounts, std::span<const int> rdispls, const DatatypePtr& recvtype,
-                    const Communicator& comm, Mode mode) {
+RequestId alltoallv(Context& context, const void* sendbuf, std::span<const std::int64_t> sendcounts,
+                    std::span<const std::int64_t> sdispls, const DatatypePtr& sendtype, void* recvbuf,
+                    std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
+                    const DatatypePtr& recvtype, const Communicator& comm, Mode mode) {
   const char* where = coll::name(mode, "MPI_Alltoallv", "MPI_Ialltoallv");
   context.check_comm(comm, where);
   if (comm.is_inter()) {
@@ -145,8 +145,8 @@ RequestId alltoallv(Context& context, const void* sendbuf, std::span<const int> 
   // the exchange overwrites, so they are first copied out, each to the same relative
   // place in a scratch buffer spanning them all.
   const void* send = sendbuf;
-  std::span<const int> send_counts = sendcounts;
-  std::span<const int> send_displs = sdispls;
+  std::span<const std::int64_t> send_counts = sendcounts;
+  std::span<const std::int64_t> send_displs = sdispls;
   DatatypePtr send_type = sendtype;
   if (sendbuf == kInPlace) {
     std::int64_t span = 0;

@@ -238,7 +238,7 @@ const Communicator* Context::comm_split_type(const Communicator& comm, int split
   check_intracomm(comm, where);
   if (split_type != kCommTypeShared && split_type != kUndefined)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(split_type={})", where, split_type),
-                "only MPI_COMM_TYPE_SHARED and MPI_UNDEFINED are split types here");
+                "not a split type (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED)");
   if (split_type == kUndefined) return split(comm, kUndefined, key);
   if (!node_)
     throw Error(ErrorClass::MPI_ERR_OTHER, fmt::format("{}(split_type=MPI_COMM_TYPE_SHARED)", where),
@@ -370,13 +370,13 @@ const Communicator* Context::dist_graph_create(const Communicator& comm, std::sp
       for (int v : {0, d, w}) outgoing[static_cast<std::size_t>(s)].push_back(v);  // s gets destination d
       for (int v : {1, s, w}) outgoing[static_cast<std::size_t>(d)].push_back(v);  // d gets source s
     }
-  std::vector<int> send_counts(n), send_displs(n), recv_counts(n), recv_displs(n);
+  std::vector<std::int64_t> send_counts(n), send_displs(n), recv_counts(n), recv_displs(n);
   std::int64_t total = 0;
   for (std::size_t r = 0; r < n; ++r) {
     if (total + static_cast<std::int64_t>(outgoing[r].size()) > std::numeric_limits<int>::max())
       throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(degrees)", where), "more than 2^31 / 3 edges");
-    send_displs[r] = static_cast<int>(total);
-    send_counts[r] = static_cast<int>(outgoing[r].size());
+    send_displs[r] = total;
+    send_counts[r] = static_cast<std::int64_t>(outgoing[r].size());
     total += send_counts[r];
   }
   std::vector<int> packed;
@@ -386,10 +386,11 @@ const Communicator* Context::dist_graph_create(const Communicator& comm, std::sp
     std::vector<int>().swap(triples);
   }
   const DatatypePtr& type = datatype(BasicKind::Int);
-  alltoall(*this, send_counts.data(), 1, type, recv_counts.data(), 1, type, comm);
+  alltoall(*this, send_counts.data(), 1, datatype(BasicKind::Int64), recv_counts.data(), 1, datatype(BasicKind::Int64),
+           comm);
   std::int64_t received = 0;
   for (std::size_t r = 0; r < n; ++r) {
-    recv_displs[r] = static_cast<int>(received);
+    recv_displs[r] = received;
     received += recv_counts[r];
   }
   if (received > std::numeric_limits<int>::max())

@@ -6,9 +6,18 @@
 
 namespace twinfab::mpi {
 
-Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config)
+namespace {
+
+Config validated(Config config) {
+  config.validate();
+  return config;
+}
+
+}  // namespace
+
+Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config, Environment environment)
     : device_(device),
-      config_(apply_environment(config)),
+      config_(environment == Environment::Apply ? apply_environment(config) : validated(config)),
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
       node_(oob.node()),

@@ -46,9 +46,19 @@ inline constexpr int kTagUpperBound = (1 << 30) - 1;
 
 class Context {
  public:
+  /// Whether the constructor applies the TWINFAB_* environment to its `config`.
+  enum class Environment : std::uint8_t {
+    Apply,  ///< the usual case: the environment overrides what `config` says
+    /// `config` is final: the caller read the environment already and may have
+    /// changed values since, which must win (the tools interface: MPI_T_cvar_write
+    /// before MPI_Init). Only validated.
+    Applied,
+  };
   /// Collective over the ranks of `oob`. `config` gets the TWINFAB_* environment
-  /// applied and is validated (mpi::Error MPI_ERR_ARG on a bad value).
-  Context(fabric::Device& device, fabric::OobExchange& oob, Config config = {});
+  /// applied (unless `environment` is Applied) and is validated (mpi::Error
+  /// MPI_ERR_ARG on a bad value).
+  Context(fabric::Device& device, fabric::OobExchange& oob, Config config = {},
+          Environment environment = Environment::Apply);
   /// Collective: drains the channel and meets every rank before tearing down.
   ~Context();
   Context(const Context&) = delete;
@@ -304,6 +314,10 @@ class Context {
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
+  /// Receives posted and not matched yet, and messages arrived before their receive
+  /// (user and collective matching spaces): the lengths of the matching queues.
+  std::size_t posted_receives() const noexcept { return engine_.posted_receives(); }
+  std::size_t unexpected_messages() const noexcept { return engine_.unexpected_messages(); }
   std::size_t live_requests() const noexcept { return requests_.size(); }
   /// The registration cache's hits, misses, evictions, invalidations, fallbacks.
   /// (All zero until the first transfer that registers a user buffer makes the cache.)

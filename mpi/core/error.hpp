@@ -85,6 +85,23 @@ namespace twinfab::mpi {
   X(MPI_ERR_RMA_SHARED, 57, "Memory cannot be shared (e.g., some process in the group of the "         \
                             "specified communicator cannot expose shared memory)")                     \
   X(MPI_ERR_RMA_FLAVOR, 58, "Passed window has the wrong flavor for the called function")               \
+  /* The return codes of the tools interface (MPI-3.1 14.3.9), texts from its table of them */       \
+  X(MPI_T_ERR_MEMORY, 59, "Out of memory")                                                              \
+  X(MPI_T_ERR_NOT_INITIALIZED, 60, "Interface not initialized")                                        \
+  X(MPI_T_ERR_CANNOT_INIT, 61, "Interface not in the state to be initialized")                         \
+  X(MPI_T_ERR_INVALID_INDEX, 62, "The index is invalid or has been deleted")                           \
+  X(MPI_T_ERR_INVALID_ITEM, 63, "Item index queried is out of range")                                  \
+  X(MPI_T_ERR_INVALID_HANDLE, 64, "The handle is invalid")                                             \
+  X(MPI_T_ERR_OUT_OF_HANDLES, 65, "No more handles available")                                         \
+  X(MPI_T_ERR_OUT_OF_SESSIONS, 66, "No more sessions available")                                       \
+  X(MPI_T_ERR_INVALID_SESSION, 67, "Session argument is not a valid session")                          \
+  X(MPI_T_ERR_CVAR_SET_NOT_NOW, 68, "Variable cannot be set at this moment")                           \
+  X(MPI_T_ERR_CVAR_SET_NEVER, 69, "Variable cannot be set until end of execution")                     \
+  X(MPI_T_ERR_PVAR_NO_STARTSTOP, 70, "Variable cannot be started or stopped")                          \
+  X(MPI_T_ERR_PVAR_NO_WRITE, 71, "Variable cannot be written or reset")                                \
+  X(MPI_T_ERR_PVAR_NO_ATOMIC, 72, "Variable cannot be read and written atomically")                    \
+  X(MPI_T_ERR_INVALID_NAME, 73, "Name does not match")                                                 \
+  X(MPI_T_ERR_INVALID, 74, "Invalid use of the interface or bad parameter value(s)")                   \
   X(MPI_ERR_SESSION, 75, "Invalid session")                                                           \
   X(MPI_ERR_LASTCODE, 0x3fffffff, "Last error code")
 

@@ -104,6 +104,9 @@ class Pt2ptEngine final : public PacketSink {
   bool cancel(Request& request);
 
   const Pt2ptCounters& counters() const noexcept { return counters_; }
+  /// The lengths of the posted and unexpected queues (both keep a count).
+  std::size_t posted_receives() const noexcept { return posted_.size(); }
+  std::size_t unexpected_messages() const noexcept { return unexpected_.size(); }
 
   // PacketSink
   void on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) override;

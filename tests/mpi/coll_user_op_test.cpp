@@ -116,7 +116,7 @@ TEST_P(UserOps, NonCommutativeOpKeepsRankOrderInEveryReduction) {
     }
 
     // Reduce-scatter: uneven blocks (some empty) and fixed ones.
-    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(size));
     for (int i = 0; i < size; ++i) counts[static_cast<std::size_t>(i)] = (i * 5) % 4;
     std::int64_t total = 0, first = 0;
     for (int i = 0; i < size; ++i) total += counts[static_cast<std::size_t>(i)];

@@ -24,6 +24,12 @@ TEST(MpiErrorTest, ClassesHaveMpichValues) {
   EXPECT_EQ(static_cast<int>(ErrorClass::MPI_ERR_REQUEST), 19);
   EXPECT_EQ(static_cast<int>(ErrorClass::MPI_ERR_RMA_SYNC), 50);
   EXPECT_EQ(static_cast<int>(ErrorClass::MPI_ERR_RMA_FLAVOR), 58);
+  // The tools interface's return codes (MPICH's: the MPI-3.1 list in its order).
+  EXPECT_EQ(static_cast<int>(ErrorClass::MPI_T_ERR_MEMORY), 59);
+  EXPECT_EQ(static_cast<int>(ErrorClass::MPI_T_ERR_INVALID_HANDLE), 64);
+  EXPECT_EQ(static_cast<int>(ErrorClass::MPI_T_ERR_PVAR_NO_ATOMIC), 72);
+  EXPECT_EQ(static_cast<int>(ErrorClass::MPI_T_ERR_INVALID_NAME), 73);
+  EXPECT_EQ(static_cast<int>(ErrorClass::MPI_T_ERR_INVALID), 74);
   EXPECT_EQ(static_cast<int>(ErrorClass::MPI_ERR_LASTCODE), 0x3fffffff);
 }
 

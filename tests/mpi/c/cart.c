@@ -11,6 +11,7 @@
  *  - MPI_Cart_sub: rows and columns (sizes, ranks, 1-D topology, reductions inside),
  *    and no dimension kept (one rank each).
  *  - MPI_Topo_test (MPI_CART, MPI_UNDEFINED), MPI_Comm_dup keeps the grid.
+ *  - MPI_Cart_map: the rank inside the grid, MPI_UNDEFINED outside; its errors.
  *  - errors under MPI_ERRORS_RETURN: not Cartesian (MPI_ERR_TOPOLOGY), bad dims and
  *    grids too large (MPI_ERR_DIMS), coordinates off a non-periodic border
  *    (MPI_ERR_ARG), ranks outside (MPI_ERR_RANK), bad direction (MPI_ERR_DIMS). */
@@ -225,6 +226,29 @@ int main(int argc, char** argv) {
       halo_exchange(small, 2);
       OK(MPI_Comm_free(&small));
     }
+  }
+
+  /* MPI_Cart_map: the trivial mapping MPI_Cart_create uses, the rank inside the grid
+   * and MPI_UNDEFINED outside, whatever the periods. */
+  {
+    int mapped = -2;
+    OK(MPI_Cart_map(MPI_COMM_WORLD, 2, dims2, periods2, &mapped));
+    CHECK(mapped == rank, "MPI_Cart_map over the whole world gave %d to rank %d", mapped, rank);
+    const int half[1] = {(size + 1) / 2};
+    OK(MPI_Cart_map(MPI_COMM_WORLD, 1, half, (const int[]){1}, &mapped));
+    CHECK(mapped == (rank < half[0] ? rank : MPI_UNDEFINED), "MPI_Cart_map onto %d of %d ranks gave %d to rank %d",
+          half[0], size, mapped, rank);
+    OK(MPI_Cart_map(MPI_COMM_WORLD, 0, NULL, NULL, &mapped)); /* zero dimensions: one process */
+    CHECK(mapped == (rank == 0 ? 0 : MPI_UNDEFINED), "MPI_Cart_map with no dimension gave %d to rank %d", mapped,
+          rank);
+    mapped = -2;
+    EXPECT_CLASS(MPI_ERR_DIMS, MPI_Cart_map(MPI_COMM_WORLD, 1, (const int[]){size + 1}, (const int[]){0}, &mapped));
+    EXPECT_CLASS(MPI_ERR_DIMS, MPI_Cart_map(MPI_COMM_WORLD, 2, (const int[]){1, 0}, periods2, &mapped));
+    EXPECT_CLASS(MPI_ERR_DIMS, MPI_Cart_map(MPI_COMM_WORLD, -1, dims2, periods2, &mapped));
+    EXPECT_CLASS(MPI_ERR_ARG, MPI_Cart_map(MPI_COMM_WORLD, 2, dims2, periods2, NULL));
+    EXPECT_CLASS(MPI_ERR_ARG, MPI_Cart_map(MPI_COMM_WORLD, 2, NULL, periods2, &mapped));
+    EXPECT_CLASS(MPI_ERR_COMM, MPI_Cart_map(MPI_COMM_NULL, 2, dims2, periods2, &mapped));
+    CHECK(mapped == -2, "a refused MPI_Cart_map wrote %d", mapped);
   }
 
   /* Errors. */

@@ -6,6 +6,10 @@
  *   split_type     on hardware (mpirun): the ranks whose MPI_Get_processor_name is
  *                  the same (one host in CI: everyone).
  *
+ * MPI-4.0's MPI_COMM_TYPE_HW_GUIDED ("mpi_shared_memory" is the host; other resource
+ * types, no key, MPI_INFO_NULL: MPI_COMM_NULL) and MPI_COMM_TYPE_HW_UNGUIDED (the host
+ * when it is a strict subset, with the key set; else MPI_COMM_NULL).
+ *
  * Also: MPI_UNDEFINED gives MPI_COMM_NULL (the others still get theirs), a split of a
  * split (a parity half) stays within the host, collectives inside, the inherited
  * error handler, and the errors: an unknown split type (MPI_ERR_ARG), an info handle
@@ -87,6 +91,55 @@ int main(int argc, char** argv) {
   for (int r = rank % 2; r < size; r += 2)
     if (same[r]) want += r;
   CHECK(sum == want, "sum over my parity on my host %d, expected %d", sum, want);
+
+  /* MPI-4.0's hardware split types; the one level is the host. */
+  {
+    MPI_Info info;
+    OK(MPI_Info_create(&info));
+    OK(MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory"));
+    MPI_Comm guided;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &guided));
+    CHECK(guided != MPI_COMM_NULL, "HW_GUIDED mpi_shared_memory gave MPI_COMM_NULL");
+    int gsize, result;
+    OK(MPI_Comm_size(guided, &gsize));
+    CHECK(gsize == expect_size, "HW_GUIDED mpi_shared_memory: %d ranks, %d share my host", gsize, expect_size);
+    OK(MPI_Comm_compare(guided, host, &result));
+    CHECK(result == MPI_SIMILAR || result == MPI_CONGRUENT, "HW_GUIDED differs from the host communicator (%d)",
+          result);
+    OK(MPI_Comm_free(&guided));
+    /* An unknown resource type, the wrong key, or no info: MPI_COMM_NULL everywhere. */
+    OK(MPI_Info_set(info, "mpi_hw_resource_type", "l3cache"));
+    guided = MPI_COMM_WORLD;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &guided));
+    CHECK(guided == MPI_COMM_NULL, "HW_GUIDED l3cache gave a communicator");
+    OK(MPI_Info_delete(info, "mpi_hw_resource_type"));
+    OK(MPI_Info_set(info, "shmem_topo", "machine"));
+    guided = MPI_COMM_WORLD;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &guided));
+    CHECK(guided == MPI_COMM_NULL, "HW_GUIDED without mpi_hw_resource_type gave a communicator");
+    guided = MPI_COMM_WORLD;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &guided));
+    CHECK(guided == MPI_COMM_NULL, "HW_GUIDED with MPI_INFO_NULL gave a communicator");
+    /* HW_UNGUIDED: the host when it is a strict subset (the key says so), else null. */
+    MPI_Comm unguided;
+    OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, info, &unguided));
+    char value[MPI_MAX_INFO_VAL + 1] = "";
+    int flag = 0;
+    OK(MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag));
+    if (expect_size < size) {
+      CHECK(unguided != MPI_COMM_NULL, "HW_UNGUIDED gave MPI_COMM_NULL with %d of %d ranks on my host",
+            expect_size, size);
+      OK(MPI_Comm_size(unguided, &gsize));
+      CHECK(gsize == expect_size, "HW_UNGUIDED: %d ranks, %d share my host", gsize, expect_size);
+      CHECK(flag && strcmp(value, "mpi_shared_memory") == 0, "HW_UNGUIDED set mpi_hw_resource_type to '%s'",
+            flag ? value : "(not set)");
+      OK(MPI_Comm_free(&unguided));
+    } else {
+      CHECK(unguided == MPI_COMM_NULL, "HW_UNGUIDED gave a communicator with every rank on my host");
+      CHECK(!flag, "HW_UNGUIDED set mpi_hw_resource_type to '%s' without a communicator", value);
+    }
+    OK(MPI_Info_free(&info));
+  }
 
   /* Errors: nothing is made, nothing is sent. */
   MPI_Comm untouched = MPI_COMM_WORLD;

@@ -1,0 +1,153 @@
+#include "mpi/capi/tools_tables.hpp"
+
+#include <array>
+
+namespace twinfab::mpi::capi::tools {
+
+MPI_Datatype datatype_of(const ConfigVariable& variable) noexcept {
+  switch (variable.kind) {
+    case ConfigVariableKind::Unsigned32: return MPI_UNSIGNED;
+    case ConfigVariableKind::Unsigned64: return MPI_UNSIGNED_LONG_LONG;
+    case ConfigVariableKind::Choice: return MPI_INT;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+bool resettable(const PerformanceVariable& variable) noexcept {
+  return variable.var_class == MPI_T_PVAR_CLASS_COUNTER || variable.var_class == MPI_T_PVAR_CLASS_AGGREGATE;
+}
+
+namespace {
+
+// Readers: plain functions (lambdas without captures), so that the table is constant.
+#define TWINFAB_PT2PT(field) [](const Context& c) -> std::uint64_t { return c.pt2pt_counters().field; }
+#define TWINFAB_CHANNEL(field) [](const Context& c) -> std::uint64_t { return c.channel_counters().field; }
+#define TWINFAB_REGCACHE(field) [](const Context& c) -> std::uint64_t { return c.registration_counters().field; }
+
+constexpr int kCounter = MPI_T_PVAR_CLASS_COUNTER;
+constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
+constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
+constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
+
+const std::array<PerformanceVariable, 29> kPvars{{
+    // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
+    {"twinfab_pt2pt_tiny_messages",
+     "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
+     "TWINFAB_TINY_THRESHOLD bytes); collectives' messages included.",
+     kCounter, PvarGroup::Pt2pt, TWINFAB_PT2PT(tiny)},
+    {"twinfab_pt2pt_short_messages",
+     "Messages this rank sent with the short protocol (eager, in several packets, up to TWINFAB_EAGER_THRESHOLD "
+     "bytes); collectives' messages included.",
+     kCounter, PvarGroup::Pt2pt, TWINFAB_PT2PT(short_eager)},
+    {"twinfab_pt2pt_rendezvous_write_imm_messages",
+     "Messages this rank sent by rendezvous, variant write-imm (above TWINFAB_EAGER_THRESHOLD bytes).", kCounter,
+     PvarGroup::Pt2pt, TWINFAB_PT2PT(rendezvous_write_imm)},
+    {"twinfab_pt2pt_rendezvous_read_messages",
+     "Messages this rank sent by rendezvous, variant read (the receiver reads the data).", kCounter,
+     PvarGroup::Pt2pt, TWINFAB_PT2PT(rendezvous_read)},
+    {"twinfab_pt2pt_rendezvous_write_fin_messages",
+     "Messages this rank sent by rendezvous, variant write-fin (RDMA writes, then a FIN packet).", kCounter,
+     PvarGroup::Pt2pt, TWINFAB_PT2PT(rendezvous_write_fin)},
+    {"twinfab_pt2pt_self_messages",
+     "Messages this rank sent to itself (delivered without the channel, whatever their size).", kCounter,
+     PvarGroup::Pt2pt, TWINFAB_PT2PT(self)},
+    {"twinfab_pt2pt_unexpected_messages",
+     "Messages (or rendezvous requests) that arrived at this rank before a matching receive was posted.", kCounter,
+     PvarGroup::Pt2pt, TWINFAB_PT2PT(unexpected)},
+    {"twinfab_pt2pt_registrations",
+     "User buffers this rank registered (through the registration cache) for rendezvous transfers, as sender or "
+     "receiver.",
+     kCounter, PvarGroup::Pt2pt, TWINFAB_PT2PT(registrations)},
+    {"twinfab_pt2pt_posted_receives",
+     "Receives posted on this rank and not matched yet (the posted queue's length; collectives' included).", kLevel,
+     PvarGroup::Pt2pt, [](const Context& c) -> std::uint64_t { return c.posted_receives(); }},
+    {"twinfab_pt2pt_unexpected_queue",
+     "Messages waiting in this rank's unexpected queue for a receive (its length; collectives' included).", kLevel,
+     PvarGroup::Pt2pt, [](const Context& c) -> std::uint64_t { return c.unexpected_messages(); }},
+    // ---- the RC channel (ChannelCounters)
+    {"twinfab_channel_packets_sent", "Packets this rank posted (messages' packets and control packets).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(packets_sent)},
+    {"twinfab_channel_packets_received", "Packets this rank received.", kCounter, PvarGroup::Channel,
+     TWINFAB_CHANNEL(packets_received)},
+    {"twinfab_channel_credit_updates_sent",
+     "Explicit credit updates this rank sent (TWINFAB_CREDIT_UPDATE owed credits and no packet to carry them).",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(credit_updates_sent)},
+    {"twinfab_channel_controls_as_immediates",
+     "Credit updates and Byes this rank sent as RDMA writes with immediate (no receive buffer used).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(controls_as_immediates)},
+    {"twinfab_channel_packets_deferred",
+     "Packets and RDMA operations that had to wait in a connection's pending queue (no send credit or send buffer, "
+     "or behind others that wait): the credit stalls.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(packets_deferred)},
+    {"twinfab_channel_pending_peak",
+     "Most packets and RDMA operations waiting in pending queues at once since MPI_Init (cannot be reset).",
+     kHighwater, PvarGroup::Channel, TWINFAB_CHANNEL(pending_peak)},
+    {"twinfab_channel_rdma_posted", "RDMA writes and reads this rank posted (rendezvous transfers).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(rdma_posted)},
+    {"twinfab_channel_connections", "RC connections this rank made (at start-up or on demand).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(connections)},
+    {"twinfab_channel_connect_messages",
+     "On-demand connection requests and replies this rank sent, re-sends included.", kCounter, PvarGroup::Channel,
+     TWINFAB_CHANNEL(connect_messages)},
+    // ---- the registration cache (regcache::Counters); zero while TWINFAB_REGCACHE=none
+    {"twinfab_regcache_hits", "Registrations the cache found already made.", kCounter, PvarGroup::Regcache,
+     TWINFAB_REGCACHE(hits)},
+    {"twinfab_regcache_misses", "Acquisitions that made a new device registration.", kCounter, PvarGroup::Regcache,
+     TWINFAB_REGCACHE(misses)},
+    {"twinfab_regcache_evictions", "Unused cached regions deregistered to make room.", kCounter,
+     PvarGroup::Regcache, TWINFAB_REGCACHE(evictions)},
+    {"twinfab_regcache_invalidations", "Cached regions dropped because their memory was unmapped.", kCounter,
+     PvarGroup::Regcache, TWINFAB_REGCACHE(invalidations)},
+    {"twinfab_regcache_registrations", "Device registrations the cache made.", kCounter, PvarGroup::Regcache,
+     TWINFAB_REGCACHE(registrations)},
+    {"twinfab_regcache_deregistrations", "Device registrations the cache released.", kCounter, PvarGroup::Regcache,
+     TWINFAB_REGCACHE(deregistrations)},
+    {"twinfab_regcache_bytes_registered", "Sum of the lengths of the device registrations the cache made (bytes).",
+     kAggregate, PvarGroup::Regcache, TWINFAB_REGCACHE(bytes_registered)},
+    {"twinfab_regcache_too_large",
+     "Acquisitions refused because the area is larger than TWINFAB_REGCACHE_MAX_BYTES.", kCounter,
+     PvarGroup::Regcache, TWINFAB_REGCACHE(too_large)},
+    {"twinfab_regcache_no_resource", "Acquisitions refused because no cached region could be evicted.", kCounter,
+     PvarGroup::Regcache, TWINFAB_REGCACHE(no_resource)},
+    {"twinfab_regcache_fallbacks", "Transfers registered outside the cache (for that transfer only).", kCounter,
+     PvarGroup::Regcache, TWINFAB_REGCACHE(fallbacks)},
+}};
+
+#undef TWINFAB_PT2PT
+#undef TWINFAB_CHANNEL
+#undef TWINFAB_REGCACHE
+
+std::vector<Category> make_categories() {
+  std::vector<Category> all{
+      {"twinfab_config",
+       "The run-time parameters, one control variable per TWINFAB_* environment variable (set before MPI_Init; "
+       "the same value on every rank).",
+       {}, {}, {1, 2, 3}},
+      {"twinfab_config_protocols", "Packets, credits and the thresholds and variants of the point-to-point protocols.",
+       {}, {}, {}},
+      {"twinfab_config_connections", "When RC connections are made.", {}, {}, {}},
+      {"twinfab_config_regcache", "The registration cache of rendezvous buffers.", {}, {}, {}},
+      {"twinfab_pt2pt", "The point-to-point engine of this rank: messages per protocol, matching queues.", {}, {},
+       {}},
+      {"twinfab_channel", "The RC channel of this rank: packets, credits, RDMA operations, connections.", {}, {},
+       {}},
+      {"twinfab_regcache", "The registration cache of this rank.", {}, {}, {}},
+  };
+  const auto cvars = config_variables();
+  for (std::size_t i = 0; i < cvars.size(); ++i)
+    all[1 + static_cast<std::size_t>(cvars[i].group)].cvars.push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < kPvars.size(); ++i)
+    all[4 + static_cast<std::size_t>(kPvars[i].group)].pvars.push_back(static_cast<int>(i));
+  return all;
+}
+
+}  // namespace
+
+std::span<const PerformanceVariable> performance_variables() noexcept { return kPvars; }
+
+const std::vector<Category>& categories() {
+  static const std::vector<Category> all = make_categories();
+  return all;
+}
+
+}  // namespace twinfab::mpi::capi::tools

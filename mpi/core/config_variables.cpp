@@ -1,0 +1,104 @@
+#include "mpi/core/config_variables.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <limits>
+
+#include "mpi/core/error.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+// The words of the environment variables, in enumerator order (config.cpp's
+// apply_environment accepts the same words).
+constexpr std::array<std::string_view, 4> kRendezvousWords{"auto", "write-imm", "read", "write-fin"};
+constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-demand"};
+constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
+static_assert(static_cast<int>(RendezvousVariant::WriteFin) == 3 && static_cast<int>(ConnectMode::OnDemand) == 2 &&
+                  static_cast<int>(regcache::CacheKind::Lazy) == 2,
+              "the word lists follow the enumerators");
+
+using Kind = ConfigVariableKind;
+using Group = ConfigVariableGroup;
+
+// A field as a variable: reads widen to 64 bits, writes narrow (after the range check
+// in set_config_variable).
+#define TWINFAB_CONFIG_FIELD(field)                                                            \
+  [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
+      [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
+
+const std::array<ConfigVariable, 12> kVariables{{
+    {"TWINFAB_PACKET_SIZE",
+     "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
+     "piece of a short one travel in one packet.",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(packet_size)},
+    {"TWINFAB_CREDITS",
+     "Receive buffers (= send credits) per connection (3 .. 4096); a sender without credit queues its "
+     "packets until the receiver returns some.",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(credits)},
+    {"TWINFAB_SEND_BUFFERS",
+     "Registered send buffers shared by all connections (2 .. 65536, at most 4 GiB with TWINFAB_PACKET_SIZE).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(send_buffers)},
+    {"TWINFAB_TINY_THRESHOLD",
+     "Largest message in bytes sent in one packet, envelope and data together (the tiny protocol); clamped to "
+     "a packet's payload; 0: whatever fits in one packet.",
+     Kind::Unsigned64, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(tiny_threshold)},
+    {"TWINFAB_EAGER_THRESHOLD",
+     "Largest message in bytes sent eagerly (tiny or short protocol); above it the rendezvous protocol moves "
+     "the data by RDMA.",
+     Kind::Unsigned64, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(eager_threshold)},
+    {"TWINFAB_RENDEZVOUS",
+     "How a rendezvous moves its data: auto (write-imm when the device has RDMA write with immediate, "
+     "otherwise read), write-imm, read, write-fin.",
+     Kind::Choice, Group::Protocols, kRendezvousWords, TWINFAB_CONFIG_FIELD(rendezvous)},
+    {"TWINFAB_CREDIT_UPDATE",
+     "Owed credits that make a receiver send an explicit credit update (below TWINFAB_CREDITS; 0: credits / 2).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(credit_update_threshold)},
+    {"TWINFAB_CONNECT",
+     "When RC connections are made: auto (on demand above TWINFAB_ON_DEMAND_THRESHOLD ranks when the device "
+     "has UD and needs no connection manager), startup, on-demand.",
+     Kind::Choice, Group::Connections, kConnectWords, TWINFAB_CONFIG_FIELD(connect)},
+    {"TWINFAB_ON_DEMAND_THRESHOLD", "Ranks above which TWINFAB_CONNECT=auto connects on demand.", Kind::Unsigned32,
+     Group::Connections, {}, TWINFAB_CONFIG_FIELD(on_demand_threshold)},
+    {"TWINFAB_REGCACHE",
+     "The registration cache of rendezvous buffers: none, dme, lazy (the lazy engine also hits when a buffer "
+     "is reused at an offset or in part).",
+     Kind::Choice, Group::Regcache, kRegcacheWords, TWINFAB_CONFIG_FIELD(regcache)},
+    {"TWINFAB_REGCACHE_MAX_ENTRIES", "Cached registrations (memory entry records, 1 .. 1048576).", Kind::Unsigned64,
+     Group::Regcache, {}, TWINFAB_CONFIG_FIELD(regcache_max_entries)},
+    {"TWINFAB_REGCACHE_MAX_BYTES",
+     "Bytes the registration cache may keep pinned (>= 1); a larger area is registered for its transfer only.",
+     Kind::Unsigned64, Group::Regcache, {}, TWINFAB_CONFIG_FIELD(regcache_max_bytes)},
+}};
+
+#undef TWINFAB_CONFIG_FIELD
+
+}  // namespace
+
+std::span<const ConfigVariable> config_variables() noexcept { return kVariables; }
+
+std::optional<std::size_t> find_config_variable(std::string_view name) noexcept {
+  for (std::size_t i = 0; i < kVariables.size(); ++i)
+    if (kVariables[i].name == name) return i;
+  return std::nullopt;
+}
+
+void set_config_variable(Config& config, std::size_t index, std::uint64_t value) {
+  if (index >= kVariables.size())
+    throw Error(ErrorClass::MPI_ERR_ARG, "set_config_variable", fmt::format("no variable {}", index));
+  const ConfigVariable& v = kVariables[index];
+  const std::uint64_t limit = v.kind == ConfigVariableKind::Unsigned32 ? std::numeric_limits<std::uint32_t>::max()
+                              : v.kind == ConfigVariableKind::Choice   ? v.choices.size() - 1
+                                                                       : std::numeric_limits<std::uint64_t>::max();
+  if (value > limit)
+    throw Error(ErrorClass::MPI_ERR_ARG, v.name, fmt::format("{} is outside [0, {}]", value, limit));
+  // On a copy: a combination validate() refuses leaves the caller's Config as it was.
+  Config changed = config;
+  v.put(changed, value);
+  changed.validate();
+  config = changed;
+}
+
+}  // namespace twinfab::mpi
