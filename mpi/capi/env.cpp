@@ -8,6 +8,7 @@
 
 #include "fabric/error.hpp"
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/lifecycle.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/rank_state.hpp"
 #include "mpi/capi/tools_interface.hpp"
@@ -26,32 +27,24 @@ void copy_out(std::string_view text, char* out, int* resultlen, std::size_t capa
 }
 
 int init(const char* function) {
-  RankHost& host = rank_host();
   RankState* const existing = current_state();
   if (existing != nullptr && (existing->initialized || existing->finalized))
     fatal(MPI_ERR_OTHER, existing->finalized ? fmt::format("{} called after MPI_Finalize", function)
                                              : fmt::format("{} called twice (MPI is already initialized)", function));
   // The state may exist already, made by a call allowed before MPI_Init (the tools
-  // interface, MPI_T_init_thread); MPI_Init then takes it over.
+  // interface, the info calls) or by MPI_Session_init; MPI_Init then takes it over, and
+  // shares the sessions' Context when they have made it (lifecycle.hpp).
   RankState* const state = existing != nullptr ? existing : create_state();
+  // With the sessions' Context, the program's computation is measured already: this
+  // call ends it as any MPI call does.
+  if (state->computation != nullptr) state->computation->mpi_call_begins();
   try {
-    RankResources resources = host.open();
-    // Control variables the tools interface read (and the program may have written)
-    // before MPI_Init are the rank's final configuration.
-    const Config* chosen = config_before_init(*state);
-    state->set_up(chosen != nullptr ? std::make_unique<Context>(resources.device, resources.oob, *chosen,
-                                                                Context::Environment::Applied)
-                                    : std::make_unique<Context>(resources.device, resources.oob));
-  } catch (const Error& e) {
-    fatal(e.code(), fmt::format("{}: {}", function, e.what()));
-  } catch (const std::exception& e) {
-    fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, e.what()));
+    acquire_context(*state, function);
+  } catch (const Error& e) {  // released by the last MPI_Session_finalize
+    fatal(e.code(), e.what());
   }
-  ProgramServices* services = host.program_services();
-  if (services != nullptr && services->measures_computation()) {
-    state->computation = services;
-    services->mpi_call_ends();  // the program computes from here on
-  }
+  state->open_world();
+  if (state->computation != nullptr) state->computation->mpi_call_ends();  // the program computes from here on
   return MPI_SUCCESS;
 }
 
@@ -107,6 +100,12 @@ int MPI_Finalized(int* flag) {
 }
 
 int MPI_Finalize(void) {
+  RankState* const state = current_state();
+  if (state != nullptr && state->active() && !state->initialized)
+    fatal(MPI_ERR_OTHER, "MPI_Finalize called without MPI_Init (only sessions are open: end them with "
+                         "MPI_Session_finalize)");
+  if (state != nullptr && state->active() && state->finalized)
+    fatal(MPI_ERR_OTHER, "MPI_Finalize called twice (sessions still open keep MPI running)");
   return entry("MPI_Finalize", MPI_COMM_WORLD, [](RankState& s) {
     // MPI-3.1 §8.7.1: first of all, MPI_COMM_SELF's attributes are deleted as if it
     // were freed (libraries hook their clean-up to that, and may still call MPI:
@@ -115,13 +114,11 @@ int MPI_Finalize(void) {
     // callback that fails makes MPI_Finalize fail with its code, MPI still initialized.
     delete_all_attributes(s, Object::comm(MPI_COMM_SELF), "MPI_Finalize");
     delete_all_attributes(s, Object::comm(MPI_COMM_WORLD), "MPI_Finalize");
-    s.drain_bsends();  // buffered messages still in flight are delivered first
-    s.reap_detached(true);
-    keep_config_at_finalize(s);  // MPI_T reads the control variables after MPI_Finalize too
-    s.context.reset();           // collective: drains the channel, meets every rank
-    rank_host().close();
-    s.finalized = true;
-    s.computation = nullptr;  // what the program does after MPI_Finalize is not timed
+    s.close_world();  // MPI_COMM_WORLD and MPI_COMM_SELF go; MPI_Finalized says 1
+    // Unless sessions are still open (they keep the Context, and the last
+    // MPI_Session_finalize releases it): collective, drains the channel, meets every
+    // rank (lifecycle.hpp).
+    release_context_if_unused(s);
     return MPI_SUCCESS;
   });
 }
@@ -195,14 +192,14 @@ bool is_error_code(int code) {
   if (code == MPI_ERR_LASTCODE) return false;
   if (code == MPI_ERR_UNKNOWN || error_class_from_int(code) != ErrorClass::MPI_ERR_UNKNOWN) return true;
   const RankState* state = current_state();
-  return state != nullptr && state->initialized && !state->finalized && state->user_error(code) != nullptr;
+  return state != nullptr && state->active() && state->user_error(code) != nullptr;
 }
 
 /// The user-defined class or code `code`, or null (before MPI_Init, after
 /// MPI_Finalize, or a predefined one).
 const UserErrorCode* user_error(int code) {
   const RankState* state = current_state();
-  return state != nullptr && state->initialized && !state->finalized ? state->user_error(code) : nullptr;
+  return state != nullptr && state->active() ? state->user_error(code) : nullptr;
 }
 
 /// MPI_ERR_ARG for a value that is no error code (Open MPI's class), through
@@ -211,8 +208,7 @@ const UserErrorCode* user_error(int code) {
 int refuse_error_code(const char* where, int code) {
   const std::string what = fmt::format("{}(errorcode={})", where, code);
   RankState* state = current_state();
-  if (state == nullptr || !state->initialized || state->finalized)
-    fatal(MPI_ERR_ARG, what + ": not an error code");
+  if (state == nullptr || !state->active()) fatal(MPI_ERR_ARG, what + ": not an error code");
   return entry(where, MPI_COMM_WORLD, [&](RankState&) -> int {
     throw Error(ErrorClass::MPI_ERR_ARG, what, "not an error code");
   });
@@ -292,12 +288,9 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   return entry("MPI_Comm_call_errhandler", comm, [&](RankState& s) {
     const MPI_Errhandler handler = s.comm_entry(comm, "MPI_Comm_call_errhandler").errhandler;
     if (handler == MPI_ERRORS_RETURN) return MPI_SUCCESS;  // MPICH and Open MPI return success
-    if (handler == MPI_ERRORS_ARE_FATAL) {
+    if (is_predefined_errhandler(handler)) {  // MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT
       if (errorcode == MPI_SUCCESS) return MPI_SUCCESS;  // nothing to report
-      const int rank = s.ctx().world().rank();
-      fatal(errorcode, fmt::format("rank {}: MPI_Comm_call_errhandler(errorcode={}) ({}; the error handler is "
-                                   "MPI_ERRORS_ARE_FATAL)",
-                                   rank, errorcode, s.describe_error(errorcode)));
+      raise_to(s, handler, comm, errorcode, fmt::format("MPI_Comm_call_errhandler(errorcode={})", errorcode));
     }
     // Copies, as raise() makes; the function is called whatever the code.
     MPI_Comm handle = comm;
@@ -308,7 +301,8 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 }
 
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return entry("MPI_Errhandler_free", MPI_COMM_WORLD, [&](RankState& s) {
+  // Allowed at any time (MPI-4.0 §11.4.1), as the session handlers it frees are made.
+  return entry_anytime("MPI_Errhandler_free", [&](RankState& s) {
     require_pointer(errhandler, "MPI_Errhandler_free", "errhandler");
     s.free_errhandler(*errhandler, "MPI_Errhandler_free");
     return MPI_SUCCESS;

@@ -1,7 +1,10 @@
 // MPI C API: info objects (MPI-3.1 §9): MPI_Info_create, _set, _get, _get_valuelen,
 // _get_nkeys, _get_nthkey, _delete, _dup, _free. The objects live in the rank's
-// InfoTable (info_table.hpp, which also says what MPI_INFO_ENV holds). Errors go to
-// MPI_COMM_WORLD's handler, as for every call without a communicator.
+// InfoTable (info_table.hpp, which also says what MPI_INFO_ENV holds). MPI-4.0 §11.4.1
+// allows them at any time, before MPI_Init or MPI_Session_init and after the last
+// finalize too (entry_anytime). Errors go to MPI_COMM_WORLD's handler, as for every call
+// without a communicator, and outside the World model to the initial handler,
+// MPI_ERRORS_ARE_FATAL.
 //
 // Classes, as in MPICH: MPI_ERR_INFO for MPI_INFO_NULL, a freed or an unknown handle
 // (and for freeing MPI_INFO_ENV); MPI_ERR_INFO_KEY for a null or empty key or one
@@ -51,7 +54,7 @@ extern "C" {
 
 int MPI_Info_create(MPI_Info* info) {
   const char* where = "MPI_Info_create";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     require_pointer(info, where, "info");
     *info = s.infos.add({}, where);
     return MPI_SUCCESS;
@@ -60,7 +63,7 @@ int MPI_Info_create(MPI_Info* info) {
 
 int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
   const char* where = "MPI_Info_set";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     InfoObject& object = s.infos.get(info, where);
     const std::string_view k = checked_key(key, where);
     const std::string_view v = checked_value(value, where);
@@ -71,7 +74,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
 
 int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
   const char* where = "MPI_Info_get";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     const InfoObject& object = s.infos.get(info, where);
     const std::string_view k = checked_key(key, where);
     if (valuelen < 0)
@@ -94,7 +97,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
 
 int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
   const char* where = "MPI_Info_get_valuelen";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     const InfoObject& object = s.infos.get(info, where);
     const std::string_view k = checked_key(key, where);
     require_pointer(valuelen, where, "valuelen");
@@ -108,7 +111,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
 
 int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
   const char* where = "MPI_Info_get_nkeys";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     const InfoObject& object = s.infos.get(info, where);
     require_pointer(nkeys, where, "nkeys");
     *nkeys = static_cast<int>(object.size());
@@ -118,7 +121,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 
 int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
   const char* where = "MPI_Info_get_nthkey";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     const InfoObject& object = s.infos.get(info, where);
     if (n < 0 || static_cast<std::size_t>(n) >= object.size())
       throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(n={})", where, n),
@@ -134,7 +137,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
 
 int MPI_Info_delete(MPI_Info info, const char* key) {
   const char* where = "MPI_Info_delete";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     InfoObject& object = s.infos.get(info, where);
     const std::string_view k = checked_key(key, where);
     if (!object.erase(k))
@@ -146,7 +149,7 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
 
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
   const char* where = "MPI_Info_dup";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     const InfoObject& object = s.infos.get(info, where);
     require_pointer(newinfo, where, "newinfo");
     *newinfo = s.infos.add(object, where);  // a copy: the two change independently
@@ -156,7 +159,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 
 int MPI_Info_free(MPI_Info* info) {
   const char* where = "MPI_Info_free";
-  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+  return entry_anytime(where, [&](RankState& s) {
     require_pointer(info, where, "info");
     s.infos.free(*info, where);
     return MPI_SUCCESS;

@@ -48,7 +48,7 @@ InfoObject& InfoTable::get(MPI_Info handle, const char* where, const char* arg) 
   if (handle == MPI_INFO_ENV) {
     if (!env_) {
       auto env = std::make_unique<InfoObject>();
-      env->set("maxprocs", std::to_string(world_size_));
+      if (world_size_ > 0) env->set("maxprocs", std::to_string(world_size_));
       env_ = std::move(env);
     }
     return *env_;

@@ -14,7 +14,8 @@
 //
 // MPI_INFO_ENV (MPI-3.1 §8.7.2, the start-up hints) is predefined: every rank has its
 // own, made when the rank first uses it, so ranks that never look pay nothing. It
-// holds one key, "maxprocs": the number of processes started (MPI_COMM_WORLD's size).
+// holds one key, "maxprocs": the number of processes started (MPI_COMM_WORLD's size),
+// once the rank's Context is made (before, MPI_INFO_ENV is empty).
 // Of the other reserved keys, "command", "argv", "wdir" and the rest of the list,
 // nothing is known here that a program could not see for itself (MPI_Init gets
 // argc/argv from the program; under `twinfab sim` the launcher's own are not the
@@ -61,8 +62,13 @@ class InfoObject {
 /// The info objects of one rank, behind their MPI_Info handles.
 class InfoTable {
  public:
-  /// MPI_Init: what MPI_INFO_ENV's "maxprocs" will say.
-  void set_up(int world_size) noexcept { world_size_ = world_size; }
+  /// The rank's Context is made (MPI_Init, MPI_Session_init): what MPI_INFO_ENV's
+  /// "maxprocs" says, also in an MPI_INFO_ENV read before, which could not know it (the
+  /// info calls are allowed before start-up, MPI-4.0 §11.4.1).
+  void set_up(int world_size) {
+    world_size_ = world_size;
+    if (env_ && env_->find("maxprocs") == nullptr) env_->set("maxprocs", std::to_string(world_size));
+  }
 
   /// A new handle for `info` (MPI_ERR_INTERN past 16M objects on one rank).
   MPI_Info add(InfoObject info, const char* where);

@@ -47,6 +47,7 @@ typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_Message;
+typedef int MPI_Session;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -77,6 +78,13 @@ typedef long long MPI_Offset;
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN ((MPI_Errhandler)0x54000001)
+/* MPI-4.0 §9.3: aborts the processes of the communicator or session on which the error
+ * was raised. MPI_Abort ends the whole job here, so it acts as MPI_ERRORS_ARE_FATAL. */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+
+/* Sessions (MPI_Session_init) are 0xbc000000 + an index in the rank's table (never
+ * reused, so a finalized session's handle stays invalid); MPICH's values. */
+#define MPI_SESSION_NULL ((MPI_Session)0x3c000000)
 
 /* Predefined datatypes: 0x4c000000 + the index in mpi/core's
  * TWINFAB_MPI_BASIC_TYPE_LIST (same order; checked in mpi/capi/rank_state.cpp). */
@@ -163,6 +171,10 @@ typedef long long MPI_Offset;
  * terminator in a buffer of that size. */
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
+/* Sessions (MPI-4.0 §11.3): the longest process set name and MPI_Comm_create_from_group
+ * stringtag, terminator included (MPICH's bounds). */
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 /* MPI_Comm_compare results */
 #define MPI_IDENT 0
@@ -329,6 +341,7 @@ enum {
   MPI_T_ERR_PVAR_NO_ATOMIC = 72,
   MPI_T_ERR_INVALID_NAME = 73,
   MPI_T_ERR_INVALID = 74,
+  MPI_ERR_SESSION = 75,
   MPI_ERR_LASTCODE = 0x3fffffff
 };
 
@@ -365,12 +378,16 @@ TWINFAB_MPI_API MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
 TWINFAB_MPI_API MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 TWINFAB_MPI_API MPI_Fint MPI_Message_c2f(MPI_Message message);
 TWINFAB_MPI_API MPI_Message MPI_Message_f2c(MPI_Fint message);
+TWINFAB_MPI_API MPI_Fint MPI_Session_c2f(MPI_Session session);
+TWINFAB_MPI_API MPI_Session MPI_Session_f2c(MPI_Fint session);
 TWINFAB_MPI_API int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
 TWINFAB_MPI_API int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
 
 /* ---- environment */
 TWINFAB_MPI_API int MPI_Init(int* argc, char*** argv);
 TWINFAB_MPI_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+/* MPI_Initialized and MPI_Finalized say whether MPI_Init and MPI_Finalize were called
+   (the World model); sessions do not count (MPI-4.0 §11.4.1). */
 TWINFAB_MPI_API int MPI_Initialized(int* flag);
 TWINFAB_MPI_API int MPI_Finalize(void);
 TWINFAB_MPI_API int MPI_Finalized(int* flag);
@@ -423,6 +440,73 @@ TWINFAB_MPI_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errha
 TWINFAB_MPI_API int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
 /* Sets *errhandler to MPI_ERRHANDLER_NULL; a predefined handler stays (as in MPICH). */
 TWINFAB_MPI_API int MPI_Errhandler_free(MPI_Errhandler* errhandler);
+
+/* ---- the Sessions model (MPI-4.0 §11.3); docs/mpi.md, "Sessions", says more.
+   A session gives access to MPI without MPI_Init: its process sets are "mpi://WORLD"
+   (every rank of the job) and "mpi://SELF" (the caller); MPI_Group_from_session_pset
+   makes a group of one, MPI_Comm_create_from_group a communicator of a group. The
+   rank's MPI resources (device, connections) are shared by MPI_Init and every open
+   session: the first of MPI_Init / MPI_Session_init makes them, which is collective
+   over every rank of the job (as MPI_Init is), and the last of MPI_Finalize / the last
+   MPI_Session_finalize releases them, which is collective over every rank too (it
+   returns once every rank has reached its own release). MPI cannot be initialized
+   again after that in the same process: MPI_Session_init then fails with
+   MPI_ERR_UNSUPPORTED_OPERATION. MPI_Initialized and MPI_Finalized keep their
+   World-model meaning: a program that uses only sessions is not "initialized".
+   MPI_COMM_WORLD and MPI_COMM_SELF exist only between MPI_Init and MPI_Finalize (else
+   MPI_ERR_COMM).
+   Errors of the MPI_Session_* calls go to the session's error handler
+   (MPI_ERRORS_ARE_FATAL unless MPI_Session_init or MPI_Session_set_errhandler said
+   otherwise), those of MPI_Session_init to its errhandler argument; an invalid session
+   handle is an error without an object (MPI_COMM_WORLD's handler between MPI_Init and
+   MPI_Finalize, else fatal). */
+typedef void MPI_Session_errhandler_function(MPI_Session* session, int* errorcode, ...);
+/* info may hold "thread_level" ("MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE"; MPI_ERR_INFO_VALUE
+   for another value): the session provides at most MPI_THREAD_FUNNELED, as MPI_Init_thread
+   does, and MPI_THREAD_SINGLE when the key is absent. errhandler is predefined or made by
+   MPI_Session_create_errhandler (MPI_ERR_ARG else). */
+TWINFAB_MPI_API int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+/* Sets *session to MPI_SESSION_NULL. Collective over every rank of the job when it is
+   the rank's last use of MPI (no other session open, and MPI_Finalize called or
+   MPI_Init never called): see above. Objects made from the session that were not freed
+   live on while the rank's MPI resources do. */
+TWINFAB_MPI_API int MPI_Session_finalize(MPI_Session* session);
+/* A new info object (the caller frees it) with "thread_level", the level provided. */
+TWINFAB_MPI_API int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+/* 2: "mpi://WORLD" (n = 0) and "mpi://SELF" (n = 1). info is MPI_INFO_NULL or an info
+   object (its hints are ignored). */
+TWINFAB_MPI_API int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+/* *pset_len 0: sets it to the size the name needs (terminator included) and leaves
+   pset_name alone; else copies at most *pset_len - 1 characters and a terminator, and
+   sets *pset_len to the size needed. MPI_ERR_ARG for n outside [0, npset_names). */
+TWINFAB_MPI_API int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+                                             char* pset_name);
+/* A new info object (the caller frees it) with "mpi_size", the process set's size.
+   Process set names compare without regard to case, as in MPICH ("mpi://self" works);
+   MPI_ERR_ARG for a name that is no process set. */
+TWINFAB_MPI_API int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+TWINFAB_MPI_API int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
+/* Collective over the members of group (which must include the caller: MPI_ERR_GROUP
+   else), with no parent communicator; MPI_GROUP_EMPTY gives MPI_COMM_NULL at once. The
+   members agree on the new communicator by point-to-point messages whose tags derive
+   from stringtag (at most MPI_MAX_STRINGTAG_LEN - 1 characters, MPI_ERR_ARG else), so
+   that members that disagree on the stringtag, or make two calls in different orders,
+   never build a communicator together (the calls block; the simulator reports the
+   deadlock). The new communicator's error handler is errhandler (a communicator one
+   or predefined); info is MPI_INFO_NULL or an info object (hints ignored). Errors go to
+   errhandler. Works in the World model too (any group of MPI_COMM_WORLD's ranks). */
+TWINFAB_MPI_API int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                                               MPI_Errhandler errhandler, MPI_Comm* newcomm);
+/* Session error handlers (MPI-4.0 §9.3.4): may be made before MPI_Session_init, and
+   freed with MPI_Errhandler_free. A handler made for sessions cannot be set on a
+   communicator, nor a communicator's on a session (MPI_ERR_ARG). */
+TWINFAB_MPI_API int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                                  MPI_Errhandler* errhandler);
+TWINFAB_MPI_API int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+/* A new handle to the session's handler, to be freed with MPI_Errhandler_free. */
+TWINFAB_MPI_API int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+/* Calls the session's handler with errorcode; returns MPI_SUCCESS when it returns. */
+TWINFAB_MPI_API int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
 
 /* ---- communicators and groups */
 TWINFAB_MPI_API int MPI_Comm_rank(MPI_Comm comm, int* rank);
@@ -1514,6 +1598,7 @@ TWINFAB_PMPI(MPI_Comm_call_errhandler)
 TWINFAB_PMPI(MPI_Comm_compare)
 TWINFAB_PMPI(MPI_Comm_create)
 TWINFAB_PMPI(MPI_Comm_create_errhandler)
+TWINFAB_PMPI(MPI_Comm_create_from_group)
 TWINFAB_PMPI(MPI_Comm_create_group)
 TWINFAB_PMPI(MPI_Comm_create_keyval)
 TWINFAB_PMPI(MPI_Comm_delete_attr)
@@ -1589,6 +1674,7 @@ TWINFAB_PMPI(MPI_Group_difference)
 TWINFAB_PMPI(MPI_Group_excl)
 TWINFAB_PMPI(MPI_Group_f2c)
 TWINFAB_PMPI(MPI_Group_free)
+TWINFAB_PMPI(MPI_Group_from_session_pset)
 TWINFAB_PMPI(MPI_Group_incl)
 TWINFAB_PMPI(MPI_Group_intersection)
 TWINFAB_PMPI(MPI_Group_range_excl)
@@ -1765,6 +1851,18 @@ TWINFAB_PMPI(MPI_Sendrecv)
 TWINFAB_PMPI(MPI_Sendrecv_c)
 TWINFAB_PMPI(MPI_Sendrecv_replace)
 TWINFAB_PMPI(MPI_Sendrecv_replace_c)
+TWINFAB_PMPI(MPI_Session_c2f)
+TWINFAB_PMPI(MPI_Session_call_errhandler)
+TWINFAB_PMPI(MPI_Session_create_errhandler)
+TWINFAB_PMPI(MPI_Session_f2c)
+TWINFAB_PMPI(MPI_Session_finalize)
+TWINFAB_PMPI(MPI_Session_get_errhandler)
+TWINFAB_PMPI(MPI_Session_get_info)
+TWINFAB_PMPI(MPI_Session_get_nth_pset)
+TWINFAB_PMPI(MPI_Session_get_num_psets)
+TWINFAB_PMPI(MPI_Session_get_pset_info)
+TWINFAB_PMPI(MPI_Session_init)
+TWINFAB_PMPI(MPI_Session_set_errhandler)
 TWINFAB_PMPI(MPI_Ssend)
 TWINFAB_PMPI(MPI_Ssend_c)
 TWINFAB_PMPI(MPI_Ssend_init)

@@ -108,7 +108,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 int MPI_Start(MPI_Request* request) {
   const MPI_Comm comm = [&] {
     RankState* s = current_state();
-    if (s == nullptr || !s->initialized || s->finalized || request == nullptr) return MPI_COMM_WORLD;
+    if (s == nullptr || !s->active() || request == nullptr) return MPI_COMM_WORLD;
     try {
       return s->persistent(*request, "MPI_Start").comm;
     } catch (const Error&) {

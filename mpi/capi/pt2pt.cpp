@@ -90,7 +90,7 @@ void finish(RankState& s, MPI_Request& h, const MessageStatus& st, MPI_Status* s
 /// The communicator whose error handler reports errors of a request-array call: the
 /// first live request's (MPI_COMM_WORLD's when there is none).
 MPI_Comm comm_of_requests(RankState* s, int count, const MPI_Request* requests) {
-  if (s == nullptr || !s->initialized || s->finalized || requests == nullptr) return MPI_COMM_WORLD;
+  if (s == nullptr || !s->active() || requests == nullptr) return MPI_COMM_WORLD;
   for (int i = 0; i < count; ++i) {
     try {
       if (RequestEntry* e = s->request(requests[i], "")) return e->comm;
@@ -107,7 +107,7 @@ MPI_Comm comm_of_request(const MPI_Request* request) {
 /// The communicator whose error handler reports errors of a matched receive.
 MPI_Comm comm_of_message(const MPI_Message* message) {
   RankState* s = current_state();
-  if (s == nullptr || !s->initialized || s->finalized || message == nullptr) return MPI_COMM_WORLD;
+  if (s == nullptr || !s->active() || message == nullptr) return MPI_COMM_WORLD;
   return s->comm_of_message(*message);
 }
 

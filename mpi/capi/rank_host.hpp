@@ -67,11 +67,12 @@ class RankHost {
   /// The calling rank's slot for its C-API state: nullptr until MPI_Init stores it.
   /// One slot per rank: per actor in the simulator, per process on hardware.
   virtual void*& state_slot() = 0;
-  /// Opens the calling rank's device and out-of-band exchange (MPI_Init calls it
-  /// once per rank). Throws fabric::Error with a message that says what to do when
+  /// Opens the calling rank's device and out-of-band exchange (the first of MPI_Init /
+  /// MPI_Session_init calls it, once per rank: after close(), MPI does not start again). Throws fabric::Error with a message that says what to do when
   /// that is impossible (no device, not started by a process manager, ...).
   virtual RankResources open() = 0;
-  /// Releases what open() gave (MPI_Finalize, after the rank's Context is gone).
+  /// Releases what open() gave (the last of MPI_Finalize / MPI_Session_finalize, after
+  /// the rank's Context is gone).
   virtual void close() = 0;
   /// Ends the whole job with exit status `code` after printing `message`
   /// (MPI_Abort, MPI_ERRORS_ARE_FATAL). Does not return.
@@ -102,12 +103,17 @@ RankHost& default_rank_host();
 struct RankOutcome {
   bool initialized = false;  ///< called MPI_Init or MPI_Init_thread
   bool finalized = false;    ///< called MPI_Finalize
+  int open_sessions = 0;     ///< sessions of MPI_Session_init not finalized
+  /// Whether the rank left MPI unfinished, which the launcher reports as a failed job:
+  /// MPI_Init without MPI_Finalize, or a session without MPI_Session_finalize.
+  bool unfinished() const noexcept { return (initialized && !finalized) || open_sessions > 0; }
 };
 /// For launchers, on the rank's own actor/thread after its program returned: whether
-/// it initialized and finalized MPI. Releases the rank's C-API state and clears its
-/// slot when that is safe (finalized, or never initialized); a rank that is still
-/// initialized keeps its Context (destroying it is collective), and the launcher must
-/// end the job.
+/// it initialized and finalized MPI, and how many sessions it left open. Releases the
+/// rank's C-API state and clears its slot when that is safe (the rank's Context was
+/// released by its last MPI_Finalize / MPI_Session_finalize, or never made); a rank
+/// that left MPI unfinished keeps its Context (destroying it is collective), and the
+/// launcher must end the job.
 RankOutcome end_rank() noexcept;
 /// For launchers, when a job deadlocked: the MPI function (e.g. "MPI_Recv") the rank
 /// whose C-API state is `state` (the contents of its state_slot()) was blocked in, or

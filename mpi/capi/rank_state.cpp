@@ -1,6 +1,7 @@
 #include "mpi/capi/rank_state.hpp"
 
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/session_table.hpp"
 #include "mpi/capi/tools_interface.hpp"
 
 #include <fmt/format.h>
@@ -65,8 +66,12 @@ RankOutcome end_rank() noexcept {
   void*& slot = rank_host().state_slot();
   auto* state = static_cast<RankState*>(slot);
   if (state == nullptr) return {};
-  RankOutcome outcome{state->initialized, state->finalized};
-  if (!state->initialized || state->finalized) {
+  RankOutcome outcome{state->initialized, state->finalized, state->open_sessions()};
+  // Without a Context (never made, or released by the last finalize) nothing
+  // collective is left. A rank that still has one (MPI_Finalize not called, or a
+  // session left open) keeps it: destroying it is collective, and the launcher ends
+  // the job.
+  if (!state->active()) {
     delete state;
     slot = nullptr;
   }
@@ -83,22 +88,34 @@ void fatal(int code, std::string_view message) {
   std::_Exit(code);  // a host's abort() must not return; never leave the job running
 }
 
+void refuse_inactive(const char* function, const RankState* state) {
+  if (state == nullptr || !state->released)
+    fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init or MPI_Session_init");
+  fatal(MPI_ERR_OTHER, std::string(function) +
+                           (state->finalized ? " called after MPI_Finalize"
+                                             : " called after the last MPI_Session_finalize") +
+                           " (MPI is finalized: the World model and every session have ended)");
+}
+
 int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message) {
+  return raise_to(state, state.errhandler_of(comm), state.comm_reporting(comm), error_class, message);
+}
+
+int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_class, std::string_view message) {
   if (error_class == MPI_SUCCESS) return MPI_SUCCESS;
-  const MPI_Errhandler handler = state.errhandler_of(comm);
   if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler != MPI_ERRORS_ARE_FATAL) {
+  if (!is_predefined_errhandler(handler)) {
     // Copies: the function may write through both pointers (the code it leaves is
     // what the call returns, as in MPICH and Open MPI), and may free the handler or
-    // the communicator meanwhile.
-    MPI_Comm handle = state.comm_reporting(comm);
+    // the object meanwhile.
+    int object = handle;
     int code = error_class;
-    state.errhandler_in_use(handler)(&handle, &code);
+    state.errhandler_in_use(handler)(&object, &code);
     return code;
   }
-  const int rank = state.context ? state.context->world().rank() : -1;
-  fatal(error_class, fmt::format("rank {}: {} ({}; the error handler is MPI_ERRORS_ARE_FATAL)", rank, message,
-                                 state.describe_error(error_class)));
+  const std::string rank = state.context ? fmt::format("rank {}: ", state.context->world().rank()) : "";
+  fatal(error_class, fmt::format("{}{} ({}; the error handler is {})", rank, message, state.describe_error(error_class),
+                                 handler == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
 void require_pointer(const void* p, const char* where, const char* arg) {
@@ -215,16 +232,43 @@ RankState::~RankState() {
 
 void RankState::set_up(std::unique_ptr<Context> c) {
   context = std::move(c);
-  comms_ = {{&context->world(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"},
-            {&context->self(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"}};
+  // Entries for MPI_COMM_WORLD and MPI_COMM_SELF from the start (their handlers report
+  // the errors of calls without a communicator), live only in the World model.
+  comms_ = {{nullptr, MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD"}, {nullptr, MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF"}};
   groups_ = {std::make_shared<const Group>(std::vector<int>{}, context->world().rank())};
   infos.set_up(context->world().size());
+}
+
+void RankState::open_world() {
+  comms_[0].comm = &context->world();
+  comms_[1].comm = &context->self();
   initialized = true;
 }
 
-void RankState::throw_bad_comm(MPI_Comm handle, const char* where) {
+void RankState::close_world() {
+  for (std::size_t i = 0; i < 2; ++i) {
+    comms_[i].comm = nullptr;
+    // Errors without a communicator go to the initial handler again (MPI-4.0 §9.3).
+    release_errhandler(std::exchange(comms_[i].errhandler, MPI_ERRORS_ARE_FATAL));
+  }
+  finalized = true;
+}
+
+int RankState::open_sessions() const noexcept { return sessions ? sessions->open() : 0; }
+
+void RankState::throw_bad_comm(MPI_Comm handle, const char* where) const {
   if (handle == MPI_COMM_NULL)
     throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm)", where), "comm is MPI_COMM_NULL");
+  if (handle == MPI_COMM_WORLD || handle == MPI_COMM_SELF) {
+    const char* name = handle == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF";
+    throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm={})", where, name),
+                finalized ? fmt::format("{} is gone: MPI_Finalize was called (sessions still open do not keep it)",
+                                        name)
+                          : fmt::format("{} exists only after MPI_Init; a program that uses sessions only makes its "
+                                        "communicators with MPI_Group_from_session_pset and "
+                                        "MPI_Comm_create_from_group",
+                                        name));
+  }
   throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, bits(handle)),
               "not a communicator handle (never created, or freed)");
 }
@@ -267,22 +311,33 @@ MPI_Comm RankState::comm_reporting(MPI_Comm handle) const {
 void RankState::set_errhandler(MPI_Comm comm, MPI_Errhandler handler, const char* where) {
   CommEntry& e = comm_entry(comm, where);
   errhandler_function(handler, where);  // checks
+  if (is_session_errhandler(handler))
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler=0x{:x})", where, bits(handler)),
+                "an error handler of MPI_Session_create_errhandler cannot be set on a communicator");
   hold_errhandler(handler);  // first: the old and the new one may be the same
   release_errhandler(std::exchange(e.errhandler, handler));
 }
 
 // ---- error handlers
 
-MPI_Errhandler RankState::add_errhandler(MPI_Comm_errhandler_function* function) {
+MPI_Errhandler RankState::add_errhandler(MPI_Comm_errhandler_function* function, bool for_sessions) {
   if (errhandlers_.size() > kHandleIndexMask)
-    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Comm_create_errhandler",
+    throw Error(ErrorClass::MPI_ERR_INTERN,
+                for_sessions ? "MPI_Session_create_errhandler" : "MPI_Comm_create_errhandler",
                 "more than 16M error handlers created on one rank");
-  errhandlers_.push_back({function, 1, 0});
+  errhandlers_.push_back({function, 1, 0, for_sessions});
   return handle_of(kUserErrhandlerBase, errhandlers_.size() - 1);
 }
 
+bool RankState::is_session_errhandler(MPI_Errhandler handle) const {
+  const std::uint32_t b = bits(handle);
+  const std::size_t index = b & kHandleIndexMask;
+  return (b & ~kHandleIndexMask) == kUserErrhandlerBase && index < errhandlers_.size() &&
+         errhandlers_[index].function != nullptr && errhandlers_[index].for_sessions;
+}
+
 MPI_Comm_errhandler_function* RankState::errhandler_function(MPI_Errhandler handle, const char* where) const {
-  if (handle == MPI_ERRORS_ARE_FATAL || handle == MPI_ERRORS_RETURN) return nullptr;
+  if (is_predefined_errhandler(handle)) return nullptr;
   if (handle == MPI_ERRHANDLER_NULL)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler)", where), "errhandler is MPI_ERRHANDLER_NULL");
   const std::uint32_t b = bits(handle);
@@ -290,8 +345,8 @@ MPI_Comm_errhandler_function* RankState::errhandler_function(MPI_Errhandler hand
   if ((b & ~kHandleIndexMask) != kUserErrhandlerBase || index >= errhandlers_.size() ||
       errhandlers_[index].handle_refs == 0)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler=0x{:x})", where, b),
-                "not an error handler handle (neither predefined nor made by MPI_Comm_create_errhandler, or "
-                "freed)");
+                "not an error handler handle (neither predefined nor made by MPI_Comm_create_errhandler or "
+                "MPI_Session_create_errhandler, or freed)");
   return errhandlers_[index].function;
 }
 
@@ -300,9 +355,11 @@ MPI_Comm_errhandler_function* RankState::errhandler_in_use(MPI_Errhandler handle
 }
 
 MPI_Errhandler RankState::get_errhandler(MPI_Comm comm, const char* where) {
-  const MPI_Errhandler handler = comm_entry(comm, where).errhandler;
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_RETURN)
-    ++errhandlers_[bits(handler) & kHandleIndexMask].handle_refs;
+  return new_errhandler_handle(comm_entry(comm, where).errhandler);
+}
+
+MPI_Errhandler RankState::new_errhandler_handle(MPI_Errhandler handler) {
+  if (!is_predefined_errhandler(handler)) ++errhandlers_[bits(handler) & kHandleIndexMask].handle_refs;
   return handler;
 }
 
@@ -359,12 +416,11 @@ std::string RankState::describe_error(int code) const {
 }
 
 void RankState::hold_errhandler(MPI_Errhandler handler) {
-  if (handler != MPI_ERRORS_ARE_FATAL && handler != MPI_ERRORS_RETURN)
-    ++errhandlers_[bits(handler) & kHandleIndexMask].comm_refs;
+  if (!is_predefined_errhandler(handler)) ++errhandlers_[bits(handler) & kHandleIndexMask].comm_refs;
 }
 
 void RankState::release_errhandler(MPI_Errhandler handler) {
-  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN) return;
+  if (is_predefined_errhandler(handler)) return;
   ErrhandlerEntry& e = errhandlers_[bits(handler) & kHandleIndexMask];
   if (--e.comm_refs == 0 && e.handle_refs == 0) e = {};
 }

@@ -7,11 +7,14 @@
 // mpi.h into the C++ objects: communicators (with their error handlers), groups,
 // derived datatypes, user-defined reduction operations, user-defined error handlers,
 // info objects (info_table.hpp), requests, and keyvals with the attributes attached to
-// communicators (attributes.hpp); and the tools interface's state (tools_interface.hpp).
+// communicators (attributes.hpp); the sessions (session_table.hpp); and the tools
+// interface's state (tools_interface.hpp).
 //
 // Every MPI_* function is `return entry("MPI_Send", comm, [&](RankState& s) {...});`:
-// entry() checks that MPI is initialized and not finalized (else prints
-// "MPI_Send called before MPI_Init" and aborts, as MPICH does), runs the body, and
+// entry() checks that the rank has its Context, i.e. that MPI_Init or an
+// MPI_Session_init was called and the last of MPI_Finalize / MPI_Session_finalize was
+// not (else prints "MPI_Send called before MPI_Init or MPI_Session_init" and aborts, as
+// MPICH does; lifecycle.hpp says who makes and releases the Context), runs the body, and
 // turns an mpi::Error (or any other std::exception, e.g. a fabric::Error from the
 // backend) into the error class, handed to the communicator's error handler:
 // MPI_ERRORS_ARE_FATAL aborts the job through RankHost::abort, MPI_ERRORS_RETURN
@@ -19,6 +22,9 @@
 // returned when it returns (raise()). Exceptions that are not std::exceptions are the runtime's
 // unwinding of the rank (a SimGrid actor being killed, forced unwinding): those are
 // let through, and the launcher that started the rank handles them.
+// The few calls MPI allows at any time (the info calls, creating and freeing error
+// handlers: MPI-4.0 §11.4.1) use entry_anytime(), which makes the state when there is
+// none and does not need the Context.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +49,7 @@ namespace twinfab::mpi::capi {
 
 struct AttributeTables;  // attributes.hpp
 struct ToolsState;       // tools_interface.hpp
+class SessionTable;      // session_table.hpp
 
 // Handle layout: a kind in the high byte, an index in the low 24 bits.
 inline constexpr std::uint32_t kHandleIndexMask = 0x00ffffff;
@@ -55,6 +62,7 @@ inline constexpr std::uint32_t kUserOpBase = 0x98000000;
 inline constexpr std::uint32_t kRequestBase = 0xac000000;
 inline constexpr std::uint32_t kMessageBase = 0xec000000;
 inline constexpr std::uint32_t kUserErrhandlerBase = 0x94000000;  ///< MPI_Comm_create_errhandler
+inline constexpr std::uint32_t kSessionBase = 0xbc000000;         ///< MPI_Session_init (session_table.hpp)
 // kInfoBase (0x9c000000) is in info_table.hpp, with the info table.
 
 struct CommEntry {
@@ -70,10 +78,18 @@ struct CommEntry {
 /// while the program holds one: a handle freed as often as it was given is MPI_ERR_ARG,
 /// even while a communicator still runs the handler.
 struct ErrhandlerEntry {
-  MPI_Comm_errhandler_function* function = nullptr;  ///< null: freed slot
+  /// null: freed slot. A session handler's MPI_Session_errhandler_function has the
+  /// same type (MPI_Session and MPI_Comm are both int).
+  MPI_Comm_errhandler_function* function = nullptr;
   int handle_refs = 0;  ///< handles the program holds
-  int comm_refs = 0;    ///< communicators (live or being made by MPI_Comm_idup) that use it
+  int comm_refs = 0;    ///< communicators (live or being made by MPI_Comm_idup) or sessions that use it
+  bool for_sessions = false;  ///< made by MPI_Session_create_errhandler: for sessions only
 };
+
+/// MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN and MPI_ERRORS_ABORT: no table entry.
+inline bool is_predefined_errhandler(MPI_Errhandler handler) {
+  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN || handler == MPI_ERRORS_ABORT;
+}
 
 /// An error class of MPI_Add_error_class or a code of MPI_Add_error_code. Their values
 /// are one sequence from kFirstUserErrorCode up (above MPI_ERR_LASTCODE, as MPICH's).
@@ -171,8 +187,10 @@ class RankState {
   RankState(const RankState&) = delete;
   RankState& operator=(const RankState&) = delete;
 
-  bool initialized = false;
-  bool finalized = false;
+  bool initialized = false;  ///< MPI_Init was called (the World model; sessions do not count)
+  bool finalized = false;    ///< MPI_Finalize was called
+  /// The rank's Context was released (lifecycle.hpp): MPI cannot start again.
+  bool released = false;
   /// The MPI function the rank is in (entry() sets it, a normal return restores the
   /// enclosing call's, usually none): what a launcher names for a rank that never came
   /// back (call_in_progress()).
@@ -190,8 +208,21 @@ class RankState {
   std::unordered_map<void*, std::size_t> allocated_memory;
 
   Context& ctx() { return *context; }
-  /// MPI_Init: takes the rank's context and sets up the predefined handles.
+  /// Whether the rank has its Context: what entry() requires.
+  bool active() const noexcept { return context != nullptr; }
+  /// The first of MPI_Init / MPI_Session_init: takes the rank's context and sets up the
+  /// predefined handles, MPI_COMM_WORLD and MPI_COMM_SELF not yet live.
   void set_up(std::unique_ptr<Context> context);
+  /// MPI_Init: MPI_COMM_WORLD and MPI_COMM_SELF become live, `initialized` true.
+  void open_world();
+  /// MPI_Finalize: MPI_COMM_WORLD and MPI_COMM_SELF are no longer live (MPI_ERR_COMM
+  /// from now on, even while sessions keep the Context), `finalized` true.
+  void close_world();
+
+  // ---- sessions (session_table.hpp): null until the rank's first MPI_Session_init.
+  std::unique_ptr<SessionTable> sessions;
+  /// Sessions initialized and not finalized.
+  int open_sessions() const noexcept;
 
   // ---- communicators
   // comm(), comm_entry() and type() are inline, with their errors thrown out of
@@ -233,7 +264,14 @@ class RankState {
 
   // ---- error handlers (MPI_Comm_create_errhandler). Slots are not reused, so a
   // freed handle stays invalid.
-  MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function);
+  MPI_Errhandler add_errhandler(MPI_Comm_errhandler_function* function, bool for_sessions = false);
+  /// Whether `handle` is a live handler made by MPI_Session_create_errhandler (false for
+  /// the predefined ones, which serve both).
+  bool is_session_errhandler(MPI_Errhandler handle) const;
+  /// Counts one more / one less communicator or session using `handler` (nothing for
+  /// predefined ones).
+  void hold_errhandler(MPI_Errhandler handler);
+  void release_errhandler(MPI_Errhandler handler);
   /// The function of a user error handler the program holds a handle to; MPI_ERR_ARG
   /// (MPICH's class) for MPI_ERRHANDLER_NULL, a freed or an invalid handle. Null for
   /// the predefined handlers.
@@ -242,6 +280,9 @@ class RankState {
   MPI_Comm_errhandler_function* errhandler_in_use(MPI_Errhandler handle) const;
   /// MPI_Comm_get_errhandler: `comm`'s handler, as a new handle the program frees.
   MPI_Errhandler get_errhandler(MPI_Comm comm, const char* where);
+  /// A new handle to `handler`, which an object uses, for the program to free
+  /// (MPI_Comm_get_errhandler, MPI_Session_get_errhandler).
+  MPI_Errhandler new_errhandler_handle(MPI_Errhandler handler);
   /// MPI_Errhandler_free: takes back a handle of a user handler, which goes once no
   /// communicator uses it either; a predefined handler stays (only the handle goes, as
   /// in MPICH). MPI_ERR_ARG for MPI_ERRHANDLER_NULL, a freed or an invalid handle.
@@ -372,11 +413,8 @@ class RankState {
   std::vector<std::uint32_t> free_messages_;
 
   void reap_detached_requests(bool wait_all);
-  /// Counts one more / one less communicator using `handler` (nothing for predefined ones).
-  void hold_errhandler(MPI_Errhandler handler);
-  void release_errhandler(MPI_Errhandler handler);
   /// MPI_ERR_COMM / MPI_ERR_TYPE for a handle comm_entry() / type() refused.
-  [[noreturn]] static void throw_bad_comm(MPI_Comm handle, const char* where);
+  [[noreturn]] void throw_bad_comm(MPI_Comm handle, const char* where) const;
   [[noreturn]] static void throw_bad_type(MPI_Datatype handle, const char* where, const char* arg);
 };
 
@@ -429,18 +467,26 @@ class OpCall {
 /// handler is called with a pointer to (a copy of) the communicator's handle and to
 /// the code, and the code it leaves there is returned.
 int raise(RankState& state, MPI_Comm comm, int error_class, std::string_view message);
+/// The same for the handler `handler` of the object whose handle is `handle` (a
+/// session's, or the errhandler argument of MPI_Session_init and
+/// MPI_Comm_create_from_group); MPI_ERRORS_ABORT aborts as MPI_ERRORS_ARE_FATAL does.
+int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_class, std::string_view message);
 
-/// Runs `body` for an initialized rank; the boundary described at the top.
-template <class Body>
-int entry(const char* function, MPI_Comm comm, Body&& body) {
-  RankState* state = current_state();
-  if (state == nullptr || !state->initialized) fatal(MPI_ERR_OTHER, std::string(function) + " called before MPI_Init");
-  if (state->finalized) fatal(MPI_ERR_OTHER, std::string(function) + " called after MPI_Finalize");
+/// Aborts the job for `function` called while the rank has no Context (before MPI_Init
+/// or MPI_Session_init, or after the last MPI_Finalize / MPI_Session_finalize).
+[[noreturn]] void refuse_inactive(const char* function, const RankState* state);
+
+/// What entry() and entry_anytime() do once they have a state: runs `body`, and turns
+/// an error into what `report(state, class, message)` makes of it.
+template <class Report, class Body>
+int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
   // A call made from inside another (by a user-defined reduction operation) restores
   // the outer one's name when it returns and leaves the computation alone.
   const char* const outer = state->call;
   state->call = function;
   if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_begins();
+  // The body may make the Context (MPI_Session_init), and so start the measure of
+  // computation (state->computation): leave() ends the call for it then.
   const auto leave = [state, outer] {
     state->call = outer;
     if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_ends();
@@ -451,14 +497,56 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
     return rc;
   } catch (const Error& e) {
     leave();
-    return raise(*state, comm, e.code(), e.what());
+    return report(*state, e.code(), e.what());
   } catch (const std::exception& e) {
     leave();
-    return raise(*state, comm, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
+    return report(*state, MPI_ERR_INTERN, std::string(function) + ": internal error: " + e.what());
   }
   // Anything else is not an error of this library but the runtime unwinding the rank
   // (SimGrid killing a deadlocked actor, thread cancellation): it must pass through,
   // and `call` keeps naming where the rank was.
+}
+
+/// Runs `body` for a rank that has its Context, errors going to `report`.
+template <class Report, class Body>
+int entry_reporting(const char* function, Report&& report, Body&& body) {
+  RankState* state = current_state();
+  if (state == nullptr || !state->context) [[unlikely]]
+    refuse_inactive(function, state);
+  return run_entry(state, function, std::forward<Report>(report), std::forward<Body>(body));
+}
+
+/// Runs `body` for a rank that has its Context; the boundary described at the top.
+/// Errors go to `comm`'s handler (MPI_COMM_WORLD's when it is no live communicator).
+template <class Body>
+int entry(const char* function, MPI_Comm comm, Body&& body) {
+  return entry_reporting(
+      function, [comm](RankState& s, int error_class, std::string_view message) {
+        return raise(s, comm, error_class, message);
+      },
+      std::forward<Body>(body));
+}
+
+/// For the calls MPI allows at any time, before MPI_Init or MPI_Session_init and after
+/// the last finalize included: makes the rank's state if it has none, and runs `body`
+/// whether the rank has its Context or not. Errors go to `report`.
+template <class Report, class Body>
+int entry_anytime_reporting(const char* function, Report&& report, Body&& body) {
+  RankState* state = current_state();
+  if (state == nullptr) state = create_state();
+  return run_entry(state, function, std::forward<Report>(report), std::forward<Body>(body));
+}
+
+/// entry_anytime_reporting() with errors going to MPI_COMM_WORLD's handler between
+/// MPI_Init and MPI_Finalize, else to the initial handler, MPI_ERRORS_ARE_FATAL
+/// (MPI-4.0 §9.3).
+template <class Body>
+int entry_anytime(const char* function, Body&& body) {
+  return entry_anytime_reporting(
+      function, [](RankState& s, int error_class, std::string_view message) {
+        return raise(s, MPI_COMM_WORLD, error_class, message);
+      },
+      std::forward<Body>(body));
 }
 
 /// Throws MPI_ERR_ARG "<where>(<arg>): null pointer" when `p` is null.

@@ -61,8 +61,10 @@ std::uint32_t new_id(ToolsState& t) { return t.last_id == std::numeric_limits<st
 enum class Phase { BeforeInit, Running, Finalized };
 
 Phase phase(const RankState& s) {
-  if (s.finalized) return Phase::Finalized;
-  return s.initialized && s.context != nullptr ? Phase::Running : Phase::BeforeInit;
+  // The rank's Context runs from the first MPI_Init / MPI_Session_init to the last
+  // MPI_Finalize / MPI_Session_finalize (lifecycle.hpp), whichever model made it.
+  if (s.context != nullptr) return Phase::Running;
+  return s.released ? Phase::Finalized : Phase::BeforeInit;
 }
 
 const Config& current_config(const RankState& s, const ToolsState& t) {

@@ -47,6 +47,9 @@ namespace twinfab::mpi::coll {
 inline constexpr int kNonblockingTagBit = 1 << 29;
 /// Set in the tags of MPI_Comm_idup's agreement messages (mpi/core/comm_idup.cpp).
 inline constexpr int kIdupTagBit = 1 << 28;
+/// Set in the tags of MPI_Comm_create_from_group's agreement messages, on
+/// COMM_WORLD (mpi/core/comm_create.cpp); bits 16-26 and the step hold the stringtag's.
+inline constexpr int kFromGroupTagBit = 1 << 27;
 
 class Schedule final : public BackgroundOperation {
  public:

@@ -1,5 +1,5 @@
 // Communicator construction: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_create,
-// MPI_Comm_create_group, MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub,
+// MPI_Comm_create_group, MPI_Comm_create_from_group, MPI_Comm_split_type, MPI_Cart_create, MPI_Cart_sub,
 // MPI_Graph_create, MPI_Dist_graph_create_adjacent, MPI_Dist_graph_create,
 // MPI_Comm_free, MPI_Comm_group. Every constructor but dup, create_group and the
 // distributed graphs is a split (one allgather of color, key and next free id); a
@@ -11,8 +11,8 @@
 // allgather of (color, key) for split): the result is unused on every member, so the
 // new communicator's traffic cannot match any other communicator's on any of them.
 // Every member of the parent advances past it, even one that gets no communicator,
-// which keeps later agreements monotone. MPI_Comm_create_group is the exception: only
-// the group's members take part, and the max over them is unused on each of them,
+// which keeps later agreements monotone. MPI_Comm_create_group and
+// MPI_Comm_create_from_group are the exception: only the group's members take part, and the max over them is unused on each of them,
 // which is all an id needs (a later agreement's max covers every member's counter). This is MPICH's context-id mask reduced to
 // one counter: ids are never reused, so a freed communicator's late messages can
 // never match a new one (2^31 communicators per rank are enough here).
@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <limits>
 #include <span>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -142,6 +143,52 @@ const Communicator* Context::comm_create(const Communicator& comm, const GroupPt
   return split(comm, color, group->rank());
 }
 
+namespace {
+
+/// The agreement of MPI_Comm_create_group and MPI_Comm_create_from_group: the max of
+/// the members' next free context ids (`mine` here), by a binomial reduce to the
+/// group's first member and a binomial bcast, over the members' ranks in the
+/// schedule's communicator (`members`, in group order; `me` is the caller's index).
+/// The reduce's messages carry step `step`, the bcast's `step | 1`.
+std::uint32_t agree_on_max(Context& context, coll::Schedule& schedule, const std::vector<int>& members, int me,
+                           std::uint32_t mine, int step) {
+  const int n = static_cast<int>(members.size());
+  const DatatypePtr& type = context.datatype(BasicKind::Uint32);
+  std::uint32_t id = mine;
+  std::uint32_t incoming = 0;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((me & mask) == 0) {
+      if ((me | mask) >= n) continue;
+      schedule.recv(&incoming, 1, type, members[static_cast<std::size_t>(me | mask)], step);
+      schedule.next_round();
+      schedule.reduce(Op::Max, &incoming, &id, 1, type);
+    } else {
+      schedule.send(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], step);
+      schedule.next_round();
+      break;
+    }
+  }
+  int mask = 1;
+  while (mask < n && (me & mask) == 0) mask <<= 1;
+  if (me != 0) {
+    schedule.recv(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], step | 1);
+    schedule.next_round();
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (me + mask < n) schedule.send(&id, 1, type, members[static_cast<std::size_t>(me + mask)], step | 1);
+  schedule.run(context);
+  return id;
+}
+
+/// FNV-1a: the stringtag's 32-bit hash, of which the agreement's tags keep 26 bits.
+std::uint32_t stringtag_hash(std::string_view text) {
+  std::uint32_t h = 2166136261u;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+}  // namespace
+
 const Communicator* Context::comm_create_group(const Communicator& comm, const GroupPtr& group, int tag) {
   const char* where = "MPI_Comm_create_group";
   check_comm(comm, where);
@@ -153,37 +200,36 @@ const Communicator* Context::comm_create_group(const Communicator& comm, const G
   const std::vector<int> members = comm_ranks_of(*group, comm, where);
   const int me = group->rank();
   if (me == kUndefined) return nullptr;
-  // Max of the members' next free ids: a binomial reduce to the group's first member,
-  // then a binomial bcast, over the members' ranks in `comm` (its collective space,
-  // a tag kind of its own, so no other collective on `comm` can take these messages).
-  const int n = group->size();
-  const DatatypePtr& type = datatype(BasicKind::Uint32);
-  std::uint32_t id = next_context_id_;
-  std::uint32_t incoming = 0;
+  // comm's collective space, a tag kind of its own: no other collective on `comm` can
+  // take these messages.
   coll::Schedule schedule(comm, coll::Kind::CreateGroup, where, Mode::Blocking);
-  for (int mask = 1; mask < n; mask <<= 1) {
-    if ((me & mask) == 0) {
-      if ((me | mask) >= n) continue;
-      schedule.recv(&incoming, 1, type, members[static_cast<std::size_t>(me | mask)], 0);
-      schedule.next_round();
-      schedule.reduce(Op::Max, &incoming, &id, 1, type);
-    } else {
-      schedule.send(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], 0);
-      schedule.next_round();
-      break;
-    }
-  }
-  int mask = 1;
-  while (mask < n && (me & mask) == 0) mask <<= 1;
-  if (me != 0) {
-    schedule.recv(&id, 1, type, members[static_cast<std::size_t>(me & ~mask)], 1);
-    schedule.next_round();
-  }
-  for (mask >>= 1; mask > 0; mask >>= 1)
-    if (me + mask < n) schedule.send(&id, 1, type, members[static_cast<std::size_t>(me + mask)], 1);
-  schedule.run(*this);
+  const std::uint32_t id = agree_on_max(*this, schedule, members, me, next_context_id_, 0);
   std::vector<int> world_ranks(group->world_ranks().begin(), group->world_ranks().end());
   return add_communicator(id, me, std::move(world_ranks));
+}
+
+const Communicator* Context::comm_create_from_group(const GroupPtr& group, std::string_view stringtag) {
+  const char* where = "MPI_Comm_create_from_group";
+  if (!group) throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where), "group is MPI_GROUP_NULL");
+  if (group->size() == 0) return nullptr;  // MPI_GROUP_EMPTY: a local call
+  const int me = group->rank();
+  if (me == kUndefined)
+    throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where),
+                fmt::format("the calling rank (world rank {}) is not a member of the group; only the group's "
+                            "members call MPI_Comm_create_from_group",
+                            world_.rank()));
+  // COMM_WORLD's collective space (its ranks are the world ranks the group holds), with
+  // tags of their own: kFromGroupTagBit, then 26 bits of the stringtag's hash (11 in
+  // the tag base, 15 in the step, whose low bit tells the reduce from the bcast). Calls
+  // with different stringtags therefore never take each other's messages, unless the
+  // two hashes agree on those 26 bits (docs/mpi.md, "The Sessions model").
+  const std::uint32_t h = stringtag_hash(stringtag);
+  const int tag_base = coll::kFromGroupTagBit | static_cast<int>(((h >> 15) & 0x7ffU) << 16);
+  const int step = static_cast<int>((h & 0x7fffU) << 1);
+  coll::Schedule schedule(world_, coll::Schedule::TagBase{tag_base}, where);
+  std::vector<int> members(group->world_ranks().begin(), group->world_ranks().end());
+  const std::uint32_t id = agree_on_max(*this, schedule, members, me, next_context_id_, step);
+  return add_communicator(id, me, std::move(members));
 }
 
 const Communicator* Context::comm_split_type(const Communicator& comm, int split_type, int key) {

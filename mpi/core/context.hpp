@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -101,6 +102,12 @@ class Context {
   /// library's own tags suffice. MPI_ERR_GROUP for a null group or one with a member
   /// outside `comm`.
   const Communicator* comm_create_group(const Communicator& comm, const GroupPtr& group, int tag);
+  /// MPI_Comm_create_from_group (MPI-4.0 §7.4.2): as comm_create_group over COMM_WORLD
+  /// (every group's members are world ranks), but with no communicator of the caller's:
+  /// the members' agreement runs in COMM_WORLD's collective space with tags derived
+  /// from `stringtag`, so that calls with different stringtags never exchange messages.
+  /// Null for an empty group; MPI_ERR_GROUP for a null group or one without the caller.
+  const Communicator* comm_create_from_group(const GroupPtr& group, std::string_view stringtag);
   /// MPI_Comm_split_type: kCommTypeShared groups the ranks on the same host (node()),
   /// ordered by `key`, then by rank in `comm`; kUndefined gives null. MPI_ERR_ARG for
   /// another type; MPI_ERR_OTHER when the process manager did not say where this rank

@@ -102,6 +102,7 @@ namespace twinfab::mpi {
   X(MPI_T_ERR_PVAR_NO_ATOMIC, 72, "Variable cannot be read and written atomically")                    \
   X(MPI_T_ERR_INVALID_NAME, 73, "Name does not match")                                                 \
   X(MPI_T_ERR_INVALID, 74, "Invalid use of the interface or bad parameter value(s)")                   \
+  X(MPI_ERR_SESSION, 75, "Invalid session")                                                           \
   X(MPI_ERR_LASTCODE, 0x3fffffff, "Last error code")
 
 /// An MPI error class. The underlying value is the integer the C API returns.

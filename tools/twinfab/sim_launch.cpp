@@ -432,6 +432,10 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
         s4u::Actor::self()->set_data(nullptr);
         if (outcome.initialized && !outcome.finalized)
           host.abort(1, fmt::format("rank {} returned from main (status {}) without calling MPI_Finalize", env.rank, rc));
+        if (outcome.unfinished())
+          host.abort(1, fmt::format("rank {} returned from main (status {}) with {} session(s) not finalized "
+                                    "(without calling MPI_Session_finalize)",
+                                    env.rank, rc, outcome.open_sessions));
         status[env.rank] = rc;
       },
       ranks_per_host);

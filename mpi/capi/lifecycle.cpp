@@ -1,0 +1,50 @@
+#include "mpi/capi/lifecycle.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "mpi/capi/rank_host.hpp"
+#include "mpi/capi/tools_interface.hpp"
+
+namespace twinfab::mpi::capi {
+
+void acquire_context(RankState& s, const char* function) {
+  if (s.context) return;
+  if (s.released)
+    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, function,
+                "MPI was finalized in this process already (MPI_Finalize, or the last MPI_Session_finalize, "
+                "released the rank's resources), and twinfab cannot initialize it again: keep one session (or "
+                "the World model) open for as long as the program uses MPI");
+  RankHost& host = rank_host();
+  try {
+    RankResources resources = host.open();
+    // Control variables the tools interface read (and the program may have written)
+    // before start-up are the rank's final configuration.
+    const Config* chosen = config_before_init(s);
+    s.set_up(chosen != nullptr ? std::make_unique<Context>(resources.device, resources.oob, *chosen,
+                                                          Context::Environment::Applied)
+                               : std::make_unique<Context>(resources.device, resources.oob));
+  } catch (const Error& e) {
+    fatal(e.code(), fmt::format("{}: {}", function, e.what()));
+  } catch (const std::exception& e) {
+    fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, e.what()));
+  }
+  ProgramServices* services = host.program_services();
+  if (services != nullptr && services->measures_computation()) s.computation = services;
+}
+
+bool context_in_use(const RankState& s) { return (s.initialized && !s.finalized) || s.open_sessions() > 0; }
+
+void release_context_if_unused(RankState& s) {
+  if (!s.context || context_in_use(s)) return;
+  s.drain_bsends();  // buffered messages still in flight are delivered first
+  s.reap_detached(true);
+  keep_config_at_finalize(s);  // MPI_T reads the control variables after the end too
+  s.context.reset();           // collective: drains the channel, meets every rank
+  rank_host().close();
+  s.released = true;
+  s.computation = nullptr;  // what the program does after MPI is not timed
+}
+
+}  // namespace twinfab::mpi::capi
