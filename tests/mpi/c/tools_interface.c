@@ -329,7 +329,8 @@ static unsigned long long read_pvar(MPI_T_pvar_session s, MPI_T_pvar_handle h) {
 
 /* Rank 0 sends rank 1 three tiny (100 B), two short (2000 B) and one rendezvous
    (10000 B) message, then a tiny "go": with the thresholds written before MPI_Init
-   (4096, 512) and not with the defaults or the environment's. Rank 1 takes "go" first,
+   (4096, 512) and not with the defaults or the environment's, once rank 1 said it is
+   ready. Rank 1 takes "go" first,
    so the six wait in its unexpected queue. Returns a handle of session `s` kept for
    after MPI_Finalize. */
 static MPI_T_pvar_handle check_counters(MPI_T_pvar_session s, MPI_T_pvar_session other, int size) {
@@ -354,6 +355,12 @@ static MPI_T_pvar_handle check_counters(MPI_T_pvar_session s, MPI_T_pvar_session
   }
   OK(MPI_Barrier(MPI_COMM_WORLD));
   T_OK(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES)); /* counting starts now, in `s` only */
+  /* Rank 0 sends once rank 1 has reset its counters: leaving the barrier does not say
+     that rank 1 has (rank 0 may leave it first, and its messages reach rank 1 still
+     inside). Rank 1's "ready" is one more tiny message of rank 1's. */
+  int ready = 0;
+  if (me == 1) OK(MPI_Send(&ready, 1, MPI_INT, 0, 98, MPI_COMM_WORLD));
+  if (me == 0 && size > 1) OK(MPI_Recv(&ready, 1, MPI_INT, 1, 98, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
   if (me == 0 && size > 1) {
     MPI_Request r[6];
     for (int i = 0; i < 3; ++i) OK(MPI_Isend(tiny, sizeof tiny, MPI_BYTE, 1, i, MPI_COMM_WORLD, &r[i]));
@@ -386,9 +393,10 @@ static MPI_T_pvar_handle check_counters(MPI_T_pvar_session s, MPI_T_pvar_session
             "rank 0 sent tiny %llu short %llu rendezvous %llu self %llu, registered %llu (expected 4, 2, 1, 1, 1)",
             v[TINY], v[SHORT], rendezvous, v[SELF], v[REGISTRATIONS]);
   } else {
-    T_CHECK(v[TINY] == 0 && v[SHORT] == 0 && rendezvous == 0 && v[SELF] == 1,
-            "rank %d sent tiny %llu short %llu rendezvous %llu self %llu (expected 0, 0, 0, 1)", me, v[TINY],
-            v[SHORT], rendezvous, v[SELF]);
+    const unsigned long long tiny_sent = me == 1 ? 1 : 0; /* "ready" */
+    T_CHECK(v[TINY] == tiny_sent && v[SHORT] == 0 && rendezvous == 0 && v[SELF] == 1,
+            "rank %d sent tiny %llu short %llu rendezvous %llu self %llu (expected %llu, 0, 0, 1)", me, v[TINY],
+            v[SHORT], rendezvous, v[SELF], tiny_sent);
   }
   if (me == 1) T_CHECK(v[REGISTRATIONS] == 1, "rank 1 registered %llu buffers", v[REGISTRATIONS]);
 
