@@ -529,7 +529,14 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     require_room(max_addresses, contents->addresses.size(), array_of_addresses, "max_addresses",
                  "array_of_addresses");
     require_room(max_datatypes, contents->types.size(), array_of_datatypes, "max_datatypes", "array_of_datatypes");
-    // The integers came from int arguments of the C constructors, so they fit.
+    // The integers of an int constructor fit; those of a large-count one (MPI_X_c) may
+    // not, and MPI_Type_get_contents_c, which would return them, is not provided.
+    for (const std::int64_t v : contents->integers)
+      if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+        throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype={})", where, t->get_name()),
+                    fmt::format("an argument of its constructor ({}) does not fit in an int: the type was built by a "
+                                "large-count MPI_X_c call",
+                                v));
     std::ranges::transform(contents->integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
     std::ranges::transform(contents->addresses, array_of_addresses,
                            [](std::int64_t v) { return static_cast<MPI_Aint>(v); });

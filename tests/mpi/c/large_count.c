@@ -2,7 +2,7 @@
  *  - sizes beyond an int without the memory behind them: a contiguous type of 2^31 + 5
  *    bytes (MPI_Type_size_c, MPI_Type_get_extent_c; MPI_Type_size says MPI_UNDEFINED),
  *    a vector whose stride passes 2^31, MPI_Pack_size_c of 3 of them (MPI_Pack_size
- *    refuses: MPI_ERR_COUNT), a status of 2^31 + 3 ints (MPI_Status_set_elements_c,
+ *    refuses: MPI_ERR_COUNT; MPI_Type_get_contents of the big type MPI_ERR_TYPE), a status of 2^31 + 3 ints (MPI_Status_set_elements_c,
  *    MPI_Get_count_c, MPI_Get_elements_c; MPI_Get_count says MPI_UNDEFINED);
  *  - every point-to-point _c call around a ring (standard, synchronous, buffered, ready,
  *    nonblocking, sendrecv, matched probe receives, persistent), checked by content;
@@ -60,6 +60,15 @@ static void sizes(void) {
   CHECK(small == MPI_UNDEFINED, "MPI_Type_size of 2^31 + 5 bytes gave %d", small);
   OK(MPI_Type_get_extent_c(t, &lb, &extent));
   CHECK(lb == 0 && extent == big, "MPI_Type_get_extent_c: %lld, %lld", (long long)lb, (long long)extent);
+  /* Its constructor's count does not fit MPI_Type_get_contents' ints: refused, nothing
+   * written. */
+  int ni, na, nd, combiner, ints[1] = {-7};
+  MPI_Aint addrs[1];
+  MPI_Datatype inner[1] = {MPI_DATATYPE_NULL};
+  OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner));
+  CHECK(combiner == MPI_COMBINER_CONTIGUOUS && ni == 1 && nd == 1, "envelope %d %d %d %d", ni, na, nd, combiner);
+  EXPECT_CLASS(MPI_ERR_TYPE, MPI_Type_get_contents(t, 1, 0, 1, ints, addrs, inner));
+  CHECK(ints[0] == -7 && inner[0] == MPI_DATATYPE_NULL, "a refused MPI_Type_get_contents wrote %d", ints[0]);
   OK(MPI_Pack_size_c(3, t, MPI_COMM_WORLD, &n));
   CHECK(n == 3 * big, "MPI_Pack_size_c gave %lld", (long long)n);
   EXPECT_CLASS(MPI_ERR_COUNT, MPI_Pack_size(3, t, MPI_COMM_WORLD, &small));
