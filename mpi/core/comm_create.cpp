@@ -238,7 +238,8 @@ const Communicator* Context::comm_split_type(const Communicator& comm, int split
   check_intracomm(comm, where);
   if (split_type != kCommTypeShared && split_type != kUndefined)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(split_type={})", where, split_type),
-                "not a split type (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED)");
+                "not a split type (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or "
+                "MPI_UNDEFINED)");
   if (split_type == kUndefined) return split(comm, kUndefined, key);
   if (!node_)
     throw Error(ErrorClass::MPI_ERR_OTHER, fmt::format("{}(split_type=MPI_COMM_TYPE_SHARED)", where),
