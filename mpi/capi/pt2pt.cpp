@@ -309,7 +309,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     require_pointer(request, "MPI_Wait", "request");
     RequestEntry* e = s.request(*request, "MPI_Wait");
     if (e == nullptr) {
-      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status, true);  // empty: MPI_ERROR too
       return MPI_SUCCESS;
     }
     RequestId id = e->id;
@@ -327,7 +327,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     RequestEntry* e = s.request(*request, "MPI_Test");
     if (e == nullptr) {
       *flag = 1;
-      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status, true);  // empty: MPI_ERROR too
       return MPI_SUCCESS;
     }
     RequestId id = e->id;
@@ -348,7 +348,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     RequestEntry* e = s.request(request, "MPI_Request_get_status");
     if (e == nullptr) {  // MPI_REQUEST_NULL or an inactive persistent request: an empty status
       *flag = 1;
-      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status, true);  // empty: MPI_ERROR too
       return MPI_SUCCESS;
     }
     MessageStatus st;
@@ -432,7 +432,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     for (int i = 0; i < count; ++i) any |= s.request(array_of_requests[i], "MPI_Waitany") != nullptr;
     if (!any) {
       *index = MPI_UNDEFINED;
-      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status, true);  // empty: MPI_ERROR too
       return MPI_SUCCESS;
     }
     for (;;) {
@@ -460,7 +460,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     *index = MPI_UNDEFINED;
     if (!any) {  // MPI: no active request is a success with an empty status
       *flag = 1;
-      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status);
+      store_status(MessageStatus{kAnySource, kAnyTag, ErrorClass::MPI_SUCCESS, 0, false}, status, true);  // empty: MPI_ERROR too
       return MPI_SUCCESS;
     }
     s.ctx().progress();

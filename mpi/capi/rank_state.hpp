@@ -562,7 +562,8 @@ void buffered_send(RankState& s, const char* where, const void* buf, MPI_Count c
 /// MPI_ERROR field is written only for the calls that complete several requests
 /// (`with_error`: MPI_Waitall, MPI_Testall, MPI_Waitsome, MPI_Testsome); every other
 /// call leaves it as the program set it (MPI-3.1 §3.2.5), the call's return value
-/// being the error.
+/// being the error. The empty status of a null or inactive request is written whole
+/// (MPI_ERROR = MPI_SUCCESS, §3.7.3): its callers pass `with_error`.
 void store_status(const MessageStatus& in, MPI_Status* out, bool with_error = false);
 /// The inverse: what a C status a program filled (a generalized request's query_fn) says.
 MessageStatus load_status(const MPI_Status& in);

@@ -1,7 +1,8 @@
 /* MPI_Testany, MPI_Waitsome and MPI_Testsome: rank 0 receives one message from every
  * other rank (tags by sender), completing them with each call in turn; the results
  * carry the right indices, statuses and outcounts, completed entries become
- * MPI_REQUEST_NULL, and arrays with no active request give MPI_UNDEFINED. */
+ * MPI_REQUEST_NULL, and arrays with no active request give MPI_UNDEFINED; a null
+ * request's status is the empty one, MPI_ERROR included. */
 #include <string.h>
 
 #include "mpitest.h"
@@ -77,6 +78,21 @@ int main(int argc, char** argv) {
   MPI_Status st[1];
   EXPECT_CLASS(MPI_ERR_COUNT, MPI_Waitsome(-1, &r, &outcount, &index, st));
   EXPECT_CLASS(MPI_ERR_ARG, MPI_Testsome(1, &r, NULL, &index, st));
+  /* MPI_REQUEST_NULL gives the empty status, MPI_ERROR = MPI_SUCCESS included (MPI-3.1
+   * §3.7.3; MPICH's rqstatus), from every single-request call. */
+  for (int call = 0; call < 4; ++call) {
+    int flag = -1;
+    r = MPI_REQUEST_NULL;
+    st[0].MPI_SOURCE = st[0].MPI_TAG = st[0].MPI_ERROR = 12345;
+    if (call == 0) OK(MPI_Wait(&r, st));
+    if (call == 1) OK(MPI_Test(&r, &flag, st));
+    if (call == 2) OK(MPI_Request_get_status(r, &flag, st));
+    if (call == 3) OK(MPI_Waitany(1, &r, &index, st));
+    CHECK(st[0].MPI_SOURCE == MPI_ANY_SOURCE && st[0].MPI_TAG == MPI_ANY_TAG && st[0].MPI_ERROR == MPI_SUCCESS,
+          "call %d: the status of MPI_REQUEST_NULL is (%d, %d, %d), not empty", call, st[0].MPI_SOURCE,
+          st[0].MPI_TAG, st[0].MPI_ERROR);
+    CHECK(flag != 0, "call %d: flag 0 for MPI_REQUEST_NULL", call);
+  }
   OK(MPI_Barrier(MPI_COMM_WORLD));
   if (rank == 0) printf("completion: %d ranks ok\n", size);
   MPI_Finalize();
