@@ -314,6 +314,16 @@ int pack_size(const char* where, std::int64_t incount, MPI_Datatype datatype, MP
   });
 }
 
+/// MPI_Type_size_x and its MPI-4.0 twin MPI_Type_size_c.
+int large_size(const char* where, MPI_Datatype datatype, MPI_Count* size) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(size, where, "size");
+    *size = static_cast<MPI_Count>(t->size());
+    return MPI_SUCCESS;
+  });
+}
+
 int type_resized(const char* where, MPI_Datatype oldtype, std::int64_t lb, std::int64_t extent, MPI_Datatype* newtype) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& old = s.type(oldtype, where, "oldtype");
@@ -456,14 +466,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
   return get_bounds("MPI_Type_get_extent", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
-  return entry("MPI_Type_size_x", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& t = s.type(datatype, "MPI_Type_size_x");
-    require_pointer(size, "MPI_Type_size_x", "size");
-    *size = static_cast<MPI_Count>(t->size());
-    return MPI_SUCCESS;
-  });
-}
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) { return large_size("MPI_Type_size_x", datatype, size); }
 
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return get_bounds("MPI_Type_get_extent_x", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);
@@ -649,14 +652,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
   return type_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
 }
 
-int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
-  return entry("MPI_Type_size_c", MPI_COMM_WORLD, [&](RankState& s) {
-    const DatatypePtr& t = s.type(datatype, "MPI_Type_size_c");
-    require_pointer(size, "MPI_Type_size_c", "size");
-    *size = static_cast<MPI_Count>(t->size());
-    return MPI_SUCCESS;
-  });
-}
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return large_size("MPI_Type_size_c", datatype, size); }
 
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
   return get_bounds("MPI_Type_get_extent_c", datatype, lb, "lb", extent, "extent", &Datatype::lb, &Datatype::extent);

@@ -700,6 +700,16 @@ long long elements_of(RankState& s, const MPI_Status* status, MPI_Datatype datat
   return n ? *n : MPI_UNDEFINED;
 }
 
+/// MPI_Get_elements_x and its MPI-4.0 twin MPI_Get_elements_c.
+int large_elements(const char* where, const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const long long n = elements_of(s, status, datatype, where);
+    require_pointer(count, where, "count");
+    *count = n;
+    return MPI_SUCCESS;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -714,21 +724,11 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 }
 
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return entry("MPI_Get_elements_x", MPI_COMM_WORLD, [&](RankState& s) {
-    const long long n = elements_of(s, status, datatype, "MPI_Get_elements_x");
-    require_pointer(count, "MPI_Get_elements_x", "count");
-    *count = n;
-    return MPI_SUCCESS;
-  });
+  return large_elements("MPI_Get_elements_x", status, datatype, count);
 }
 
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
-  return entry("MPI_Get_elements_c", MPI_COMM_WORLD, [&](RankState& s) {
-    const long long n = elements_of(s, status, datatype, "MPI_Get_elements_c");
-    require_pointer(count, "MPI_Get_elements_c", "count");
-    *count = n;
-    return MPI_SUCCESS;
-  });
+  return large_elements("MPI_Get_elements_c", status, datatype, count);
 }
 
 // ---- large counts (MPI-4.0 §5.2.2): the bodies above with an MPI_Count count.
