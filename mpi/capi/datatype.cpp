@@ -314,6 +314,62 @@ int pack_size(const char* where, std::int64_t incount, MPI_Datatype datatype, MP
   });
 }
 
+/// What an MPI_X_c constructor returns: its new type marked as built with large counts
+/// (Datatype::large_count_constructor), for MPI_Type_get_envelope_c / _contents_c.
+int marked_large(int rc, const MPI_Datatype* newtype) {
+  if (rc == MPI_SUCCESS) current_state()->type(*newtype, "MPI_Type_*_c")->mark_large_count_constructor();
+  return rc;
+}
+
+/// A type's constructor arguments as MPI_Type_get_envelope_c and MPI_Type_get_contents_c
+/// give them (MPI-4.0 §5.1.13): an int constructor's as MPI_Type_get_contents does, no
+/// large counts; a large-count constructor's MPI_Count arguments (counts, block
+/// lengths, strides, displacements, bounds, array sizes) as large counts, in argument
+/// order, and only its other integers (ndims, order, distributions, ...) as integers.
+struct LargeContents {
+  std::vector<std::int64_t> integers, addresses, large_counts;
+};
+LargeContents large_contents(const Datatype& t) {
+  const Contents& c = *t.contents();
+  if (!t.large_count_constructor()) return {c.integers, c.addresses, {}};
+  const auto& in = c.integers;
+  switch (t.combiner()) {
+    case Combiner::Subarray:  // ndims, sizes, subsizes, starts, order
+      return {{in.front(), in.back()}, {}, {in.begin() + 1, in.end() - 1}};
+    case Combiner::Darray: {  // size, rank, ndims, gsizes[ndims], distribs, dargs, psizes, order
+      const auto gsizes = in.begin() + 3, rest = gsizes + in[2];
+      std::vector<std::int64_t> integers(in.begin(), gsizes);
+      integers.insert(integers.end(), rest, in.end());
+      return {std::move(integers), {}, {gsizes, rest}};
+    }
+    default: {  // every argument is an MPI_Count: the integers, then the addresses
+      std::vector<std::int64_t> large = in;
+      large.insert(large.end(), c.addresses.begin(), c.addresses.end());
+      return {{}, {}, std::move(large)};
+    }
+  }
+}
+
+/// An output array of MPI_Type_get_contents: MPI_ERR_ARG when it has fewer than the
+/// `needed` entries (max_integers, ...) or is null while some are needed.
+template <class Max>
+void require_room(Max max, std::size_t needed, const void* array, const char* max_name, const char* array_name,
+                  const char* where = "MPI_Type_get_contents") {
+  if (max < 0 || static_cast<std::size_t>(max) < needed)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, max_name, max),
+                fmt::format("the datatype has {} such arguments (MPI_Type_get_envelope counts them)", needed));
+  if (needed > 0) require_pointer(array, where, array_name);
+}
+
+/// The handle MPI_Type_get_contents returns for an input type: a predefined type's
+/// own, else a new handle the caller frees, so that freeing it leaves the type it was
+/// made from, and the caller's own handles to the input, alone (as in MPICH).
+MPI_Datatype contents_handle(RankState& s, const DatatypePtr& type) {
+  if (type->is_predefined())
+    return static_cast<MPI_Datatype>(kBasicTypeBase + static_cast<std::uint32_t>(*type->basic_kind()));
+  return s.add_type(type);
+}
+
 /// MPI_Type_size_x and its MPI-4.0 twin MPI_Type_size_c.
 int large_size(const char* where, MPI_Datatype datatype, MPI_Count* size) {
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
@@ -495,29 +551,6 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
   });
 }
 
-namespace {
-
-/// An output array of MPI_Type_get_contents: MPI_ERR_ARG when it has fewer than the
-/// `needed` entries (max_integers, ...) or is null while some are needed.
-void require_room(int max, std::size_t needed, const void* array, const char* max_name, const char* array_name) {
-  const char* where = "MPI_Type_get_contents";
-  if (max < 0 || static_cast<std::size_t>(max) < needed)
-    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}({}={})", where, max_name, max),
-                fmt::format("the datatype has {} such arguments (MPI_Type_get_envelope counts them)", needed));
-  if (needed > 0) require_pointer(array, where, array_name);
-}
-
-/// The handle MPI_Type_get_contents returns for an input type: a predefined type's
-/// own, else a new handle the caller frees, so that freeing it leaves the type it was
-/// made from, and the caller's own handles to the input, alone (as in MPICH).
-MPI_Datatype contents_handle(RankState& s, const DatatypePtr& type) {
-  if (type->is_predefined())
-    return static_cast<MPI_Datatype>(kBasicTypeBase + static_cast<std::uint32_t>(*type->basic_kind()));
-  return s.add_type(type);
-}
-
-}  // namespace
-
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                           int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]) {
   const char* where = "MPI_Type_get_contents";
@@ -533,7 +566,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                  "array_of_addresses");
     require_room(max_datatypes, contents->types.size(), array_of_datatypes, "max_datatypes", "array_of_datatypes");
     // The integers of an int constructor fit; those of a large-count one (MPI_X_c) may
-    // not, and MPI_Type_get_contents_c, which would return them, is not provided.
+    // not: MPI_Type_get_contents_c returns them.
     for (const std::int64_t v : contents->integers)
       if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
         throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype={})", where, t->get_name()),
@@ -586,70 +619,69 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) 
   return pack_size("MPI_Pack_size", incount, datatype, comm, size);
 }
 
-// ---- large counts (MPI-4.0 §5.2.2): MPI_Count counts, sizes and displacements. Not
-// here: MPI_Type_get_envelope_c and MPI_Type_get_contents_c (docs/mpi.md).
+// ---- large counts (MPI-4.0 §5.2.2): MPI_Count counts, sizes and displacements.
 
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return type_contiguous("MPI_Type_contiguous_c", count, oldtype, newtype);
+  return marked_large(type_contiguous("MPI_Type_contiguous_c", count, oldtype, newtype), newtype);
 }
 
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                       MPI_Datatype* newtype) {
-  return type_vector("MPI_Type_vector_c", false, count, blocklength, stride, oldtype, newtype);
+  return marked_large(type_vector("MPI_Type_vector_c", false, count, blocklength, stride, oldtype, newtype), newtype);
 }
 
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                               MPI_Datatype* newtype) {
-  return type_vector("MPI_Type_create_hvector_c", true, count, blocklength, stride, oldtype, newtype);
+  return marked_large(type_vector("MPI_Type_create_hvector_c", true, count, blocklength, stride, oldtype, newtype), newtype);
 }
 
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return type_indexed("MPI_Type_indexed_c", false, count, array_of_blocklengths, array_of_displacements, oldtype,
-                      newtype);
+  return marked_large(type_indexed("MPI_Type_indexed_c", false, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype), newtype);
 }
 
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return type_indexed("MPI_Type_create_hindexed_c", true, count, array_of_blocklengths, array_of_displacements, oldtype,
-                      newtype);
+  return marked_large(type_indexed("MPI_Type_create_hindexed_c", true, count, array_of_blocklengths, array_of_displacements, oldtype,
+                      newtype), newtype);
 }
 
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return block_indexed("MPI_Type_create_indexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
-                       &Datatype::indexed_block);
+  return marked_large(block_indexed("MPI_Type_create_indexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::indexed_block), newtype);
 }
 
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[],
                                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return block_indexed("MPI_Type_create_hindexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
-                       &Datatype::hindexed_block);
+  return marked_large(block_indexed("MPI_Type_create_hindexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype,
+                       &Datatype::hindexed_block), newtype);
 }
 
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                              const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
                              MPI_Datatype* newtype) {
-  return type_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements, array_of_types,
-                     newtype);
+  return marked_large(type_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                     newtype), newtype);
 }
 
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                MPI_Datatype* newtype) {
-  return type_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
-                       oldtype, newtype);
+  return marked_large(type_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                       oldtype, newtype), newtype);
 }
 
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                              const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
                              int order, MPI_Datatype oldtype, MPI_Datatype* newtype) {
-  return type_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
-                     array_of_psizes, order, oldtype, newtype);
+  return marked_large(type_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                     array_of_psizes, order, oldtype, newtype), newtype);
 }
 
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype* newtype) {
-  return type_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype);
+  return marked_large(type_resized("MPI_Type_create_resized_c", oldtype, lb, extent, newtype), newtype);
 }
 
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) { return large_size("MPI_Type_size_c", datatype, size); }
@@ -661,6 +693,58 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent) {
   return get_bounds("MPI_Type_get_true_extent_c", datatype, true_lb, "true_lb", true_extent, "true_extent",
                     &Datatype::true_lb, &Datatype::true_extent);
+}
+
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                            MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner) {
+  const char* where = "MPI_Type_get_envelope_c";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    require_pointer(num_integers, where, "num_integers");
+    require_pointer(num_addresses, where, "num_addresses");
+    require_pointer(num_large_counts, where, "num_large_counts");
+    require_pointer(num_datatypes, where, "num_datatypes");
+    require_pointer(combiner, where, "combiner");
+    *num_integers = *num_addresses = *num_large_counts = *num_datatypes = 0;
+    if (t->contents() != nullptr) {
+      const LargeContents c = large_contents(*t);
+      *num_integers = static_cast<MPI_Count>(c.integers.size());
+      *num_addresses = static_cast<MPI_Count>(c.addresses.size());
+      *num_large_counts = static_cast<MPI_Count>(c.large_counts.size());
+      *num_datatypes = static_cast<MPI_Count>(t->contents()->types.size());
+    }
+    *combiner = static_cast<int>(t->combiner());
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                            MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                            MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                            MPI_Datatype array_of_datatypes[]) {
+  const char* where = "MPI_Type_get_contents_c";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    const DatatypePtr& t = s.type(datatype, where);
+    if (t->contents() == nullptr)
+      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datatype={})", where, t->get_name()),
+                  "a predefined datatype (combiner MPI_COMBINER_NAMED) has no contents");
+    const LargeContents c = large_contents(*t);
+    const std::vector<DatatypePtr>& types = t->contents()->types;
+    require_room(max_integers, c.integers.size(), array_of_integers, "max_integers", "array_of_integers", where);
+    require_room(max_addresses, c.addresses.size(), array_of_addresses, "max_addresses", "array_of_addresses",
+                 where);
+    require_room(max_large_counts, c.large_counts.size(), array_of_large_counts, "max_large_counts",
+                 "array_of_large_counts", where);
+    require_room(max_datatypes, types.size(), array_of_datatypes, "max_datatypes", "array_of_datatypes", where);
+    // The integers left are ndims, orders, distributions and the like: ints (those of
+    // an int constructor were its int arguments).
+    std::ranges::transform(c.integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
+    std::ranges::transform(c.addresses, array_of_addresses, [](std::int64_t v) { return static_cast<MPI_Aint>(v); });
+    std::ranges::transform(c.large_counts, array_of_large_counts,
+                           [](std::int64_t v) { return static_cast<MPI_Count>(v); });
+    std::ranges::transform(types, array_of_datatypes, [&](const DatatypePtr& input) { return contents_handle(s, input); });
+    return MPI_SUCCESS;
+  });
 }
 
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf, MPI_Count outsize,

@@ -1102,8 +1102,10 @@ TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int s
 
 /* ---- large counts (MPI-4.0 §5.2.2): MPI_X_c is MPI_X with MPI_Count counts, sizes and
    positions, and MPI_Aint displacements of the v-collectives (MPI_Count ones of the
-   datatype constructors). The library's counts are 64-bit throughout. Not provided:
-   MPI_Type_get_envelope_c and MPI_Type_get_contents_c. */
+   datatype constructors). The library's counts are 64-bit throughout.
+   MPI_Type_get_envelope_c / MPI_Type_get_contents_c give a type built by an MPI_X_c
+   constructor its MPI_Count arguments as large counts (MPI-4.0 §5.1.13), one built by
+   an int constructor its arguments as MPI_Type_get_contents does. */
 /* point-to-point and statuses */
 TWINFAB_MPI_API int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
 TWINFAB_MPI_API int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
@@ -1188,6 +1190,12 @@ TWINFAB_MPI_API int MPI_Type_create_darray_c(int size, int rank, int ndims, cons
                                              MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                               MPI_Datatype* newtype);
+TWINFAB_MPI_API int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_Count* num_addresses,
+                                            MPI_Count* num_large_counts, MPI_Count* num_datatypes, int* combiner);
+TWINFAB_MPI_API int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                                            MPI_Count max_large_counts, MPI_Count max_datatypes,
+                                            int array_of_integers[], MPI_Aint array_of_addresses[],
+                                            MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]);
 TWINFAB_MPI_API int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size);
 TWINFAB_MPI_API int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
 TWINFAB_MPI_API int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
@@ -1941,7 +1949,9 @@ TWINFAB_PMPI(MPI_Type_free)
 TWINFAB_PMPI(MPI_Type_free_keyval)
 TWINFAB_PMPI(MPI_Type_get_attr)
 TWINFAB_PMPI(MPI_Type_get_contents)
+TWINFAB_PMPI(MPI_Type_get_contents_c)
 TWINFAB_PMPI(MPI_Type_get_envelope)
+TWINFAB_PMPI(MPI_Type_get_envelope_c)
 TWINFAB_PMPI(MPI_Type_get_extent)
 TWINFAB_PMPI(MPI_Type_get_extent_c)
 TWINFAB_PMPI(MPI_Type_get_extent_x)

@@ -1,7 +1,8 @@
 // twinfab MPI core: datatypes (predefined and derived), their flattened layout, and
 // pack/unpack.
 //
-// A Datatype is immutable once built, except for its name and its committed flag.
+// A Datatype is immutable once built, except for its name, its committed flag, and
+// the mark the C API sets right after an MPI_X_c constructor built it.
 // Construction does all the work: each type stores its *flattened* layout, the list
 // of (byte offset, length) blocks of one element in type-map order, with adjacent
 // blocks merged. So pack/unpack cost O(blocks) per element, "contiguous?" is O(1),
@@ -317,6 +318,12 @@ class Datatype {
   const std::string& get_name() const noexcept { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
 
+  /// Whether a large-count constructor (MPI_Type_vector_c, ...) built the type: its
+  /// contents' counts then go to MPI_Type_get_contents_c's large counts (MPI-4.0
+  /// §5.1.13). The C API marks it once, right after construction.
+  bool large_count_constructor() const noexcept { return large_count_constructor_; }
+  void mark_large_count_constructor() noexcept { large_count_constructor_ = true; }
+
  private:
   Datatype() = default;
   // Fills lb/ub/size/blocks etc. from placements of input types; shared by all
@@ -347,6 +354,7 @@ class Datatype {
   bool contiguous_ = true;
   bool explicit_bounds_ = false;  // resized somewhere inside: no struct padding
   bool committed_ = false;
+  bool large_count_constructor_ = false;
   Combiner combiner_ = Combiner::Named;
   std::optional<BasicKind> basic_kind_;
   std::vector<Block> blocks_;

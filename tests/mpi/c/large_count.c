@@ -10,6 +10,8 @@
  *    periodic ring) against the values the int forms give;
  *  - the datatype constructors' _c forms pack the same bytes as the int ones; MPI_Pack_c,
  *    MPI_Unpack_c, the external32 _c calls;
+ *  - MPI_Type_get_envelope_c / MPI_Type_get_contents_c: large counts for the _c
+ *    constructors' MPI_Count arguments, integers for the int constructors';
  *  - MPI_Op_create_c: the function gets the whole count as an MPI_Count, in one call;
  *  - errors: negative counts (MPI_ERR_COUNT), negative entries of a v-collective's counts;
  *  - with the argument "big" (2 ranks or more): one MPI_Send_c / MPI_Recv_c of 2^31 + 16
@@ -514,6 +516,58 @@ static void datatypes(void) {
   CHECK(position == 80 && memcmp(back, data, 80) == 0, "MPI_Unpack_external_c position %lld", (long long)position);
 }
 
+/* MPI_Type_get_envelope_c / MPI_Type_get_contents_c: a _c constructor's MPI_Count
+ * arguments come back as large counts, an int constructor's as integers. */
+static void expect_contents(MPI_Datatype t, int combiner, int ni, const int* ints, int nc, const MPI_Count* larges,
+                            const char* what) {
+  MPI_Count n_int, n_addr, n_large, n_type;
+  int got_combiner, got_ints[16];
+  MPI_Aint addrs[16];
+  MPI_Count got_larges[16];
+  MPI_Datatype inner[4];
+  OK(MPI_Type_get_envelope_c(t, &n_int, &n_addr, &n_large, &n_type, &got_combiner));
+  CHECK(got_combiner == combiner && n_int == ni && n_addr == 0 && n_large == nc && n_type == 1,
+        "%s: envelope (%lld, %lld, %lld, %lld, combiner %d)", what, (long long)n_int, (long long)n_addr,
+        (long long)n_large, (long long)n_type, got_combiner);
+  if (nc > 0) EXPECT_CLASS(MPI_ERR_ARG, MPI_Type_get_contents_c(t, 16, 16, nc - 1, 4, got_ints, addrs, got_larges,
+                                                                 inner));
+  OK(MPI_Type_get_contents_c(t, 16, 16, 16, 4, got_ints, addrs, got_larges, inner));
+  for (int i = 0; i < ni; ++i) CHECK(got_ints[i] == ints[i], "%s: integer %d is %d", what, i, got_ints[i]);
+  for (int i = 0; i < nc; ++i)
+    CHECK(got_larges[i] == larges[i], "%s: large count %d is %lld", what, i, (long long)got_larges[i]);
+  int a, b, c, inner_combiner; /* a derived input type's handle is the caller's to free */
+  OK(MPI_Type_get_envelope(inner[0], &a, &b, &c, &inner_combiner));
+  if (inner_combiner != MPI_COMBINER_NAMED) OK(MPI_Type_free(&inner[0]));
+  OK(MPI_Type_free(&t));
+}
+
+static void envelopes(void) {
+  MPI_Datatype t;
+  OK(MPI_Type_vector_c(3, 2, 5, MPI_DOUBLE, &t));
+  expect_contents(t, MPI_COMBINER_VECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 5}, "vector_c");
+  OK(MPI_Type_vector(3, 2, 5, MPI_DOUBLE, &t));
+  expect_contents(t, MPI_COMBINER_VECTOR, 3, (const int[]){3, 2, 5}, 0, NULL, "vector");
+  OK(MPI_Type_create_hindexed_c(3, (const MPI_Count[]){1, 3, 2}, (const MPI_Count[]){0, 56, 160}, MPI_DOUBLE, &t));
+  expect_contents(t, MPI_COMBINER_HINDEXED, 0, NULL, 7, (const MPI_Count[]){3, 1, 3, 2, 0, 56, 160}, "hindexed_c");
+  OK(MPI_Type_create_subarray_c(2, (const MPI_Count[]){8, 8}, (const MPI_Count[]){3, 2}, (const MPI_Count[]){1, 4},
+                                MPI_ORDER_C, MPI_DOUBLE, &t));
+  expect_contents(t, MPI_COMBINER_SUBARRAY, 2, (const int[]){2, MPI_ORDER_C}, 6,
+                  (const MPI_Count[]){8, 8, 3, 2, 1, 4}, "subarray_c");
+  OK(MPI_Type_create_darray_c(4, 3, 2, (const MPI_Count[]){8, 8},
+                              (const int[]){MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+                              (const int[]){MPI_DISTRIBUTE_DFLT_DARG, 2}, (const int[]){2, 2}, MPI_ORDER_C, MPI_DOUBLE,
+                              &t));
+  expect_contents(t, MPI_COMBINER_DARRAY, 10,
+                  (const int[]){4, 3, 2, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_DFLT_DARG, 2, 2,
+                                2, MPI_ORDER_C},
+                  2, (const MPI_Count[]){8, 8}, "darray_c");
+  OK(MPI_Type_create_resized_c(MPI_INT, 8, 40, &t));
+  expect_contents(t, MPI_COMBINER_RESIZED, 0, NULL, 2, (const MPI_Count[]){8, 40}, "resized_c");
+  const MPI_Count big = ((MPI_Count)1 << 31) + 5;
+  OK(MPI_Type_contiguous_c(big, MPI_BYTE, &t));
+  expect_contents(t, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, &big, "contiguous_c of 2^31 + 5");
+}
+
 /* 2^31 + 16 bytes in one message, rank 0 to rank 1. */
 static void big_message(void) {
   const MPI_Count n = ((MPI_Count)1 << 31) + 16;
@@ -549,6 +603,7 @@ int main(int argc, char** argv) {
   point_to_point();
   collectives();
   datatypes();
+  envelopes();
   if (big) big_message();
   MPI_Finalize();
   if (rank == 0) printf("large_count: %d ranks%s ok\n", size, big ? ", 2^31 + 16 bytes in one message," : "");
