@@ -361,6 +361,29 @@ void require_room(Max max, std::size_t needed, const void* array, const char* ma
   if (needed > 0) require_pointer(array, where, array_name);
 }
 
+/// The contents of a derived type; MPI_ERR_ARG for a predefined one (MPI_Type_get_contents
+/// and its _c form).
+const Contents& derived_contents(const Datatype& t, const char* where) {
+  if (t.contents() == nullptr)
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datatype={})", where, t.get_name()),
+                "a predefined datatype (combiner MPI_COMBINER_NAMED) has no contents");
+  return *t.contents();
+}
+
+MPI_Datatype contents_handle(RankState& s, const DatatypePtr& type);
+
+/// Writes the integers (which fit in an int: checked by the caller), addresses and input
+/// types of MPI_Type_get_contents(_c) into the program's arrays, once their room was
+/// checked.
+void write_contents(RankState& s, const std::vector<std::int64_t>& integers, const std::vector<std::int64_t>& addresses,
+                    const std::vector<DatatypePtr>& types, int array_of_integers[], MPI_Aint array_of_addresses[],
+                    MPI_Datatype array_of_datatypes[]) {
+  std::ranges::transform(integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
+  std::ranges::transform(addresses, array_of_addresses, [](std::int64_t v) { return static_cast<MPI_Aint>(v); });
+  std::ranges::transform(types, array_of_datatypes,
+                         [&](const DatatypePtr& input) { return contents_handle(s, input); });
+}
+
 /// The handle MPI_Type_get_contents returns for an input type: a predefined type's
 /// own, else a new handle the caller frees, so that freeing it leaves the type it was
 /// made from, and the caller's own handles to the input, alone (as in MPICH).
@@ -556,11 +579,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
   const char* where = "MPI_Type_get_contents";
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
-    const Contents* contents = t->contents();
-    if (contents == nullptr) {
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datatype={})", where, t->get_name()),
-                  "a predefined datatype (combiner MPI_COMBINER_NAMED) has no contents");
-    }
+    const Contents* contents = &derived_contents(*t, where);
     require_room(max_integers, contents->integers.size(), array_of_integers, "max_integers", "array_of_integers");
     require_room(max_addresses, contents->addresses.size(), array_of_addresses, "max_addresses",
                  "array_of_addresses");
@@ -573,11 +592,8 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
                     fmt::format("an argument of its constructor ({}) does not fit in an int: the type was built by a "
                                 "large-count MPI_X_c call",
                                 v));
-    std::ranges::transform(contents->integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
-    std::ranges::transform(contents->addresses, array_of_addresses,
-                           [](std::int64_t v) { return static_cast<MPI_Aint>(v); });
-    std::ranges::transform(contents->types, array_of_datatypes,
-                           [&](const DatatypePtr& input) { return contents_handle(s, input); });
+    write_contents(s, contents->integers, contents->addresses, contents->types, array_of_integers, array_of_addresses,
+                   array_of_datatypes);
     return MPI_SUCCESS;
   });
 }
@@ -725,11 +741,8 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
   const char* where = "MPI_Type_get_contents_c";
   return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
     const DatatypePtr& t = s.type(datatype, where);
-    if (t->contents() == nullptr)
-      throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(datatype={})", where, t->get_name()),
-                  "a predefined datatype (combiner MPI_COMBINER_NAMED) has no contents");
+    const std::vector<DatatypePtr>& types = derived_contents(*t, where).types;
     const LargeContents c = large_contents(*t);
-    const std::vector<DatatypePtr>& types = t->contents()->types;
     require_room(max_integers, c.integers.size(), array_of_integers, "max_integers", "array_of_integers", where);
     require_room(max_addresses, c.addresses.size(), array_of_addresses, "max_addresses", "array_of_addresses",
                  where);
@@ -738,11 +751,8 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
     require_room(max_datatypes, types.size(), array_of_datatypes, "max_datatypes", "array_of_datatypes", where);
     // The integers left are ndims, orders, distributions and the like: ints (those of
     // an int constructor were its int arguments).
-    std::ranges::transform(c.integers, array_of_integers, [](std::int64_t v) { return static_cast<int>(v); });
-    std::ranges::transform(c.addresses, array_of_addresses, [](std::int64_t v) { return static_cast<MPI_Aint>(v); });
-    std::ranges::transform(c.large_counts, array_of_large_counts,
-                           [](std::int64_t v) { return static_cast<MPI_Count>(v); });
-    std::ranges::transform(types, array_of_datatypes, [&](const DatatypePtr& input) { return contents_handle(s, input); });
+    write_contents(s, c.integers, c.addresses, types, array_of_integers, array_of_addresses, array_of_datatypes);
+    std::ranges::copy(c.large_counts, array_of_large_counts);
     return MPI_SUCCESS;
   });
 }
