@@ -24,7 +24,14 @@ Schedule::Schedule(const Communicator& comm, TagBase tag_base, const char* where
   reserve();
 }
 
+Schedule::~Schedule() {
+  comm_->drop_schedule();
+  if (comm_->local_comm() != nullptr) comm_->local_comm()->drop_schedule();
+}
+
 void Schedule::reserve() {
+  comm_->add_schedule();
+  if (comm_->local_comm() != nullptr) comm_->local_comm()->add_schedule();
   // Enough for the log2(n)-round algorithms up to a few hundred ranks within the arena.
   steps_.reserve(20);
   types_.reserve(2);

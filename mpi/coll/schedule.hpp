@@ -65,6 +65,11 @@ class Schedule final : public BackgroundOperation {
     int value;
   };
   Schedule(const Communicator& comm, TagBase tag_base, const char* where);
+  /// Counted in the communicator (and an intercommunicator's local one) while it
+  /// lives: see Communicator::add_schedule.
+  ~Schedule() override;
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
 
   /// The communicator the steps added now address: the schedule's, or the local
   /// intracommunicator of an intercommunicator's between local_group(true) and

@@ -162,6 +162,37 @@ TEST(Comm, GroupsInclTranslateAndFree) {
   });
 }
 
+// A freed communicator stays (so that a stale reference is MPI_ERR_COMM), but not its
+// member list: a program splitting and freeing in a loop would otherwise keep 4 bytes
+// per member and split. One a nonblocking collective still runs on keeps its members
+// until that ends (it needs them) and drops them at a later free.
+TEST(Comm, FreedCommunicatorsDropTheirMembersOnceNoCollectiveRuns) {
+  run_ranks("ideal", 4, {}, [](Context& c) {
+    const int rank = c.world().rank();
+    const Communicator* reversed = c.comm_split(c.world(), 0, -rank);  // not the identity: a member list
+    ASSERT_EQ(reversed->world_ranks().size(), 4u);
+    const Communicator* stale = reversed;
+    c.comm_free(reversed);
+    EXPECT_TRUE(stale->freed());
+    EXPECT_TRUE(stale->world_ranks().empty());
+    expect_mpi_error([&] { mpi::barrier(c, *stale); }, ErrorClass::MPI_ERR_COMM, "MPI_Barrier(comm)");
+
+    // Freed while its MPI_Ibarrier runs: the barrier completes on the member list.
+    const Communicator* busy = c.comm_split(c.world(), 0, -rank);
+    const Communicator* busy_stale = busy;
+    mpi::RequestId barrier = mpi::barrier(c, *busy, mpi::Mode::Nonblocking);
+    EXPECT_TRUE(busy->has_schedules());
+    c.comm_free(busy);
+    EXPECT_EQ(busy_stale->world_ranks().size(), 4u);
+    c.wait(barrier);
+    EXPECT_FALSE(busy_stale->has_schedules());
+    const Communicator* next = c.comm_dup(c.world());
+    c.comm_free(next);  // the next free drops what the ended barrier needed
+    EXPECT_TRUE(busy_stale->world_ranks().empty());
+    mpi::barrier(c, c.world());
+  });
+}
+
 TEST(Comm, FreedAndPredefinedCommunicatorErrors) {
   run_ranks("ideal", 2, {}, [](Context& c) {
     const Communicator* dup = c.comm_dup(c.world());
