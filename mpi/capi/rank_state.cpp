@@ -47,6 +47,15 @@ RankHost* g_installed_host = nullptr;
 std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
 int handle_of(std::uint32_t base, std::size_t index) { return static_cast<int>(base + static_cast<std::uint32_t>(index)); }
 
+/// Handles are never reused (a freed one stays invalid), so a rank can create 2^24 of
+/// each kind in its life: past that MPI_ERR_INTERN, before the table grows, instead of
+/// an index spilling into the kind's bits.
+void check_handle_room(std::size_t used, const char* where, const char* what) {
+  if (used > kHandleIndexMask)
+    throw Error(ErrorClass::MPI_ERR_INTERN, where,
+                fmt::format("more than 16M {} created on one rank (handles are never reused)", what));
+}
+
 }  // namespace
 
 void install_rank_host(RankHost* host) noexcept { g_installed_host = host; }
@@ -192,15 +201,13 @@ void OpCall::call(const void* self, const void* in, void* inout, std::int64_t co
 // ---- user-defined reduction operations
 
 MPI_Op RankState::add_op(MPI_User_function* function, bool commutative) {
-  if (ops_.size() > kHandleIndexMask)
-    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Op_create", "more than 16M user-defined ops created on one rank");
+  check_handle_room(ops_.size(), "MPI_Op_create", "user-defined ops");
   ops_.push_back({function, commutative, nullptr});
   return handle_of(kUserOpBase, ops_.size() - 1);
 }
 
 MPI_Op RankState::add_op(MPI_User_function_c* function, bool commutative) {
-  if (ops_.size() > kHandleIndexMask)
-    throw Error(ErrorClass::MPI_ERR_INTERN, "MPI_Op_create_c", "more than 16M user-defined ops created on one rank");
+  check_handle_room(ops_.size(), "MPI_Op_create_c", "user-defined ops");
   ops_.push_back({nullptr, commutative, function});
   return handle_of(kUserOpBase, ops_.size() - 1);
 }
@@ -275,12 +282,14 @@ void RankState::throw_bad_comm(MPI_Comm handle, const char* where) const {
 
 MPI_Comm RankState::add_comm(const Communicator* comm, MPI_Errhandler inherited) {
   if (comm == nullptr) return MPI_COMM_NULL;
+  check_handle_room(comms_.size(), "MPI_Comm_* (a new communicator)", "communicators");
   comms_.push_back({comm, inherited, {}});
   hold_errhandler(inherited);
   return handle_of(kCommBase, comms_.size() - 1);
 }
 
 MPI_Comm RankState::reserve_comm(MPI_Errhandler inherited) {
+  check_handle_room(comms_.size(), "MPI_Comm_idup", "communicators");
   comms_.push_back({nullptr, inherited, {}});
   hold_errhandler(inherited);
   return handle_of(kCommBase, comms_.size() - 1);
@@ -321,10 +330,8 @@ void RankState::set_errhandler(MPI_Comm comm, MPI_Errhandler handler, const char
 // ---- error handlers
 
 MPI_Errhandler RankState::add_errhandler(MPI_Comm_errhandler_function* function, bool for_sessions) {
-  if (errhandlers_.size() > kHandleIndexMask)
-    throw Error(ErrorClass::MPI_ERR_INTERN,
-                for_sessions ? "MPI_Session_create_errhandler" : "MPI_Comm_create_errhandler",
-                "more than 16M error handlers created on one rank");
+  check_handle_room(errhandlers_.size(),
+                    for_sessions ? "MPI_Session_create_errhandler" : "MPI_Comm_create_errhandler", "error handlers");
   errhandlers_.push_back({function, 1, 0, for_sessions});
   return handle_of(kUserErrhandlerBase, errhandlers_.size() - 1);
 }
@@ -440,6 +447,7 @@ const GroupPtr& RankState::group(MPI_Group handle, const char* where, const char
 
 MPI_Group RankState::add_group(GroupPtr g) {
   if (g->size() == 0) return MPI_GROUP_EMPTY;
+  check_handle_room(groups_.size(), "MPI_Group_* (a new group)", "groups");
   groups_.push_back(std::move(g));
   return handle_of(kGroupBase, groups_.size() - 1);
 }
@@ -471,6 +479,7 @@ void RankState::throw_bad_type(MPI_Datatype handle, const char* where, const cha
 }
 
 MPI_Datatype RankState::add_type(DatatypePtr t) {
+  check_handle_room(types_.size(), "MPI_Type_* (a new datatype)", "derived datatypes");
   types_.push_back(std::move(t));
   return handle_of(kDerivedTypeBase, types_.size() - 1);
 }
