@@ -4,7 +4,9 @@
 # mpi.h is built with twinfab-mpicc, unmodified, and run under `twinfab sim` with the
 # rank count its testlist gives; a test passes as in MPICH's runtests: it exits with 0
 # and prints " No Errors" and nothing else (resultTest=TestStatus: it exits with a
-# non-zero status). Prints one line per run and a summary:
+# non-zero status). With LAUNCH=rxe or siw the same tests run on that RDMA device
+# instead, as processes under Open MPI's mpirun inside the micro-VM (ci/vm/run).
+# Prints one line per run and a summary:
 #   passed / FAILED (with the first lines of its output, or the known reason: see
 #   `known` below) / not built (with the first
 #   MPI function or constant twinfab lacks) / skipped (needs MPICH's datatype pools,
@@ -17,7 +19,12 @@
 #   bench/mpich_tests.sh [BUILD_DIR=build] [DIR ...]   (default DIRs: pt2pt coll
 #                                                       comm group datatype init errhan topo attr
 #                                                       mpi_t)
-# Environment: PLATFORM (default ideal), TIMEOUT per run in seconds (default 180),
+# Environment: LAUNCH (sim, the default, or rxe or siw: the micro-VM), PLATFORM (for
+# sim; default ideal), TIMEOUT per run in seconds for the tests whose testlist line
+# sets no timeLimit= (default 180, as MPICH's MPITEST_TIMEOUT), TIMEOUT_MULTIPLIER
+# (default 1, as MPICH's MPITEST_TIMEOUT_MULTIPLIER: under TCG the VM runs the
+# processes ~10-50x slower than the host), VM_TIMEOUT (the whole VM run, default
+# 14400 s),
 # EXTENSIONS=1 (also run the tests marked strict=false: MPICH 4.0.2 marks MPI-4's
 # persistent collectives so),
 # ONLY=regex (test names to run), KEEP=1 (keep the work directory and print it).
@@ -28,13 +35,22 @@ shift || true
 dirs=("$@")
 ((${#dirs[@]})) || dirs=(pt2pt coll comm group datatype init errhan topo attr mpi_t)
 platform=${PLATFORM:-ideal}
-timeout_s=${TIMEOUT:-180}
+launch=${LAUNCH:-sim}
 only=${ONLY:-.}
+case $launch in
+  sim | rxe | siw) ;;
+  *) echo "mpich_tests: LAUNCH must be sim, rxe or siw, not '$launch'" >&2; exit 2 ;;
+esac
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mpicc="$build/bin/twinfab-mpicc"
 twinfab="$build/tools/twinfab/twinfab"
 for f in "$mpicc" "$twinfab"; do
   [[ -x "$f" ]] || { echo "mpich_tests: $f not found: build first (make build)" >&2; exit 1; }
 done
+if [[ $launch != sim ]]; then
+  [[ -f $build/tests/vm/in-vm/CTestTestfile.cmake ]] ||
+    { echo "mpich_tests: $build has no verbs backend (rdma-core missing at configure time)" >&2; exit 1; }
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-mpich.XXXXXX")
 if [[ ${KEEP:-0} == 1 ]]; then echo "mpich_tests: work directory $work"; else trap 'rm -rf "$work"' EXIT; fi
 cd "$work"
@@ -72,38 +88,24 @@ missing_name() {
   if [[ -n $name ]]; then echo "needs $name"; else echo "build failed: $(grep -m1 'error' "$1")"; fi
 }
 
-# Failures with a known cause that is not a twinfab bug (checked one by one; each line
-# says why). They are still run and printed, and counted apart.
-declare -A known=(
-  [pt2pt/bsendpending]="busy-waits 2 s of simulated time on MPI_Wtime, whose every read costs the rank 10 ns as in SMPI (smpi/wtime): 2e8 reads per communicator"
-  [pt2pt/cancelrecv]="cancels an unmatched send; twinfab, like Open MPI, does not cancel sends (MPI 4.0 deprecates it), so the send never completes (MPICH xfails it too)"
-  [pt2pt/scancel_unmatch]="cancels an unmatched send (as cancelrecv; MPICH xfails it too)"
-  [pt2pt/scancel]="cancels sends (as cancelrecv; MPICH xfails it too)"
-  [pt2pt/pscancel]="cancels persistent sends (as cancelrecv; MPICH xfails it too)"
-  [datatype/indexed_misc]="passes MPI_Type_create_struct a datatype handle it freed (types[0]), which MPICH happens to hand out again to the next type; twinfab never reuses a handle"
-  [attr/keyval_double_free]="frees one keyval three times (a delete callback and two copies of the handle); MPI invalidates the handle at the first free, MPICH accepts the others while an attribute still uses the key, twinfab reports MPI_ERR_KEYVAL"
-  [attr/keyval_double_free_comm]="as keyval_double_free, with the MPI-2 names"
-  [attr/keyval_double_free_type]="as keyval_double_free, with the datatype functions"
-  [init/session]="asks its session for MPI_THREAD_MULTIPLE and fails unless it gets it; twinfab provides at most MPI_THREAD_FUNNELED (one thread per rank makes MPI calls), for sessions as for MPI_Init_thread"
-  [mpi_t/cvarwrite]="writes every control variable after MPI_Init and expects to read the value back (123 into each MPI_INT one, 133 into each MPI_UNSIGNED one); twinfab's take effect at MPI_Init, so a later write is MPI_T_ERR_CVAR_SET_NOT_NOW (MPI-3.1 14.3.6), and it refuses values MPI_Init would (123 is no TWINFAB_RENDEZVOUS word); the test ignores the codes"
-  [topo/cartsuball]="expects MPI_Cart_sub with no remaining dimension to give MPI_COMM_NULL on all ranks but 0; MPI-3.1 7.5.7 gives every rank a zero-dimensional Cartesian communicator, and so does twinfab"
-)
-
-passed=0 failed=0 failed_known=0 unbuilt=0 skipped=0
-failures=()
+# The plan (bench/lib/mpich_run.sh reads it): every testlist entry in order, either
+# decided here (skipped, not built) or to run.
+plan=$PWD/plan.tsv
+: > "$plan"
 declare -A built=()
 for dir in "${dirs[@]}"; do
   [[ -f $dir/testlist ]] || { echo "mpich_tests: no directory $dir with a testlist" >&2; exit 1; }
-  echo "== $dir"
+  printf 'heading\t%s\n' "$dir" >> "$plan"
   while read -r name np rest; do
     [[ -z ${name:-} || $name == \#* ]] && continue
     [[ $name =~ $only ]] || continue
-    args=() xfail="" strict=1 result=default
+    args=() xfail="" strict=1 result=default limit=-
     for word in $rest; do
       case $word in
         arg=*) args+=("${word#arg=}") ;;
         xfail=*) xfail="${xfail:+$xfail,}${word#xfail=}" ;;
         strict=false) strict=0 ;;
+        timeLimit=*) limit=${word#timeLimit=} ;;
         resultTest=TestStatus) result=status ;;
         resultTest=*) result=${word#resultTest=} ;;
       esac
@@ -112,17 +114,17 @@ for dir in "${dirs[@]}"; do
     src=$dir/$name.c
     if [[ ! -f $src ]]; then
       [[ -d $dir/$name ]] && continue  # a subdirectory's list
-      echo "  skipped   $label (no $name.c: MPICH's Makefile builds it from another source)"; skipped=$((skipped + 1)); continue
+      printf 'skipped\t%s\n' "$label (no $name.c: MPICH's Makefile builds it from another source)" >> "$plan"; continue
     fi
     if ((!strict && !${EXTENSIONS:-0})); then
-      echo "  skipped   $label (uses MPICH extensions: strict=false)"; skipped=$((skipped + 1)); continue
+      printf 'skipped\t%s\n' "$label (uses MPICH extensions: strict=false)" >> "$plan"; continue
     fi
     if [[ $result != default && $result != status ]]; then
-      echo "  skipped   $label (judged by $result: needs mpiexec's wall-clock limit or fault tolerance)"
-      skipped=$((skipped + 1)); continue
+      printf 'skipped\t%s\n' "$label (judged by $result: needs mpiexec's wall-clock limit or fault tolerance)" >> "$plan"
+      continue
     fi
     if grep -qE '"(dtpools|mtest_dtp)\.h"' "$src"; then
-      echo "  skipped   $label (MPICH's datatype pools)"; skipped=$((skipped + 1)); continue
+      printf 'skipped\t%s\n' "$label (MPICH's datatype pools)" >> "$plan"; continue
     fi
     exe=$dir/$name
     if [[ -z ${built[$exe]:-} ]]; then
@@ -134,40 +136,18 @@ for dir in "${dirs[@]}"; do
       fi
     fi
     if [[ ${built[$exe]} != ok ]]; then
-      echo "  not built $label: ${built[$exe]}"; unbuilt=$((unbuilt + 1)); continue
+      printf 'unbuilt\t%s\n' "$label: ${built[$exe]}" >> "$plan"; continue
     fi
-    out=$exe.$np.$RANDOM.log
-    start=$(date +%s.%N)
-    set +e
-    (cd "$dir" && timeout "$timeout_s" "$twinfab" sim -n "$np" --platform "$platform" "./$name" "${args[@]}") > "$out" 2>&1
-    rc=$?
-    set -e
-    secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
-    # MPICH's verdicts (runtests): by default exit 0, a " No Errors" line and no other
-    # output but "Test Passed"; TestStatus, a non-zero exit status (what the launcher
-    # prints about it is expected).
-    unexpected=$(grep -cvE '^\s*(No [Ee]rrors|Test Passed)?\s*$' "$out" || true)
-    if [[ $result == status ]]; then
-      ((rc != 0 && rc != 124)) && verdict=pass || verdict=fail
-    else
-      ((rc == 0 && unexpected == 0)) && grep -qE '^\s*No [Ee]rrors\s*$' "$out" && verdict=pass || verdict=fail
-    fi
-    if [[ $verdict == pass ]]; then
-      echo "  passed    $label (${secs} s)${xfail:+ [MPICH xfail: $xfail]}"; passed=$((passed + 1))
-    else
-      why="exit $rc"; ((rc == 124)) && why="timed out after ${timeout_s} s"
-      [[ $result == default ]] && ((unexpected > 0)) && why="$why, $unexpected unexpected output lines"
-      if [[ -n ${known[$dir/$name]:-} ]]; then
-        echo "  FAILED    $label ($why) known: ${known[$dir/$name]}"
-        failed_known=$((failed_known + 1))
-      else
-        echo "  FAILED    $label ($why)${xfail:+ [MPICH xfail: $xfail]}"
-        head -5 "$out" | sed 's/^/              | /'
-        failed=$((failed + 1)); failures+=("$label")
-      fi
-    fi
+    (IFS=$'\t'; printf 'run\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$dir" "$name" "$np" "$result" "${xfail:--}" "$limit" "$label" "${args[*]}") >> "$plan"
   done < "$dir/testlist"
 done
-echo "== MPICH 4.0.2 test/mpi on twinfab sim ($platform): $passed passed, $failed failed," \
-  "$failed_known failed for a known reason (above), $unbuilt not built (functions twinfab lacks), $skipped skipped"
-for f in "${failures[@]}"; do echo "   failed: $f"; done
+
+if [[ $launch == sim ]]; then
+  "$here/lib/mpich_run.sh" "$plan" sim "$twinfab" "$platform"
+  exit
+fi
+# On hardware: the whole plan in one VM (booting one per test would cost ~20 s each).
+# The work directory is shared writable with the VM; the run phase writes its logs there.
+echo "mpich_tests: running the plan on $launch in the micro-VM (tests built; this takes a while)"
+"$here/../ci/vm/run" --device "$launch" --timeout "${VM_TIMEOUT:-14400}" --rw "$work" \
+  --env "TIMEOUT=${TIMEOUT:-180}" --env "TIMEOUT_MULTIPLIER=${TIMEOUT_MULTIPLIER:-1}" -- "$here/lib/mpich_run.sh" "$plan" hardware
