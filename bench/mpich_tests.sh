@@ -8,7 +8,7 @@
 # instead, as processes under Open MPI's mpirun inside the micro-VM (ci/vm/run).
 # Prints one line per run and a summary:
 #   passed / FAILED (with the first lines of its output, or the known reason: see
-#   `known` below) / not built (with the first
+#   bench/lib/mpich_known.sh) / not built (with the first
 #   MPI function or constant twinfab lacks) / skipped (needs MPICH's datatype pools,
 #   or is marked strict=false: uses MPICH extensions).
 # MPICH's xfail= marks (MPICH's own known failures) are shown next to the result.
