@@ -424,13 +424,13 @@ void Context::comm_free(const Communicator*& comm) {
     auto node = communicators_.extract(id);
     if (node.empty()) continue;
     node.mapped()->mark_freed();
-    freed_with_schedules_.push_back(node.mapped().get());
+    freed_keeping_members_.push_back(node.mapped().get());
     freed_communicators_.push_back(std::move(node.mapped()));
   }
   comm = nullptr;
   // Those no schedule uses any more (this one, or earlier ones whose nonblocking
   // collectives have ended since) drop their members now.
-  std::erase_if(freed_with_schedules_, [](Communicator* freed) {
+  std::erase_if(freed_keeping_members_, [](Communicator* freed) {
     if (freed->has_schedules()) return false;
     freed->release_members();
     return true;

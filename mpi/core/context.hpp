@@ -379,8 +379,9 @@ class Context {
   /// Derived communicators, by point-to-point context id.
   std::unordered_map<ContextId, std::unique_ptr<Communicator>> communicators_;
   std::vector<std::unique_ptr<Communicator>> freed_communicators_;  ///< see Communicator::freed
-  /// Freed ones a schedule still used when freed: their members go at a later free.
-  std::vector<Communicator*> freed_with_schedules_;
+  /// Freed ones whose member lists are not released yet: between comm_free's push and
+  /// its sweep, and after it those a collective schedule still uses (a later free drops them).
+  std::vector<Communicator*> freed_keeping_members_;
   /// Smallest even id this rank has not used; a new communicator's id is the max of
   /// this over its parent's members.
   ContextId next_context_id_ = kFirstDerivedContextId;
