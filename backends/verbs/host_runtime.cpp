@@ -21,7 +21,7 @@ namespace twinfab::verbs {
 namespace {
 
 // How a wait uses the CPU, by how long it has been waiting:
-// - spin (poll) for kSpinTime: polling a verbs CQ or a word of memory costs
+// - spin (poll) for HostRuntime::kSpinTime: polling a verbs CQ or a word of memory costs
 //   nanoseconds and catches fast replies without a trip through the scheduler (a
 //   round trip on a software device in a TCG VM takes 20-100 us). CQ polls follow
 //   each other without PAUSE, as perftest's do (under QEMU TCG a PAUSE leaves the
@@ -34,7 +34,8 @@ namespace {
 //   from kNapTime up to kMaxNapTime: each wake-up costs a context switch (tens of us
 //   in a TCG VM), and noticing the completion up to 10 % late only matters little to
 //   a wait that has lasted that long.
-constexpr double kSpinTime = 200e-6;
+// A runtime made to yield when idle (an oversubscribed host: idle_policy.hpp) skips
+// the spin.
 constexpr double kYieldTime = 1e-3;
 constexpr double kNapTime = 20e-6;
 constexpr double kMaxNapTime = 1e-3;
@@ -76,10 +77,10 @@ double nap(double waited, double now, double deadline) noexcept {
   return std::min({std::clamp(waited / 10, kNapTime, kMaxNapTime), deadline - now});
 }
 
-
-/// One pause of a wait that has lasted `waited` seconds at `now`: spin, yield or nap.
-void pause_after(double waited, double now, double deadline) {
-  if (waited < kSpinTime) {
+/// One pause of a wait that has lasted `waited` seconds at `now`: spin (for the first
+/// `spin_time` seconds), yield or nap.
+void pause_after(double waited, double spin_time, double now, double deadline) {
+  if (waited < spin_time) {
     cpu_relax();
   } else if (waited < kYieldTime) {
     std::this_thread::yield();
@@ -141,14 +142,14 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
   recheck_return = -1;
   if (n == 0 && !memory) {
     // Nothing can end this wait but the deadline.
-    for (double t = start; t < deadline; t = now()) pause_after(t - wait_began, t, deadline);
+    for (double t = start; t < deadline; t = now()) pause_after(t - wait_began, spin_time_, t, deadline);
     return fabric::Status::Timeout;
   }
   if (n == 0) {
     // Nothing here to poll: the caller polls memory; one round (a single clock read),
     // then let it look again.
     if (start >= deadline) return fabric::Status::Timeout;
-    pause_after(start - wait_began, start, deadline);
+    pause_after(start - wait_began, spin_time_, start, deadline);
     recheck_return = start;
     recheck_activity = device_activity;
     return fabric::Status::Ok;
@@ -156,7 +157,7 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
   // While spinning, the clock (deadline, recheck, spin -> yield -> nap) is read once
   // every kRoundsPerClock rounds: a clock read per round would only delay noticing the
   // completion.
-  bool spinning = start - wait_began < kSpinTime;
+  bool spinning = start - wait_began < spin_time_;
   for (unsigned round = 1;; ++round) {
     for (size_t i = 0; i < n; ++i) {
       if (cqs[i]->has_completion()) return fabric::Status::Ok;
@@ -170,8 +171,8 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
       return fabric::Status::Ok;
     }
     const double waited = t - wait_began;
-    spinning = waited < kSpinTime;
-    if (!spinning) pause_after(waited, t, deadline);
+    spinning = waited < spin_time_;
+    if (!spinning) pause_after(waited, spin_time_, t, deadline);
   }
 }
 

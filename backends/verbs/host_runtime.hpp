@@ -13,7 +13,8 @@
 // previous wait when that one returned only for the recheck and nothing was done on
 // the device since (note_device_activity()): a poller looping on
 // wait({}) therefore moves from spinning to napping, while a ping-pong that posts
-// between its waits always spins.
+// between its waits always spins. A runtime made with yield_when_idle (an
+// oversubscribed host, idle_policy.hpp) does not spin: it yields from the start.
 #pragma once
 
 #include <atomic>
@@ -32,6 +33,13 @@ class HostRuntime final : public fabric::Runtime {
   /// How long one wait() may go without returning, so memory pollers re-check.
   /// Short: a memory poller notices data at most this late (plus a few polling rounds).
   static constexpr double kMemoryRecheck = 1e-6;
+  /// How long a wait spins (polls without giving up the CPU) before it yields.
+  static constexpr double kSpinTime = 200e-6;
+
+  /// `yield_when_idle`: waits yield the CPU from the start instead of spinning for
+  /// kSpinTime first.
+  explicit HostRuntime(bool yield_when_idle = false) noexcept : spin_time_(yield_when_idle ? 0 : kSpinTime) {}
+  bool yields_when_idle() const noexcept { return spin_time_ == 0; }
 
   double now() const override;
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
@@ -42,6 +50,7 @@ class HostRuntime final : public fabric::Runtime {
  private:
   /// wait() (`memory`: returns every kMemoryRecheck) and wait_for_completion().
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
+  double spin_time_;
 };
 
 /// Device activity (posts, completions polled) so far, in this process. Process-wide,

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backends/verbs/host_runtime.hpp"
+#include "backends/verbs/idle_policy.hpp"
 #include "backends/verbs/verbs_device.hpp"
 #include "backends/verbs/verbs_discovery.hpp"
 #include "fabric/error.hpp"
@@ -62,8 +63,10 @@ std::unique_ptr<fabric::Device> open_device(const OpenOptions& options) {
   if (it == found.end()) throw Error(Status::NotFound, no_device_message(looked_for, list, found));
 
   ibv_device* device = list.find(it->name);
-  return std::make_unique<VerbsDevice>(device, it->port, gid_index_option(options.gid_index),
-                                       options.ipv4_address, options.connection_rank);
+  const bool yield_when_idle = decide_yield_when_idle(options.yield_when_idle, std::getenv("TWINFAB_YIELD_WHEN_IDLE"),
+                                                      options.local_processes, online_cpus());
+  return std::make_unique<VerbsDevice>(device, it->port, gid_index_option(options.gid_index), options.ipv4_address,
+                                       options.connection_rank, yield_when_idle);
 }
 
 bool is_active_side(const fabric::Address& local, const fabric::Address& remote) {

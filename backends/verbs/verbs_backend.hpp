@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,15 @@ struct OpenOptions {
   /// listens. Pass the process's rank. Equal ranks (two QPs of one process) fall back
   /// to comparing (IPv4 address, rdma_cm port). Ignored on IB/RoCE.
   uint32_t connection_rank = 0;
+  /// Whether the device's runtime yields the CPU as soon as a wait finds nothing,
+  /// instead of spinning for 200 us first (Open MPI's mpi_yield_when_idle; for hosts
+  /// that run more of the job's processes than they have CPUs). Unset:
+  /// $TWINFAB_YIELD_WHEN_IDLE (1, 0 or auto), else auto: yield when local_processes
+  /// exceeds the host's online CPUs.
+  std::optional<bool> yield_when_idle;
+  /// The job's processes on this host (PMIx's local peers), for yield_when_idle's
+  /// auto; 0: unknown (then waits spin first).
+  uint32_t local_processes = 0;
 };
 
 /// One port of one device, as discovery sees it (no device is kept open).

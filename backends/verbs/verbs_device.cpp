@@ -35,8 +35,8 @@ bool gid_is_zero(const ibv_gid& gid) {
 }  // namespace
 
 VerbsDevice::VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const std::string& iwarp_ipv4,
-                         uint32_t connection_rank)
-    : port_(port), connection_rank_(connection_rank) {
+                         uint32_t connection_rank, bool yield_when_idle)
+    : port_(port), connection_rank_(connection_rank), runtime_(yield_when_idle) {
   const std::string name = ibv_get_device_name(device);
   context_ = ibv_open_device(device);
   if (context_ == nullptr) {

@@ -23,9 +23,10 @@ class VerbsDevice final : public fabric::Device {
   /// Opens `device` and uses `port`. `gid_index` < 0 picks the default GID (see
   /// default_gid_index); `iwarp_ipv4` (dotted quad, may be empty) is the address
   /// rdma_cm binds to on iWARP, `connection_rank` decides connection roles there
-  /// (OpenOptions::connection_rank). Throws fabric::Error.
-  VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const std::string& iwarp_ipv4,
-              uint32_t connection_rank);
+  /// (OpenOptions::connection_rank); `yield_when_idle` makes the runtime's waits yield
+  /// the CPU at once (HostRuntime). Throws fabric::Error.
+  VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const std::string& iwarp_ipv4, uint32_t connection_rank,
+              bool yield_when_idle = false);
   ~VerbsDevice() override;
   VerbsDevice(const VerbsDevice&) = delete;
   VerbsDevice& operator=(const VerbsDevice&) = delete;

@@ -35,30 +35,37 @@ pmix_value_t* get_startup_value(const pmix_proc_t& proc, const char* key) {
   return value;
 }
 
-// Which node the process runs on. The lowest rank among the job's processes on this
-// node (PMIX_LOCAL_PEERS, "0,1,2,3") names the node the same way in every process on
-// it, and differently on every other node. PMIX_NODEID, the server's own number, is
-// the fallback. Open MPI's prterun and Slurm give both.
-std::optional<int> read_node(const pmix_proc_t& self) {
+// The job's processes on this node (PMIX_LOCAL_PEERS, "0,1,2,3"), as a list of ranks;
+// empty when the server does not give it.
+std::vector<int> read_local_peers(const pmix_proc_t& self) {
   pmix_proc_t job;
   PMIX_LOAD_PROCID(&job, self.nspace, PMIX_RANK_WILDCARD);
-  std::optional<int> node;
+  std::vector<int> peers;
   if (pmix_value_t* value = get_startup_value(job, PMIX_LOCAL_PEERS)) {
     if (value->type == PMIX_STRING && value->data.string != nullptr) {
-      const std::string_view peers(value->data.string);
+      const std::string_view text(value->data.string);
       std::size_t at = 0;
-      while (at < peers.size()) {
-        std::size_t end = peers.find(',', at);
-        if (end == std::string_view::npos) end = peers.size();
+      while (at < text.size()) {
+        std::size_t end = text.find(',', at);
+        if (end == std::string_view::npos) end = text.size();
         int rank = -1;
-        const auto [ptr, ec] = std::from_chars(peers.data() + at, peers.data() + end, rank);
-        if (ec == std::errc() && ptr == peers.data() + end && rank >= 0) node = std::min(node.value_or(rank), rank);
+        const auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + end, rank);
+        if (ec == std::errc() && ptr == text.data() + end && rank >= 0) peers.push_back(rank);
         at = end + 1;
       }
     }
     PMIX_VALUE_RELEASE(value);
   }
-  if (node) return node;
+  return peers;
+}
+
+// Which node the process runs on. The lowest rank among the job's processes on this
+// node (`local_peers`) names the node the same way in every process on it, and
+// differently on every other node. PMIX_NODEID, the server's own number, is the
+// fallback. Open MPI's prterun and Slurm give both.
+std::optional<int> read_node(const pmix_proc_t& self, const std::vector<int>& local_peers) {
+  if (!local_peers.empty()) return *std::min_element(local_peers.begin(), local_peers.end());
+  std::optional<int> node;
   if (pmix_value_t* value = get_startup_value(self, PMIX_NODEID)) {
     if (value->type == PMIX_UINT32 && value->data.uint32 <= 0x7fffffffu) node = static_cast<int>(value->data.uint32);
     PMIX_VALUE_RELEASE(value);
@@ -94,7 +101,9 @@ PmixSession::PmixSession() {
   }
   size_ = static_cast<int>(value->data.uint32);
   PMIX_VALUE_RELEASE(value);
-  node_ = read_node(self_);
+  const std::vector<int> local_peers = read_local_peers(self_);
+  local_size_ = static_cast<int>(local_peers.size());
+  node_ = read_node(self_, local_peers);
 }
 
 PmixSession::~PmixSession() { PMIx_Finalize(nullptr, 0); }

@@ -41,12 +41,16 @@ class PmixSession {
   /// job on the node (from PMIX_LOCAL_PEERS), else the server's PMIX_NODEID; empty when
   /// the server gives neither.
   std::optional<int> node() const noexcept { return node_; }
+  /// The job's processes on this node (PMIX_LOCAL_PEERS), read once at PMIx_Init; 0
+  /// when the server does not say.
+  int local_size() const noexcept { return local_size_; }
   /// PMIx_Abort: asks the process manager to end the whole job.
   void abort(int code, const std::string& message) noexcept;
 
  private:
   pmix_proc_t self_{};
   int size_ = 0;
+  int local_size_ = 0;
   std::optional<int> node_;
 };
 

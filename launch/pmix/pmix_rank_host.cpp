@@ -45,6 +45,12 @@ class PmixRankHost final : public RankHost {
 #ifdef TWINFAB_HAVE_VERBS
     verbs::OpenOptions options;
     options.connection_rank = static_cast<uint32_t>(oob_->rank());
+    // For TWINFAB_YIELD_WHEN_IDLE=auto (the default): more of the job's processes on
+    // this host than it has CPUs makes waits yield at once, as Open MPI does.
+    options.local_processes = 1;
+#ifdef TWINFAB_HAVE_PMIX
+    if (session_) options.local_processes = static_cast<uint32_t>(session_->local_size());
+#endif
     try {
       device_ = verbs::open_device(options);
     } catch (const fabric::Error& e) {

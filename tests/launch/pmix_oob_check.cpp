@@ -2,7 +2,8 @@
 // and checks every other rank's blob; then republishes (a later put replaces the
 // earlier one) and checks again; a get of a rank outside the job must be refused.
 // node(): every rank knows its node, and (mpirun starts them all on this host) all
-// ranks name the same one, exchanged through a third round.
+// ranks name the same one, exchanged through a third round. local_size(): every rank
+// counts the whole job as local (the waits' yield-when-idle decision rests on it).
 // Exit status 0 only when every check held.
 #include <fmt/format.h>
 
@@ -68,6 +69,11 @@ int main() {
           ++failures;
         }
       }
+    }
+    if (session.local_size() != oob.size()) {
+      fmt::print(stderr, "rank {}: local_size() is {}, but all {} ranks run on this host\n", oob.rank(),
+                 session.local_size(), oob.size());
+      ++failures;
     }
     if (failures == 0) fmt::print("rank {} of {}: pmix exchange ok\n", oob.rank(), oob.size());
     return failures == 0 ? 0 : 1;
