@@ -27,7 +27,10 @@
 # 14400 s),
 # EXTENSIONS=1 (also run the tests marked strict=false: MPICH 4.0.2 marks MPI-4's
 # persistent collectives so),
-# ONLY=regex (test names to run), KEEP=1 (keep the work directory and print it).
+# ONLY=regex (test names to run), EXCLUDE=regex (test names not to run: listed as
+# skipped, e.g. EXCLUDE='^(scancel|pscancel|scancel_unmatch|cancelrecv|sendflood)$' in
+# the micro-VM, where those known failures hang until their limit, ~45 minutes in
+# all), KEEP=1 (keep the work directory and print it).
 # Needs the network (deb.debian.org); ~10-20 minutes for the default directories.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
@@ -37,6 +40,7 @@ dirs=("$@")
 platform=${PLATFORM:-ideal}
 launch=${LAUNCH:-sim}
 only=${ONLY:-.}
+exclude=${EXCLUDE:-}
 case $launch in
   sim | rxe | siw) ;;
   *) echo "mpich_tests: LAUNCH must be sim, rxe or siw, not '$launch'" >&2; exit 2 ;;
@@ -111,6 +115,9 @@ for dir in "${dirs[@]}"; do
       esac
     done
     label="$dir/$name $np${args:+ ${args[*]}}"
+    if [[ -n $exclude && $name =~ $exclude ]]; then
+      printf 'skipped\t%s\n' "$label (EXCLUDE)" >> "$plan"; continue
+    fi
     src=$dir/$name.c
     if [[ ! -f $src ]]; then
       [[ -d $dir/$name ]] && continue  # a subdirectory's list
