@@ -48,6 +48,9 @@ std::vector<DeviceInfo> list_devices() {
 }
 
 std::unique_ptr<fabric::Device> open_device(const OpenOptions& options) {
+  // Before discovery: a malformed setting is reported as such, device or not.
+  const bool yield_when_idle = decide_yield_when_idle(options.yield_when_idle, std::getenv("TWINFAB_YIELD_WHEN_IDLE"),
+                                                      options.local_processes, online_cpus());
   DeviceList list;
   const std::string name = env_or(options.device_name, "TWINFAB_DEVICE");
   const std::vector<DeviceInfo> found = describe_devices(list);
@@ -63,8 +66,6 @@ std::unique_ptr<fabric::Device> open_device(const OpenOptions& options) {
   if (it == found.end()) throw Error(Status::NotFound, no_device_message(looked_for, list, found));
 
   ibv_device* device = list.find(it->name);
-  const bool yield_when_idle = decide_yield_when_idle(options.yield_when_idle, std::getenv("TWINFAB_YIELD_WHEN_IDLE"),
-                                                      options.local_processes, online_cpus());
   return std::make_unique<VerbsDevice>(device, it->port, gid_index_option(options.gid_index), options.ipv4_address,
                                        options.connection_rank, yield_when_idle);
 }

@@ -2,12 +2,14 @@
 // (TWINFAB_YIELD_WHEN_IDLE, backends/verbs/idle_policy.hpp). Pure logic: runs on any
 // host, with or without an RDMA device.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <optional>
 #include <string>
 
 #include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/idle_policy.hpp"
+#include "backends/verbs/verbs_backend.hpp"
 #include "fabric/error.hpp"
 
 namespace twinfab::verbs {
@@ -45,6 +47,19 @@ TEST(YieldWhenIdle, AMalformedValueIsAnErrorThatNamesTheVariable) {
     EXPECT_NE(std::string(e.what()).find("TWINFAB_YIELD_WHEN_IDLE='sometimes'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("auto"), std::string::npos) << e.what();
   }
+}
+
+TEST(YieldWhenIdle, OpenDeviceReportsAMalformedValueBeforeLookingForADevice) {
+  // The build host usually has no device: the error must still be about the variable.
+  ASSERT_EQ(setenv("TWINFAB_YIELD_WHEN_IDLE", "sometimes", 1), 0);
+  try {
+    (void)open_device();
+    ADD_FAILURE() << "open_device accepted TWINFAB_YIELD_WHEN_IDLE=sometimes";
+  } catch (const fabric::Error& e) {
+    EXPECT_EQ(e.status(), fabric::Status::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("TWINFAB_YIELD_WHEN_IDLE"), std::string::npos) << e.what();
+  }
+  unsetenv("TWINFAB_YIELD_WHEN_IDLE");
 }
 
 TEST(YieldWhenIdle, OnlineCpusIsPositive) { EXPECT_GE(online_cpus(), 1); }
