@@ -3,13 +3,14 @@
 // singleton of one rank), on the RDMA device the verbs backend picks
 // (TWINFAB_DEVICE, TWINFAB_GID_INDEX; see docs/hardware.md).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <unistd.h>
 
 #include "fabric/error.hpp"
+#include "fabric/log_level.hpp"
 #include "launch/pmix/singleton_oob.hpp"
 #ifdef TWINFAB_HAVE_PMIX
 #include "launch/pmix/pmix_oob.hpp"
@@ -28,6 +29,7 @@ class PmixRankHost final : public RankHost {
 
   RankResources open() override {
     if (device_) throw fabric::Error(fabric::Status::InvalidState, "the rank's device is already open");
+    fabric::apply_log_level_from_environment();
     // Run directly (no process manager): a job of one rank, as MPICH and Open MPI
     // allow. With a process manager's environment, PMIx must work.
 #ifdef TWINFAB_HAVE_PMIX

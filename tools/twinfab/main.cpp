@@ -7,9 +7,9 @@
 //   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -23,6 +23,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log_level.hpp"
 #include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
 #include "tools/twinfab/sim_launch.hpp"
@@ -323,6 +324,7 @@ int main(int argc, char** argv) {
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
+    fabric::apply_log_level_from_environment();
     if (info->parsed()) return cmd_info(a);
     if (perf->parsed()) return cmd_perf(a);
     if (simcmd->parsed()) {

@@ -4,8 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fmt/format.h>
-#include <simgrid/Exception.hpp>
-#include <simgrid/s4u/Actor.hpp>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,8 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u/Actor.hpp>
 #include <typeinfo>
 
 #include "backends/sim/simulation.hpp"
@@ -352,6 +353,8 @@ int run_sim_program(const SimLaunchOptions& options) {
     }
   }
 
+  spdlog::debug("sim: {} rank(s) of {} on platform '{}', {} per host", n, program.string(), options.platform,
+                ranks_per_host);
   SimRankHost host(options.computation);
   HostInstallation installation(host);
   std::vector<int> status(n, 0);
