@@ -14,7 +14,9 @@
 // the device since (note_device_activity()): a poller looping on
 // wait({}) therefore moves from spinning to napping, while a ping-pong that posts
 // between its waits always spins. A runtime made with yield_when_idle (an
-// oversubscribed host, idle_policy.hpp) does not spin: it yields from the start.
+// oversubscribed host, idle_policy.hpp) does not spin: it yields from the start. One
+// made with blocking_wait does not nap in wait_for_completion(): it sleeps in the
+// kernel until one of its CQs has a completion (idle_policy.hpp).
 #pragma once
 
 #include <atomic>
@@ -36,10 +38,17 @@ class HostRuntime final : public fabric::Runtime {
   /// How long a wait spins (polls without giving up the CPU) before it yields.
   static constexpr double kSpinTime = 200e-6;
 
+  /// How long a wait yields (when not spinning) before it naps or, with
+  /// blocking_wait, sleeps until a completion comes.
+  static constexpr double kYieldTime = 1e-3;
+
   /// `yield_when_idle`: waits yield the CPU from the start instead of spinning for
-  /// kSpinTime first.
-  explicit HostRuntime(bool yield_when_idle = false) noexcept : spin_time_(yield_when_idle ? 0 : kSpinTime) {}
+  /// kSpinTime first. `blocking_wait`: a wait_for_completion() that has lasted
+  /// kYieldTime sleeps on its CQs' completion channels instead of napping.
+  explicit HostRuntime(bool yield_when_idle = false, bool blocking_wait = false) noexcept
+      : spin_time_(yield_when_idle ? 0 : kSpinTime), blocking_wait_(blocking_wait) {}
   bool yields_when_idle() const noexcept { return spin_time_ == 0; }
+  bool blocks_when_idle() const noexcept { return blocking_wait_; }
 
   double now() const override;
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
@@ -51,6 +60,7 @@ class HostRuntime final : public fabric::Runtime {
   /// wait() (`memory`: returns every kMemoryRecheck) and wait_for_completion().
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);
   double spin_time_;
+  bool blocking_wait_;
 };
 
 /// Device activity (posts, completions polled) so far, in this process. Process-wide,

@@ -51,6 +51,7 @@ std::unique_ptr<fabric::Device> open_device(const OpenOptions& options) {
   // Before discovery: a malformed setting is reported as such, device or not.
   const bool yield_when_idle = decide_yield_when_idle(options.yield_when_idle, std::getenv("TWINFAB_YIELD_WHEN_IDLE"),
                                                       options.local_processes, online_cpus());
+  const bool blocking_wait = decide_blocking_wait(options.blocking_wait, std::getenv("TWINFAB_BLOCKING_WAIT"));
   DeviceList list;
   const std::string name = env_or(options.device_name, "TWINFAB_DEVICE");
   const std::vector<DeviceInfo> found = describe_devices(list);
@@ -67,7 +68,7 @@ std::unique_ptr<fabric::Device> open_device(const OpenOptions& options) {
 
   ibv_device* device = list.find(it->name);
   return std::make_unique<VerbsDevice>(device, it->port, gid_index_option(options.gid_index), options.ipv4_address,
-                                       options.connection_rank, yield_when_idle);
+                                       options.connection_rank, yield_when_idle, blocking_wait);
 }
 
 bool is_active_side(const fabric::Address& local, const fabric::Address& remote) {

@@ -58,6 +58,11 @@ struct OpenOptions {
   /// The job's processes on this host (PMIx's local peers), for yield_when_idle's
   /// auto; 0: unknown (then waits spin first).
   uint32_t local_processes = 0;
+  /// Whether a wait for completions that has lasted 1 ms sleeps in the kernel until a
+  /// completion comes (the CQs' completion channels; MVAPICH2's MV2_USE_BLOCKING)
+  /// instead of napping between polls. Unset: $TWINFAB_BLOCKING_WAIT (1 or 0), else
+  /// off (idle_policy.hpp says why).
+  std::optional<bool> blocking_wait;
 };
 
 /// One port of one device, as discovery sees it (no device is kept open).

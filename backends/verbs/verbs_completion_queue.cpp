@@ -1,5 +1,6 @@
 #include "backends/verbs/verbs_completion_queue.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -9,8 +10,8 @@
 #include <mutex>
 
 #include "backends/verbs/cpu_relax.hpp"
-#include "backends/verbs/verbs_async_events.hpp"
 #include "backends/verbs/host_runtime.hpp"
+#include "backends/verbs/verbs_async_events.hpp"
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
 #include "fabric/error.hpp"
@@ -24,16 +25,36 @@ void VerbsCompletionQueue::SpinLock::lock() noexcept {
 }
 
 VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity,
-                                           uint32_t max_cqe)
+                                           uint32_t max_cqe, bool with_channel)
     : events_(events) {
   if (capacity == 0) throw fabric::Error(fabric::Status::InvalidArgument, "create_cq: capacity is 0");
   if (capacity > max_cqe) {
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("create_cq: capacity {} is more than the device's max_cqe {}", capacity, max_cqe));
   }
+  // Without a channel (out of file descriptors), waits on this CQ nap instead of
+  // sleeping in the kernel: slower to notice a completion, still correct.
+  if (with_channel) channel_ = ibv_create_comp_channel(context);
+  if (!with_channel) {
+    // The runtime never blocks: no channel.
+  } else if (channel_ == nullptr) {
+    spdlog::debug("verbs: {}; waits on this CQ will poll instead of blocking",
+                  errno_message("ibv_create_comp_channel", errno));
+  } else if (const int flags = fcntl(channel_->fd, F_GETFL);
+             flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    // consume_events() must never block.
+    spdlog::debug("verbs: cannot make a completion channel non-blocking ({}); waits will poll instead of blocking",
+                  errno_message("fcntl", errno));
+    ibv_destroy_comp_channel(channel_);
+    channel_ = nullptr;
+  }
   // cq_context = this: an IBV_EVENT_CQ_ERR names the ibv_cq, AsyncEvents finds us.
-  cq_ = ibv_create_cq(context, static_cast<int>(capacity), this, nullptr, 0);
-  if (cq_ == nullptr) throw_errno(fmt::format("ibv_create_cq({})", capacity), errno);
+  cq_ = ibv_create_cq(context, static_cast<int>(capacity), this, channel_, 0);
+  if (cq_ == nullptr) {
+    const int error = errno;
+    if (channel_ != nullptr) ibv_destroy_comp_channel(channel_);
+    throw_errno(fmt::format("ibv_create_cq({})", capacity), error);
+  }
 }
 
 VerbsCompletionQueue::~VerbsCompletionQueue() {
@@ -44,6 +65,31 @@ VerbsCompletionQueue::~VerbsCompletionQueue() {
     spdlog::warn("verbs: {} (a QP still uses this CQ: destroy QPs before their CQs; the CQ is kept until the device "
                  "closes and its completions are lost)",
                  errno_message("ibv_destroy_cq", rc));
+    return;  // the channel stays with it (ibv_destroy_comp_channel would fail, EBUSY)
+  }
+  if (channel_ != nullptr) {
+    if (int rc = ibv_destroy_comp_channel(channel_); rc != 0)
+      spdlog::warn("verbs: {}", errno_message("ibv_destroy_comp_channel", rc));
+  }
+}
+
+bool VerbsCompletionQueue::arm() noexcept {
+  if (channel_ == nullptr) return false;
+  if (armed_.load(std::memory_order_relaxed)) return true;
+  if (ibv_req_notify_cq(cq_, 0) != 0) return false;
+  armed_.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void VerbsCompletionQueue::consume_events() noexcept {
+  if (channel_ == nullptr) return;
+  ibv_cq* cq = nullptr;
+  void* context = nullptr;
+  // Each event is acknowledged at once: ibv_destroy_cq waits for every event it
+  // reported to be.
+  while (ibv_get_cq_event(channel_, &cq, &context) == 0) {
+    ibv_ack_cq_events(cq, 1);
+    armed_.store(false, std::memory_order_relaxed);
   }
 }
 

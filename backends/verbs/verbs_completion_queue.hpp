@@ -9,6 +9,14 @@
 // spin lock (one atomic exchange; the critical section is one ibv_poll_cq) orders
 // them against each other, and the stash holds at most one entry (has_completion
 // only fills an empty stash), so neither allocates.
+//
+// With blocking waits (TWINFAB_BLOCKING_WAIT), each CQ has a completion channel of its
+// own (when the kernel gives one), so that a thread that has waited long can sleep in the kernel until the CQ's next completion
+// instead of napping and polling (HostRuntime::wait_for_completion): MVAPICH2's
+// blocking mode. The CQ is armed (ibv_req_notify_cq) only by such a waiter, so a
+// spinning wait costs nothing more. A channel per CQ rather than per device: a thread
+// only ever reads the events of the CQs it waits on, so it cannot take the event that
+// would have woken another thread.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -28,7 +36,10 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
  public:
   /// Throws fabric::Error(InvalidArgument) for 0 or more than `max_cqe` entries.
   /// `events` are the context's asynchronous events, where an overrun is reported.
-  VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity, uint32_t max_cqe);
+  /// `with_channel`: give the CQ a completion channel, for a runtime whose long waits
+  /// block (HostRuntime::blocks_when_idle); one file descriptor more.
+  VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity, uint32_t max_cqe,
+                       bool with_channel);
   ~VerbsCompletionQueue() override;
   VerbsCompletionQueue(const VerbsCompletionQueue&) = delete;
   VerbsCompletionQueue& operator=(const VerbsCompletionQueue&) = delete;
@@ -45,6 +56,18 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
   /// For Runtime::wait: true when a completion is ready; it stays for poll().
   bool has_completion();
   ibv_cq* handle() const noexcept { return cq_; }
+
+  /// The completion channel's file descriptor (readable once an armed CQ got a
+  /// completion), or -1 when this CQ has no channel (the kernel refused one).
+  int event_fd() const noexcept { return channel_ != nullptr ? channel_->fd : -1; }
+  /// Asks for an event at the next completion (ibv_req_notify_cq), unless one is
+  /// already asked for. A completion that came before is not announced: check
+  /// has_completion() after arming, before sleeping. False when there is no channel
+  /// or the device refused.
+  bool arm() noexcept;
+  /// Reads (and acknowledges) the events waiting in the channel; the CQ must be
+  /// armed again for the next one. Never blocks.
+  void consume_events() noexcept;
 
  private:
   /// ibv_poll_cq of at most `max` entries into wcs_; a provider failure is logged
@@ -64,8 +87,10 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
     std::atomic<bool> locked_{false};
   };
 
+  ibv_comp_channel* channel_ = nullptr;  // null: no blocking waits on this CQ
   ibv_cq* cq_ = nullptr;
   AsyncEvents& events_;
+  std::atomic<bool> armed_{false};  // an event was asked for and not read yet
   std::atomic<bool> overrun_{false};
   SpinLock lock_;
   // What the device writes a poll into; all zero between polls (see take()).

@@ -35,8 +35,8 @@ bool gid_is_zero(const ibv_gid& gid) {
 }  // namespace
 
 VerbsDevice::VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const std::string& iwarp_ipv4,
-                         uint32_t connection_rank, bool yield_when_idle)
-    : port_(port), connection_rank_(connection_rank), runtime_(yield_when_idle) {
+                         uint32_t connection_rank, bool yield_when_idle, bool blocking_wait)
+    : port_(port), connection_rank_(connection_rank), runtime_(yield_when_idle, blocking_wait) {
   const std::string name = ibv_get_device_name(device);
   context_ = ibv_open_device(device);
   if (context_ == nullptr) {
@@ -102,7 +102,8 @@ std::unique_ptr<fabric::MemoryRegion> VerbsDevice::register_memory(void* addr, s
 }
 
 std::unique_ptr<fabric::CompletionQueue> VerbsDevice::create_cq(uint32_t capacity) {
-  return std::make_unique<VerbsCompletionQueue>(context_, *events_, capacity, caps_.max_cqe);
+  return std::make_unique<VerbsCompletionQueue>(context_, *events_, capacity, caps_.max_cqe,
+                                                runtime_.blocks_when_idle());
 }
 
 std::unique_ptr<fabric::SharedReceiveQueue> VerbsDevice::create_srq(uint32_t capacity, uint32_t max_sge) {

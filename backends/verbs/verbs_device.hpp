@@ -24,9 +24,10 @@ class VerbsDevice final : public fabric::Device {
   /// default_gid_index); `iwarp_ipv4` (dotted quad, may be empty) is the address
   /// rdma_cm binds to on iWARP, `connection_rank` decides connection roles there
   /// (OpenOptions::connection_rank); `yield_when_idle` makes the runtime's waits yield
-  /// the CPU at once (HostRuntime). Throws fabric::Error.
+  /// the CPU at once, `blocking_wait` makes its long waits for completions sleep
+  /// until one comes (HostRuntime). Throws fabric::Error.
   VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const std::string& iwarp_ipv4, uint32_t connection_rank,
-              bool yield_when_idle = false);
+              bool yield_when_idle = false, bool blocking_wait = false);
   ~VerbsDevice() override;
   VerbsDevice(const VerbsDevice&) = delete;
   VerbsDevice& operator=(const VerbsDevice&) = delete;

@@ -1,6 +1,8 @@
 // When the hardware runtime's waits yield the CPU at once instead of spinning first
-// (TWINFAB_YIELD_WHEN_IDLE, backends/verbs/idle_policy.hpp). Pure logic: runs on any
-// host, with or without an RDMA device.
+// (TWINFAB_YIELD_WHEN_IDLE), and when its long waits sleep until a completion comes
+// (TWINFAB_BLOCKING_WAIT; backends/verbs/idle_policy.hpp). Pure logic: runs on any
+// host, with or without an RDMA device (verbs_blocking_wait_test runs the blocking
+// waits on one).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -75,6 +77,53 @@ TEST(YieldWhenIdle, AYieldingRuntimeStillKeepsItsDeadline) {
   const double start = runtime.now();
   EXPECT_EQ(runtime.wait_for_completion({}, start + 2e-3), fabric::Status::Timeout);
   EXPECT_GE(runtime.now() - start, 2e-3);
+}
+
+TEST(BlockingWait, OffUnlessAskedFor) {
+  EXPECT_FALSE(decide_blocking_wait(std::nullopt, nullptr));
+  EXPECT_FALSE(decide_blocking_wait(std::nullopt, ""));
+  for (const char* on : {"1", "yes", "true", "on"}) EXPECT_TRUE(decide_blocking_wait(std::nullopt, on)) << on;
+  for (const char* off : {"0", "no", "false", "off"}) EXPECT_FALSE(decide_blocking_wait(std::nullopt, off)) << off;
+  EXPECT_TRUE(decide_blocking_wait(true, "0"));
+  EXPECT_FALSE(decide_blocking_wait(false, "1"));
+}
+
+TEST(BlockingWait, AMalformedValueIsAnErrorThatNamesTheVariable) {
+  for (const char* bad : {"auto", "2", "blocking"}) {
+    try {
+      decide_blocking_wait(std::nullopt, bad);
+      ADD_FAILURE() << "no error for TWINFAB_BLOCKING_WAIT=" << bad;
+    } catch (const fabric::Error& e) {
+      EXPECT_EQ(e.status(), fabric::Status::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(std::string("TWINFAB_BLOCKING_WAIT='") + bad + "'"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(BlockingWait, OpenDeviceReportsAMalformedValueBeforeLookingForADevice) {
+  ASSERT_EQ(setenv("TWINFAB_BLOCKING_WAIT", "sometimes", 1), 0);
+  try {
+    (void)open_device();
+    ADD_FAILURE() << "open_device accepted TWINFAB_BLOCKING_WAIT=sometimes";
+  } catch (const fabric::Error& e) {
+    EXPECT_EQ(e.status(), fabric::Status::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("TWINFAB_BLOCKING_WAIT"), std::string::npos) << e.what();
+  }
+  unsetenv("TWINFAB_BLOCKING_WAIT");
+}
+
+TEST(BlockingWait, TheRuntimeRemembersItsMode) {
+  EXPECT_FALSE(HostRuntime().blocks_when_idle());
+  EXPECT_TRUE(HostRuntime(false, true).blocks_when_idle());
+  EXPECT_FALSE(HostRuntime(false, true).yields_when_idle());
+}
+
+TEST(BlockingWait, ABlockingRuntimeWithNothingToWaitOnKeepsItsDeadline) {
+  HostRuntime runtime(false, true);
+  const double start = runtime.now();
+  EXPECT_EQ(runtime.wait_for_completion({}, start + 3e-3), fabric::Status::Timeout);
+  EXPECT_GE(runtime.now() - start, 3e-3);
 }
 
 }  // namespace

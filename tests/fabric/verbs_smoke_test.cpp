@@ -15,6 +15,7 @@
 #include "backends/verbs/verbs_backend.hpp"
 #include "fabric/device.hpp"
 #include "fabric/error.hpp"
+#include "tests/fabric/verbs_test_support.hpp"
 
 namespace twinfab {
 namespace {
@@ -36,25 +37,10 @@ using fabric::WcOpcode;
 using fabric::WcStatus;
 using fabric::WorkCompletion;
 
-constexpr double kTimeout = 10.0;
+using verbs_test::connect_pair;
+using verbs_test::kTimeout;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-/// The device to test, or nullptr with `why` when the host has none.
-std::unique_ptr<Device> open_or_skip_reason(std::string& why) {
-  try {
-    return verbs::open_device();
-  } catch (const fabric::Error& e) {
-    if (e.status() != Status::NotFound || std::getenv("TWINFAB_IN_VM") != nullptr) throw;
-    why = e.what();
-    return nullptr;
-  }
-}
-
-#define OPEN_DEVICE_OR_SKIP(var)                              \
-  std::string skip_reason_;                                   \
-  std::unique_ptr<Device> var = open_or_skip_reason(skip_reason_); \
-  if (!var) GTEST_SKIP() << "no RDMA device: " << skip_reason_
 
 /// Waits (through the device's runtime, which must not consume completions) and polls
 /// until `n` completions arrived or kTimeout passed.
@@ -74,31 +60,6 @@ std::vector<WorkCompletion> poll_n(Device& device, CompletionQueue& cq, size_t n
 std::string describe(const WorkCompletion& wc) {
   return "wr_id " + std::to_string(wc.wr_id) + " " + std::string(fabric::to_string(wc.opcode)) + " " +
          std::string(fabric::to_string(wc.status)) + " byte_len " + std::to_string(wc.byte_len);
-}
-
-/// Calls connect() on both QPs, alternating from this one thread, until both are Ok.
-void connect_pair(Device& device, QueuePair& x, QueuePair& y) {
-  const Address ax = x.local_address();
-  const Address ay = y.local_address();
-  bool done_x = false;
-  bool done_y = false;
-  const double deadline = device.runtime().now() + kTimeout;
-  while (!(done_x && done_y)) {
-    if (!done_x) {
-      Status s = x.connect(&ay);
-      ASSERT_TRUE(s == Status::Ok || s == Status::InProgress) << fabric::to_string(s) << ": " << x.last_error();
-      done_x = s == Status::Ok;
-    }
-    if (!done_y) {
-      Status s = y.connect(&ax);
-      ASSERT_TRUE(s == Status::Ok || s == Status::InProgress) << fabric::to_string(s) << ": " << y.last_error();
-      done_y = s == Status::Ok;
-    }
-    ASSERT_LT(device.runtime().now(), deadline) << "connection not established within " << kTimeout << " s";
-    if (!(done_x && done_y)) device.runtime().sleep_for(1e-4);
-  }
-  EXPECT_EQ(x.state(), QpState::ReadyToSend);
-  EXPECT_EQ(y.state(), QpState::ReadyToSend);
 }
 
 TEST(VerbsSmoke, NonexistentDeviceNameIsNotFoundWithAClearMessage) {
