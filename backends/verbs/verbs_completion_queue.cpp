@@ -34,19 +34,19 @@ VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, AsyncEvents& ev
   }
   // Without a channel (out of file descriptors), waits on this CQ nap instead of
   // sleeping in the kernel: slower to notice a completion, still correct.
-  if (with_channel) channel_ = ibv_create_comp_channel(context);
-  if (!with_channel) {
-    // The runtime never blocks: no channel.
-  } else if (channel_ == nullptr) {
-    spdlog::debug("verbs: {}; waits on this CQ will poll instead of blocking",
-                  errno_message("ibv_create_comp_channel", errno));
-  } else if (const int flags = fcntl(channel_->fd, F_GETFL);
-             flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    // consume_events() must never block.
-    spdlog::debug("verbs: cannot make a completion channel non-blocking ({}); waits will poll instead of blocking",
-                  errno_message("fcntl", errno));
-    ibv_destroy_comp_channel(channel_);
-    channel_ = nullptr;
+  if (with_channel) {
+    channel_ = ibv_create_comp_channel(context);
+    if (channel_ == nullptr) {
+      spdlog::debug("verbs: {}; waits on this CQ will nap instead of blocking",
+                    errno_message("ibv_create_comp_channel", errno));
+    } else if (const int flags = fcntl(channel_->fd, F_GETFL);
+               flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+      // consume_events() must never block.
+      spdlog::debug("verbs: cannot make a completion channel non-blocking ({}); waits will nap instead of blocking",
+                    errno_message("fcntl", errno));
+      ibv_destroy_comp_channel(channel_);
+      channel_ = nullptr;
+    }
   }
   // cq_context = this: an IBV_EVENT_CQ_ERR names the ibv_cq, AsyncEvents finds us.
   cq_ = ibv_create_cq(context, static_cast<int>(capacity), this, channel_, 0);
@@ -75,9 +75,13 @@ VerbsCompletionQueue::~VerbsCompletionQueue() {
 
 bool VerbsCompletionQueue::arm() noexcept {
   if (channel_ == nullptr) return false;
-  if (armed_.load(std::memory_order_relaxed)) return true;
-  if (ibv_req_notify_cq(cq_, 0) != 0) return false;
-  armed_.store(true, std::memory_order_relaxed);
+  if (armed_.exchange(true, std::memory_order_relaxed)) return true;
+  // Marked before it is asked: an event that comes at once and is read by another
+  // thread must leave the CQ marked unarmed, not be overwritten by this mark.
+  if (ibv_req_notify_cq(cq_, 0) != 0) {
+    armed_.store(false, std::memory_order_relaxed);
+    return false;
+  }
   return true;
 }
 

@@ -11,12 +11,11 @@
 // only fills an empty stash), so neither allocates.
 //
 // With blocking waits (TWINFAB_BLOCKING_WAIT), each CQ has a completion channel of its
-// own (when the kernel gives one), so that a thread that has waited long can sleep in the kernel until the CQ's next completion
-// instead of napping and polling (HostRuntime::wait_for_completion): MVAPICH2's
-// blocking mode. The CQ is armed (ibv_req_notify_cq) only by such a waiter, so a
-// spinning wait costs nothing more. A channel per CQ rather than per device: a thread
-// only ever reads the events of the CQs it waits on, so it cannot take the event that
-// would have woken another thread.
+// own (when the kernel gives one), so that a thread that has waited long can sleep in
+// the kernel until the CQ's next completion instead of napping and polling
+// (HostRuntime::wait_for_completion): MVAPICH2's blocking mode. The CQ is armed (ibv_req_notify_cq) only by such a
+// waiter, so a spinning wait costs nothing more. A channel per CQ rather than per device: a thread only ever reads the
+// events of the CQs it waits on, so it cannot take the event that would have woken another thread.
 #pragma once
 
 #include <infiniband/verbs.h>
