@@ -1,7 +1,6 @@
 #include "backends/sim/sim_device.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +10,7 @@
 #include "backends/sim/sim_queue_pair.hpp"
 #include "backends/sim/sim_runtime.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::sim {
 
@@ -200,10 +200,11 @@ void SimDevice::detach_from_qps(const SimCompletionQueue* cq, const SimSharedRec
   hca_.for_each_qp([&](SimQueuePair& qp) {
     if (&qp.device() == this && qp.forget(cq, srq)) ++detached;
   });
-  spdlog::warn("sim: {}: a {} was destroyed while {} queue pair(s) still used it; destroy QPs before their CQs and "
-               "SRQs (verbs refuses with EBUSY). Those QPs {} from now on",
-               name(), cq != nullptr ? "completion queue" : "shared receive queue", detached,
-               cq != nullptr ? "lose their completions" : "find no receives");
+  fabric::log().warn(
+      "sim: {}: a {} was destroyed while {} queue pair(s) still used it; destroy QPs before their CQs and "
+      "SRQs (verbs refuses with EBUSY). Those QPs {} from now on",
+      name(), cq != nullptr ? "completion queue" : "shared receive queue", detached,
+      cq != nullptr ? "lose their completions" : "find no receives");
 }
 
 std::unique_ptr<fabric::AddressHandle> SimDevice::create_address_handle(const fabric::Address& remote) {

@@ -1,13 +1,13 @@
 #include "backends/sim/sim_objects.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_runtime.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::sim {
 
@@ -37,9 +37,10 @@ SimCompletionQueue::~SimCompletionQueue() {
 void SimCompletionQueue::push(const fabric::WorkCompletion& wc) {
   if (entries_.size() >= capacity_) {
     if (overruns_++ == 0)
-      spdlog::warn("sim: {}: a completion queue of {} entries overran; completion of wr_id {} ({}) and every later one "
-                   "that finds it full are lost (size the CQ for every completion pending before a poll)",
-                   device_.name(), capacity_, wc.wr_id, fabric::to_string(wc.opcode));
+      fabric::log().warn(
+          "sim: {}: a completion queue of {} entries overran; completion of wr_id {} ({}) and every later one "
+          "that finds it full are lost (size the CQ for every completion pending before a poll)",
+          device_.name(), capacity_, wc.wr_id, fabric::to_string(wc.opcode));
     return;
   }
   entries_.push_back(wc);

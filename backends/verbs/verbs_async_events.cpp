@@ -1,13 +1,13 @@
 #include "backends/verbs/verbs_async_events.hpp"
 
 #include <fcntl.h>
-#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
 #include "backends/verbs/verbs_completion_queue.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -17,9 +17,10 @@ AsyncEvents::AsyncEvents(ibv_context* context, std::string device_name)
   if (flags >= 0 && fcntl(context_->async_fd, F_SETFL, flags | O_NONBLOCK) == 0) {
     nonblocking_ = true;
   } else {
-    spdlog::warn("verbs: {}: cannot make the asynchronous event descriptor non-blocking ({}); CQ overruns will not "
-                 "be reported",
-                 device_name_, std::strerror(errno));
+    fabric::log().warn(
+        "verbs: {}: cannot make the asynchronous event descriptor non-blocking ({}); CQ overruns will not "
+        "be reported",
+        device_name_, std::strerror(errno));
   }
 }
 
@@ -36,25 +37,26 @@ void AsyncEvents::drain() {
         // One warning per CQ: the device raises the event for every completion lost.
         if (auto* cq = static_cast<VerbsCompletionQueue*>(event.element.cq->cq_context); cq && !cq->noted_overrun()) {
           cq->note_overrun();
-          spdlog::warn("verbs: {}: {} (a CQ of {} entries overran: completions were lost)", device_name_, what,
-                       event.element.cq->cqe);
+          fabric::log().warn("verbs: {}: {} (a CQ of {} entries overran: completions were lost)", device_name_, what,
+                             event.element.cq->cqe);
         }
         break;
       case IBV_EVENT_QP_FATAL:
       case IBV_EVENT_QP_REQ_ERR:
       case IBV_EVENT_QP_ACCESS_ERR:
       case IBV_EVENT_PATH_MIG_ERR:
-        spdlog::warn("verbs: {}: {} on QP {}", device_name_, what, event.element.qp->qp_num);
+        fabric::log().warn("verbs: {}: {} on QP {}", device_name_, what, event.element.qp->qp_num);
         break;
       case IBV_EVENT_SRQ_ERR:
       case IBV_EVENT_PORT_ERR:
-        spdlog::warn("verbs: {}: {}", device_name_, what);
+        fabric::log().warn("verbs: {}: {}", device_name_, what);
         break;
       case IBV_EVENT_DEVICE_FATAL:
-        spdlog::error("verbs: {}: {}: the device stopped working; every QP and CQ on it is lost", device_name_, what);
+        fabric::log().error("verbs: {}: {}: the device stopped working; every QP and CQ on it is lost", device_name_,
+                            what);
         break;
       default:  // port active, LID/GID/P_Key change, SRQ limit, last WQE reached, ...
-        spdlog::debug("verbs: {}: {}", device_name_, what);
+        fabric::log().debug("verbs: {}: {}", device_name_, what);
         break;
     }
     ibv_ack_async_event(&event);

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <ifaddrs.h>
 #include <net/if.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,6 +14,7 @@
 
 #include "backends/verbs/verbs_errno.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -356,8 +356,8 @@ void CmConnection::accept_pending() {
     pending_.erase(pending_.begin());
     if (!req.from_valid || !(req.from == peer_)) {
       // Someone else's request (or a stale one): this QP belongs to peer_ only.
-      spdlog::debug("verbs: {} rejects a connection request from {}", to_string(self_),
-                    req.from_valid ? to_string(req.from) : std::string("a non-twinfab peer"));
+      fabric::log().debug("verbs: {} rejects a connection request from {}", to_string(self_),
+                          req.from_valid ? to_string(req.from) : std::string("a non-twinfab peer"));
       rdma_reject(req.id, nullptr, 0);
       rdma_destroy_id(req.id);
       continue;
@@ -386,8 +386,8 @@ void CmConnection::attempt_failed(const std::string& what) {
                      to_string(peer_), attempts_, what));
     return;
   }
-  spdlog::debug("verbs: connect attempt {} from {} to {} failed ({}); retrying", attempts_, to_string(self_),
-                to_string(peer_), what);
+  fabric::log().debug("verbs: connect attempt {} from {} to {} failed ({}); retrying", attempts_, to_string(self_),
+                      to_string(peer_), what);
   phase_ = Phase::Idle;
 }
 

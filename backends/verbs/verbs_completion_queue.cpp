@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +14,7 @@
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -37,13 +37,14 @@ VerbsCompletionQueue::VerbsCompletionQueue(ibv_context* context, AsyncEvents& ev
   if (with_channel) {
     channel_ = ibv_create_comp_channel(context);
     if (channel_ == nullptr) {
-      spdlog::debug("verbs: {}; waits on this CQ will nap instead of blocking",
-                    errno_message("ibv_create_comp_channel", errno));
+      fabric::log().debug("verbs: {}; waits on this CQ will nap instead of blocking",
+                          errno_message("ibv_create_comp_channel", errno));
     } else if (const int flags = fcntl(channel_->fd, F_GETFL);
                flags < 0 || fcntl(channel_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
       // consume_events() must never block.
-      spdlog::debug("verbs: cannot make a completion channel non-blocking ({}); waits will nap instead of blocking",
-                    errno_message("fcntl", errno));
+      fabric::log().debug(
+          "verbs: cannot make a completion channel non-blocking ({}); waits will nap instead of blocking",
+          errno_message("fcntl", errno));
       ibv_destroy_comp_channel(channel_);
       channel_ = nullptr;
     }
@@ -62,14 +63,15 @@ VerbsCompletionQueue::~VerbsCompletionQueue() {
     // The ibv_cq stays (EBUSY: a QP still uses it) and its completions go on landing
     // there; an overrun event naming it must not reach this object any more.
     cq_->cq_context = nullptr;
-    spdlog::warn("verbs: {} (a QP still uses this CQ: destroy QPs before their CQs; the CQ is kept until the device "
-                 "closes and its completions are lost)",
-                 errno_message("ibv_destroy_cq", rc));
+    fabric::log().warn(
+        "verbs: {} (a QP still uses this CQ: destroy QPs before their CQs; the CQ is kept until the device "
+        "closes and its completions are lost)",
+        errno_message("ibv_destroy_cq", rc));
     return;  // the channel stays with it (ibv_destroy_comp_channel would fail, EBUSY)
   }
   if (channel_ != nullptr) {
     if (int rc = ibv_destroy_comp_channel(channel_); rc != 0)
-      spdlog::warn("verbs: {}", errno_message("ibv_destroy_comp_channel", rc));
+      fabric::log().warn("verbs: {}", errno_message("ibv_destroy_comp_channel", rc));
   }
 }
 
@@ -103,7 +105,7 @@ bool VerbsCompletionQueue::overrun() noexcept {
   try {
     events_.drain();
   } catch (const std::exception& e) {  // a log sink or the mutex failing: report what is known
-    spdlog::debug("verbs: reading asynchronous events failed: {}", e.what());
+    fabric::log().debug("verbs: reading asynchronous events failed: {}", e.what());
   }
   return overrun_.load(std::memory_order_relaxed);
 }
@@ -112,7 +114,7 @@ int VerbsCompletionQueue::poll_device(size_t max) {
   int n = ibv_poll_cq(cq_, static_cast<int>(std::min(max, wcs_.size())), wcs_.data());
   if (n < 0) {
     if (!failure_logged_) {
-      spdlog::error("verbs: ibv_poll_cq failed ({}); the CQ reads as empty", n);
+      fabric::log().error("verbs: ibv_poll_cq failed ({}); the CQ reads as empty", n);
       failure_logged_ = true;
     }
     return 0;

@@ -1,7 +1,6 @@
 #include "backends/verbs/verbs_device.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include "backends/verbs/verbs_queue_pair.hpp"
 #include "backends/verbs/verbs_shared_receive_queue.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -85,14 +85,14 @@ VerbsDevice::VerbsDevice(ibv_device* device, uint8_t port, int gid_index, const 
     ibv_close_device(context_);
     throw;
   }
-  spdlog::debug("verbs: opened {} port {} ({}, GID index {}, MTU {})", name, port_, fabric::to_string(caps_.link),
-                gid_index_, caps_.mtu);
+  fabric::log().debug("verbs: opened {} port {} ({}, GID index {}, MTU {})", name, port_, fabric::to_string(caps_.link),
+                      gid_index_, caps_.mtu);
 }
 
 VerbsDevice::~VerbsDevice() {
   ah_cache_.clear();
   if (int rc = ibv_dealloc_pd(pd_); rc != 0) {
-    spdlog::warn("verbs: {} (objects of this device still exist?)", errno_message("ibv_dealloc_pd", rc));
+    fabric::log().warn("verbs: {} (objects of this device still exist?)", errno_message("ibv_dealloc_pd", rc));
   }
   ibv_close_device(context_);
 }

@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,6 +17,7 @@
 #include "backends/verbs/verbs_shared_receive_queue.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -170,7 +170,7 @@ VerbsQueuePair::VerbsQueuePair(VerbsDevice& device, const fabric::QpConfig& conf
 VerbsQueuePair::~VerbsQueuePair() {
   // The connection goes first: rdma_cm still refers to the QP by number.
   cm_.reset();
-  if (int rc = ibv_destroy_qp(qp_); rc != 0) spdlog::warn("verbs: {}", errno_message("ibv_destroy_qp", rc));
+  if (int rc = ibv_destroy_qp(qp_); rc != 0) fabric::log().warn("verbs: {}", errno_message("ibv_destroy_qp", rc));
 }
 
 IwarpEndpoint VerbsQueuePair::cm_endpoint() const {

@@ -1,7 +1,6 @@
 #include "backends/verbs/verbs_shared_receive_queue.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,6 +10,7 @@
 #include "backends/verbs/verbs_errno.hpp"
 #include "backends/verbs/verbs_work_request.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::verbs {
 
@@ -45,9 +45,10 @@ VerbsSharedReceiveQueue::VerbsSharedReceiveQueue(ibv_pd* pd, uint32_t capacity, 
 
 VerbsSharedReceiveQueue::~VerbsSharedReceiveQueue() {
   if (int rc = ibv_destroy_srq(srq_); rc != 0) {
-    spdlog::warn("verbs: {} (a QP still uses this SRQ: destroy QPs before their SRQs; the SRQ is kept until the "
-                 "device closes)",
-                 errno_message("ibv_destroy_srq", rc));
+    fabric::log().warn(
+        "verbs: {} (a QP still uses this SRQ: destroy QPs before their SRQs; the SRQ is kept until the "
+        "device closes)",
+        errno_message("ibv_destroy_srq", rc));
   }
 }
 

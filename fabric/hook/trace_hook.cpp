@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::fabric::hook {
 namespace {
@@ -56,7 +57,7 @@ std::string format_trace_event(const TraceEvent& e) {
 
 TraceSink spdlog_trace_sink(std::shared_ptr<spdlog::logger> logger) {
   return [logger = std::move(logger)](const TraceEvent& event) {
-    spdlog::logger& out = logger ? *logger : *spdlog::default_logger_raw();
+    spdlog::logger& out = logger ? *logger : log();
     out.info("trace {}", format_trace_event(event));
   };
 }

@@ -57,8 +57,8 @@ std::string format_trace_event(const TraceEvent& event);
 
 using TraceSink = std::function<void(const TraceEvent&)>;
 
-/// A sink writing format_trace_event lines at info level to `logger`, or to spdlog's
-/// default logger (looked up per event) when `logger` is null.
+/// A sink writing format_trace_event lines at info level to `logger`, or to twinfab's
+/// logger (fabric::log(): standard error, TWINFAB_LOG_LEVEL) when `logger` is null.
 TraceSink spdlog_trace_sink(std::shared_ptr<spdlog::logger> logger = nullptr);
 
 class TraceHook : public DeviceDecorator {

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "fabric/error.hpp"
-#include "fabric/log_level.hpp"
+#include "fabric/log.hpp"
 #include "launch/pmix/singleton_oob.hpp"
 #ifdef TWINFAB_HAVE_PMIX
 #include "launch/pmix/pmix_oob.hpp"

@@ -23,7 +23,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
-#include "fabric/log_level.hpp"
+#include "fabric/log.hpp"
 #include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
 #include "tools/twinfab/sim_launch.hpp"

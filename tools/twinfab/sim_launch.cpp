@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/rank_getopt.hpp"
@@ -353,8 +353,8 @@ int run_sim_program(const SimLaunchOptions& options) {
     }
   }
 
-  spdlog::debug("sim: {} rank(s) of {} on platform '{}', {} per host", n, program.string(), options.platform,
-                ranks_per_host);
+  fabric::log().debug("sim: {} rank(s) of {} on platform '{}', {} per host", n, program.string(), options.platform,
+                      ranks_per_host);
   SimRankHost host(options.computation);
   HostInstallation installation(host);
   std::vector<int> status(n, 0);

@@ -1,13 +1,17 @@
 #!/bin/sh
 # Runs an MPI C program as real processes under Open MPI's mpirun (PMIx start-up) on
-# this host's RDMA device: `run_on_hardware.sh [--expect-failure] NPROCS PROGRAM [ARGS...]`.
+# this host's RDMA device:
+# `run_on_hardware.sh [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
 # --expect-failure: the job must end with an error (exit 0 then), and within 120 s
-# (a hang is a failure). Without a
+# (a hang is a failure). --expect-output: its output (stdout and stderr) must also
+# match the extended regular expression ERE. Without a
 # device (every build host; the micro-VM has rxe or siw) it is a skip (exit 77), with
 # the reason. ctest label `verbs`: `ci/vm/run --device rxe -- ctest -L verbs` runs it.
 set -u
 expect_failure=0
+expect_output=
 if [ "${1:-}" = --expect-failure ]; then expect_failure=1; shift; fi
+if [ "${1:-}" = --expect-output ]; then expect_output=$2; shift 2; fi
 nprocs=$1; shift
 if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
   echo "no RDMA device on this host (/sys/class/infiniband is empty): run inside the micro-VM (ci/vm/run --device rxe|siw -- ctest -L verbs)" >&2
@@ -19,17 +23,34 @@ if ! command -v mpirun >/dev/null 2>&1; then
 fi
 # --allow-run-as-root: the VM runs tests as root; --oversubscribe: 4 ranks on 2 vCPUs.
 # A rank that dies makes mpirun end the job with an error (never a hang).
-if [ "$expect_failure" = 0 ]; then
+if [ "$expect_failure" = 0 ] && [ -z "$expect_output" ]; then
   exec mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@"
 fi
-timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@"
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+if [ "$expect_failure" = 0 ]; then
+  mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@" > "$out" 2>&1
+  rc=$?
+  cat "$out"
+  if [ "$rc" = 0 ] && ! grep -Eq -- "$expect_output" "$out"; then
+    echo "the output does not match '$expect_output'" >&2
+    exit 1
+  fi
+  exit "$rc"
+fi
+timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe -n "$nprocs" "$@" > "$out" 2>&1
 rc=$?
+cat "$out"
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
   echo "the job did not end within 120 s: it hung instead of failing" >&2
   exit 1
 fi
 if [ "$rc" = 0 ]; then
   echo "the job succeeded, but it was expected to fail" >&2
+  exit 1
+fi
+if [ -n "$expect_output" ] && ! grep -Eq -- "$expect_output" "$out"; then
+  echo "the job failed, but its output does not match '$expect_output'" >&2
   exit 1
 fi
 echo "the job failed as expected (mpirun exit status $rc)"

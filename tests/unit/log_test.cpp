@@ -1,6 +1,7 @@
-// TWINFAB_LOG_LEVEL (fabric/log_level.hpp): the names it takes, and a clear error for
-// any other text instead of spdlog's silent "off".
-#include "fabric/log_level.hpp"
+// twinfab's logger and TWINFAB_LOG_LEVEL (fabric/log.hpp): the names it takes, a clear
+// error for any other text instead of spdlog's silent "off", and a level that is
+// twinfab's own, not that of spdlog's default logger (the program's).
+#include "fabric/log.hpp"
 
 #include <gtest/gtest.h>
 #include <spdlog/spdlog.h>
@@ -42,19 +43,29 @@ TEST(LogLevel, AnythingElseIsAnErrorThatNamesTheVariableAndTheLevels) {
   }
 }
 
-TEST(LogLevel, TheEnvironmentSetsSpdlogsLevelAndUnsetLeavesIt) {
-  const level_enum before = spdlog::get_level();
+TEST(LogLevel, TheEnvironmentSetsTwinfabsLevelAndUnsetLeavesIt) {
+  const level_enum before = log().level();
+  const level_enum program_before = spdlog::get_level();
+  EXPECT_EQ(before, level_enum::info);
   ASSERT_EQ(setenv("TWINFAB_LOG_LEVEL", "debug", 1), 0);
   apply_log_level_from_environment();
-  EXPECT_EQ(spdlog::get_level(), level_enum::debug);
+  EXPECT_EQ(log().level(), level_enum::debug);
+  EXPECT_EQ(spdlog::get_level(), program_before);  // the program's logger is left alone
   ASSERT_EQ(unsetenv("TWINFAB_LOG_LEVEL"), 0);
   apply_log_level_from_environment();
-  EXPECT_EQ(spdlog::get_level(), level_enum::debug);  // unchanged
+  EXPECT_EQ(log().level(), level_enum::debug);  // unchanged
   ASSERT_EQ(setenv("TWINFAB_LOG_LEVEL", "loud", 1), 0);
   EXPECT_THROW(apply_log_level_from_environment(), Error);
-  EXPECT_EQ(spdlog::get_level(), level_enum::debug);  // a bad value changes nothing
+  EXPECT_EQ(log().level(), level_enum::debug);  // a bad value changes nothing
   unsetenv("TWINFAB_LOG_LEVEL");
-  spdlog::set_level(before);
+  log().set_level(before);
+}
+
+TEST(LogLevel, TheProgramsSpdlogLevelDoesNotChangeTwinfabs) {
+  const level_enum program_before = spdlog::get_level();
+  spdlog::set_level(level_enum::off);
+  EXPECT_EQ(log().level(), level_enum::info);
+  spdlog::set_level(program_before);
 }
 
 }  // namespace

@@ -1,13 +1,20 @@
-#include "fabric/log_level.hpp"
+#include "fabric/log.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 
 #include <cstdlib>
 
 #include "fabric/error.hpp"
 
 namespace twinfab::fabric {
+
+spdlog::logger& log() {
+  // Not in spdlog's registry: the program may have a logger of that name, and
+  // spdlog::set_level() on the program's side must not change twinfab's.
+  static spdlog::logger logger("twinfab", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  return logger;
+}
 
 std::optional<spdlog::level::level_enum> parse_log_level(std::string_view text, std::string_view variable) {
   if (text.empty()) return std::nullopt;
@@ -32,7 +39,7 @@ std::optional<spdlog::level::level_enum> parse_log_level(std::string_view text, 
 
 void apply_log_level_from_environment() {
   const char* value = std::getenv("TWINFAB_LOG_LEVEL");
-  if (const auto level = parse_log_level(value != nullptr ? value : "", "TWINFAB_LOG_LEVEL")) spdlog::set_level(*level);
+  if (const auto level = parse_log_level(value != nullptr ? value : "", "TWINFAB_LOG_LEVEL")) log().set_level(*level);
 }
 
 }  // namespace twinfab::fabric
