@@ -2,15 +2,15 @@
 // waits on (TWINFAB_BLOCKING_WAIT, host_runtime.cpp): it sleeps in the kernel on the
 // CQs' completion channels instead of napping, wakes for the completion, returns
 // Timeout at its deadline and not before, and leaves the CQs in a state that polls and
-// destroys cleanly. A test without blocking waits shows what they replace. On whatever RDMA device the host has (rxe or
-// siw in the micro-VM); skipped, with the reason, on a host without one.
+// destroys cleanly. A test without blocking waits shows what they replace. On whatever
+// RDMA device the host has (rxe or siw in the micro-VM); skipped, with the reason, on a
+// host without one.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,7 +20,7 @@
 #include "backends/verbs/verbs_backend.hpp"
 #include "fabric/device.hpp"
 #include "fabric/error.hpp"
-#include "tests/fabric/verbs_test_support.hpp"  // connect_pair, kTimeout
+#include "tests/fabric/verbs_test_support.hpp"  // open_or_skip_reason, connect_pair, kTimeout
 
 namespace twinfab {
 namespace {
@@ -60,20 +60,6 @@ struct Pair {
   }
 };
 
-/// Opens the device with blocking waits on (or off) and fills `pair`; nullptr device
-/// and `why` on a host without one. Fatal failures end the calling test.
-std::unique_ptr<Device> open_or_skip_reason(bool blocking, std::string& why) {
-  verbs::OpenOptions options;
-  options.blocking_wait = blocking;
-  try {
-    return verbs::open_device(options);
-  } catch (const fabric::Error& e) {
-    if (e.status() != Status::NotFound || std::getenv("TWINFAB_IN_VM") != nullptr) throw;
-    why = e.what();
-    return nullptr;
-  }
-}
-
 /// Fills `pair` (device already open); fatal failures end the calling test.
 void make_pair(Pair& pair) {
   Device& device = *pair.device;
@@ -103,7 +89,9 @@ void make_pair(Pair& pair) {
   Pair pair;                                                     \
   {                                                              \
     std::string why;                                             \
-    pair.device = open_or_skip_reason(blocking, why);            \
+    verbs::OpenOptions options;                                  \
+    options.blocking_wait = blocking;                            \
+    pair.device = verbs_test::open_or_skip_reason(why, options); \
     if (!pair.device) GTEST_SKIP() << "no RDMA device: " << why; \
   }                                                              \
   make_pair(pair);                                               \

@@ -18,11 +18,11 @@ namespace twinfab::verbs_test {
 /// How long a test waits for anything on the device.
 constexpr double kTimeout = 10.0;
 
-/// The device to test, or nullptr with `why` when the host has none. Inside the VM
-/// (TWINFAB_IN_VM) a missing device is an error, not a skip.
-inline std::unique_ptr<fabric::Device> open_or_skip_reason(std::string& why) {
+/// The device to test, opened with `options`, or nullptr with `why` when the host has
+/// none. Inside the VM (TWINFAB_IN_VM) a missing device is an error, not a skip.
+inline std::unique_ptr<fabric::Device> open_or_skip_reason(std::string& why, const verbs::OpenOptions& options = {}) {
   try {
-    return verbs::open_device();
+    return verbs::open_device(options);
   } catch (const fabric::Error& e) {
     if (e.status() != fabric::Status::NotFound || std::getenv("TWINFAB_IN_VM") != nullptr) throw;
     why = e.what();
