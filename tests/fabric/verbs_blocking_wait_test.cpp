@@ -97,6 +97,21 @@ void make_pair(Pair& pair) {
   make_pair(pair);                                               \
   if (HasFatalFailure()) return
 
+/// Waits through `pair`'s runtime on the passive CQ and polls it into `got` until a
+/// completion comes or verbs_test::kTimeout passes (spurious returns are allowed);
+/// returns how many were polled, `last` the last wait's status.
+size_t wait_and_poll(Pair& pair, std::span<WorkCompletion> got, Status& last) {
+  fabric::Runtime& runtime = pair.device->runtime();
+  CompletionQueue* const sources[] = {pair.passive_cq.get()};
+  const double deadline = runtime.now() + verbs_test::kTimeout;
+  size_t n = 0;
+  while (n == 0 && runtime.now() < deadline) {
+    last = runtime.wait_for_completion(sources, deadline);
+    n = pair.passive_cq->poll(got);
+  }
+  return n;
+}
+
 /// Waits, through `pair`'s runtime, for a completion that the active side sends 300 ms
 /// later; `switches` is how often the waiting thread gave up its CPU meanwhile.
 void wait_for_late_send(Pair& pair, long& switches) {
@@ -105,17 +120,11 @@ void wait_for_late_send(Pair& pair, long& switches) {
     pair.send();
   });
   fabric::Runtime& runtime = pair.device->runtime();
-  CompletionQueue* const sources[] = {pair.passive_cq.get()};
   const long switches_before = voluntary_switches();
   const double start = runtime.now();
   Status s = Status::Ok;
   std::array<WorkCompletion, 4> got{};
-  size_t n = 0;
-  // Spurious returns are allowed: wait until the completion is there.
-  while (n == 0 && runtime.now() < start + verbs_test::kTimeout) {
-    s = runtime.wait_for_completion(sources, start + verbs_test::kTimeout);
-    n = pair.passive_cq->poll(got);
-  }
+  const size_t n = wait_and_poll(pair, got, s);
   switches = voluntary_switches() - switches_before;
   const double waited = runtime.now() - start;
   sender.join();
@@ -177,11 +186,8 @@ TEST(VerbsBlockingWait, AnArmedCqWithAnUnreadEventPollsAndDestroys) {
   pair.send();
   const double start = runtime.now();
   std::array<WorkCompletion, 4> got{};
-  size_t n = 0;
-  while (n == 0 && runtime.now() < start + verbs_test::kTimeout) {
-    runtime.wait_for_completion(sources, start + verbs_test::kTimeout);
-    n = pair.passive_cq->poll(got);
-  }
+  Status last = Status::Ok;
+  size_t n = wait_and_poll(pair, got, last);
   ASSERT_EQ(n, 1u);
   // A second blocked wait, on a CQ whose event is unread and whose completion is gone:
   // it consumes the event and times out.

@@ -17,6 +17,21 @@
 namespace twinfab::verbs {
 namespace {
 
+/// open_device() with `variable`=sometimes in the environment fails with an error about
+/// the variable. The build host usually has no device: the setting must be checked
+/// before one is looked for.
+void expect_open_device_refuses_malformed(const std::string& variable) {
+  ASSERT_EQ(setenv(variable.c_str(), "sometimes", 1), 0);
+  try {
+    (void)open_device();
+    ADD_FAILURE() << "open_device accepted " << variable << "=sometimes";
+  } catch (const fabric::Error& e) {
+    EXPECT_EQ(e.status(), fabric::Status::InvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find(variable), std::string::npos) << e.what();
+  }
+  unsetenv(variable.c_str());
+}
+
 TEST(YieldWhenIdle, AutoYieldsOnlyWhenTheHostRunsMoreProcessesThanCpus) {
   EXPECT_FALSE(decide_yield_when_idle(std::nullopt, nullptr, 2, 2));
   EXPECT_TRUE(decide_yield_when_idle(std::nullopt, nullptr, 3, 2));
@@ -52,16 +67,7 @@ TEST(YieldWhenIdle, AMalformedValueIsAnErrorThatNamesTheVariable) {
 }
 
 TEST(YieldWhenIdle, OpenDeviceReportsAMalformedValueBeforeLookingForADevice) {
-  // The build host usually has no device: the error must still be about the variable.
-  ASSERT_EQ(setenv("TWINFAB_YIELD_WHEN_IDLE", "sometimes", 1), 0);
-  try {
-    (void)open_device();
-    ADD_FAILURE() << "open_device accepted TWINFAB_YIELD_WHEN_IDLE=sometimes";
-  } catch (const fabric::Error& e) {
-    EXPECT_EQ(e.status(), fabric::Status::InvalidArgument) << e.what();
-    EXPECT_NE(std::string(e.what()).find("TWINFAB_YIELD_WHEN_IDLE"), std::string::npos) << e.what();
-  }
-  unsetenv("TWINFAB_YIELD_WHEN_IDLE");
+  expect_open_device_refuses_malformed("TWINFAB_YIELD_WHEN_IDLE");
 }
 
 TEST(YieldWhenIdle, OnlineCpusIsPositive) { EXPECT_GE(online_cpus(), 1); }
@@ -102,15 +108,7 @@ TEST(BlockingWait, AMalformedValueIsAnErrorThatNamesTheVariable) {
 }
 
 TEST(BlockingWait, OpenDeviceReportsAMalformedValueBeforeLookingForADevice) {
-  ASSERT_EQ(setenv("TWINFAB_BLOCKING_WAIT", "sometimes", 1), 0);
-  try {
-    (void)open_device();
-    ADD_FAILURE() << "open_device accepted TWINFAB_BLOCKING_WAIT=sometimes";
-  } catch (const fabric::Error& e) {
-    EXPECT_EQ(e.status(), fabric::Status::InvalidArgument) << e.what();
-    EXPECT_NE(std::string(e.what()).find("TWINFAB_BLOCKING_WAIT"), std::string::npos) << e.what();
-  }
-  unsetenv("TWINFAB_BLOCKING_WAIT");
+  expect_open_device_refuses_malformed("TWINFAB_BLOCKING_WAIT");
 }
 
 TEST(BlockingWait, TheRuntimeRemembersItsMode) {
