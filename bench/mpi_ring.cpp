@@ -20,6 +20,15 @@
 //       nothing else) and what a dependent load costs on this machine by how much
 //       memory it ranges over (memory_latency.hpp). The ring's cost follows where one
 //       iteration's working set (~8 KiB per rank, bench/footprint.sh) leaves the caches.
+//   bench_mpi_ring --budget [ranks=4096] [platform]
+//       how many lines of private state a rank could touch per message and still meet
+//       the 2x target at `ranks` ranks: bare ranks (scheduling only) that also touch K
+//       lines per resume, at 2 ranks and at `ranks`, for K = 0 ... 128, as a chain of
+//       dependent loads, as scattered lines at addresses known up front, and as
+//       consecutive lines (bare_ranks.hpp's LineAccess); the difference is what
+//       K lines cost at scale, set against the 2-rank ring's cost per message (2x
+//       leaves exactly that much). The ring touches ~130 lines per rank and iteration
+//       (bench/footprint.sh).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -145,6 +154,15 @@ double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigne
   });
 }
 
+/// bare_ranks.hpp's cost per resume of `ranks` ranks that touch `touched` lines each.
+double touching_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages,
+                                bench::TouchedLines touched) {
+  const unsigned rounds = std::max(100u, messages / ranks);
+  return in_child<double>(fmt::format("{}-rank bare run touching {} lines", ranks, touched.count), [&] {
+    return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds, touched);
+  });
+}
+
 /// `text` as a count in [low, high], or nullopt.
 std::optional<unsigned> parse_count(const char* text, unsigned low, unsigned high) {
   char* end = nullptr;
@@ -197,12 +215,55 @@ int scaling(unsigned max_ranks, const std::string& platform) {
   return 0;
 }
 
+/// --budget: see the file's comment.
+int budget(unsigned ranks, const std::string& platform) {
+  constexpr unsigned kMessages = 4096 * 100;
+  fmt::print(
+      "Line budget of the 2x target in the simulator: bare ranks touching K private lines per resume, "
+      "2 against {} ranks on {}\n",
+      ranks, platform);
+  std::fflush(stdout);
+  const unsigned two_iterations = kMessages / 2;
+  const double two =
+      per_message(ring_in_child(platform, 2, two_iterations), ring_in_child(platform, 2, 1), 2, two_iterations);
+  fmt::print(
+      "  the 2-rank MPI ring: {:.2f} us per message; 2x at {} ranks leaves {:.2f} us per message for what "
+      "scale adds\n",
+      two * 1e6, ranks, two * 1e6);
+  fmt::print("  {:>5}  {:>11}  {:>13}  {:>13}  {:>13}  {:>22}\n", "lines", "loads", "us at 2", "us at N", "added at N",
+             "ring at N, at best");
+  for (bench::LineAccess access :
+       {bench::LineAccess::chained, bench::LineAccess::scattered, bench::LineAccess::contiguous}) {
+    for (unsigned count : {0u, 8u, 16u, 32u, 64u, 128u}) {
+      if (count == 0 && access != bench::LineAccess::chained) continue;  // the same run
+      const bench::TouchedLines touched{count, access};
+      std::fflush(stdout);
+      const double small = touching_resume_in_child(platform, 2, kMessages, touched);
+      const double large = touching_resume_in_child(platform, ranks, kMessages, touched);
+      const double added = std::max(0.0, large - small);
+      fmt::print("  {:>5}  {:>11}  {:>13.3f}  {:>13.3f}  {:>13.3f}  {:>7.2f} us = {:>5.2f}x\n", count,
+                 count == 0 ? "-" : bench::line_access_name(access), small * 1e6, large * 1e6, added * 1e6,
+                 (two + added) * 1e6, (two + added) / two);
+    }
+  }
+  fmt::print(
+      "(\"added at N\": what a resume costs more at {} ranks than at 2 when each rank touches that many "
+      "lines of its own (bench/bare_ranks.hpp); \"ring at N, at best\": the 2-rank ring's cost plus that, "
+      "i.e. the least a ring whose ranks touch that many lines per message, reached that way, could cost at {} "
+      "ranks. Chained: each line's address is read from the one before; scattered: random lines at addresses "
+      "known up front; contiguous: consecutive lines. The MPI ring touches ~130 lines per rank and iteration, "
+      "~1/4 of them its stack (bench/footprint.sh).)\n",
+      ranks, ranks);
+  return 0;
+}
+
 int usage(const std::string& problem) {
   fmt::print(stderr,
              "bench_mpi_ring: {}\n"
              "usage: bench_mpi_ring [ranks>=2 (4096)] [iterations>=2 (100)] [platform (fat-tree-4096)]\n"
              "       bench_mpi_ring --once RANKS ITERATIONS [platform]\n"
-             "       bench_mpi_ring --scaling [max_ranks>=2 (4096)] [platform]\n",
+             "       bench_mpi_ring --scaling [max_ranks>=2 (4096)] [platform]\n"
+             "       bench_mpi_ring --budget [ranks>=2 (4096)] [platform]\n",
              problem);
   return 2;
 }
@@ -215,6 +276,13 @@ int run(int argc, char** argv) {
     const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
     sim::load_platform(platform);  // a bad one is reported here, not by each child
     return scaling(*max_ranks, platform);
+  }
+  if (argc > 1 && std::string(argv[1]) == "--budget") {
+    const std::optional<unsigned> ranks = argc > 2 ? parse_count(argv[2], 2, kMaxRanks) : 4096u;
+    if (!ranks) return usage(fmt::format("ranks '{}' is not a count of at least 2", argv[2]));
+    const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
+    sim::load_platform(platform);  // a bad one is reported here, not by each child
+    return budget(*ranks, platform);
   }
   if (argc > 1 && std::string(argv[1]) == "--once") {
     if (argc < 4) return usage("--once needs RANKS and ITERATIONS");
