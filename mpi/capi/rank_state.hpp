@@ -478,8 +478,15 @@ int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_cla
 
 /// What entry() and entry_anytime() do once they have a state: runs `body`, and turns
 /// an error into what `report(state, class, message)` makes of it.
+///
+/// Always inlined, as are entry() and entry_anytime() and their _reporting forms: an
+/// MPI function and its MPI_X_c form share one body (one lambda type, so one
+/// instantiation of these templates), which the compiler otherwise keeps out of line
+/// for both callers. That extra frame (~300 bytes on MPI_Sendrecv's path)
+/// took a simulated rank's stack past its first page: 4 KB more per rank of a
+/// 4096-rank ring (bench/smpi_ring.sh; docs/performance-notes.md).
 template <class Report, class Body>
-int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
+[[gnu::always_inline]] inline int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
   // A call made from inside another (by a user-defined reduction operation) restores
   // the outer one's name when it returns and leaves the computation alone.
   const char* const outer = state->call;
@@ -509,7 +516,7 @@ int run_entry(RankState* state, const char* function, Report&& report, Body&& bo
 
 /// Runs `body` for a rank that has its Context, errors going to `report`.
 template <class Report, class Body>
-int entry_reporting(const char* function, Report&& report, Body&& body) {
+[[gnu::always_inline]] inline int entry_reporting(const char* function, Report&& report, Body&& body) {
   RankState* state = current_state();
   if (state == nullptr || !state->context) [[unlikely]]
     refuse_inactive(function, state);
@@ -519,7 +526,7 @@ int entry_reporting(const char* function, Report&& report, Body&& body) {
 /// Runs `body` for a rank that has its Context; the boundary described at the top.
 /// Errors go to `comm`'s handler (MPI_COMM_WORLD's when it is no live communicator).
 template <class Body>
-int entry(const char* function, MPI_Comm comm, Body&& body) {
+[[gnu::always_inline]] inline int entry(const char* function, MPI_Comm comm, Body&& body) {
   return entry_reporting(
       function, [comm](RankState& s, int error_class, std::string_view message) {
         return raise(s, comm, error_class, message);
@@ -531,7 +538,7 @@ int entry(const char* function, MPI_Comm comm, Body&& body) {
 /// the last finalize included: makes the rank's state if it has none, and runs `body`
 /// whether the rank has its Context or not. Errors go to `report`.
 template <class Report, class Body>
-int entry_anytime_reporting(const char* function, Report&& report, Body&& body) {
+[[gnu::always_inline]] inline int entry_anytime_reporting(const char* function, Report&& report, Body&& body) {
   RankState* state = current_state();
   if (state == nullptr) state = create_state();
   return run_entry(state, function, std::forward<Report>(report), std::forward<Body>(body));
@@ -541,7 +548,7 @@ int entry_anytime_reporting(const char* function, Report&& report, Body&& body) 
 /// MPI_Init and MPI_Finalize, else to the initial handler, MPI_ERRORS_ARE_FATAL
 /// (MPI-4.0 §9.3).
 template <class Body>
-int entry_anytime(const char* function, Body&& body) {
+[[gnu::always_inline]] inline int entry_anytime(const char* function, Body&& body) {
   return entry_anytime_reporting(
       function, [](RankState& s, int error_class, std::string_view message) {
         return raise(s, MPI_COMM_WORLD, error_class, message);
