@@ -20,7 +20,7 @@
 //       nothing else) and what a dependent load costs on this machine by how much
 //       memory it ranges over (memory_latency.hpp). The ring's cost follows where one
 //       iteration's working set (~8 KiB per rank, bench/footprint.sh) leaves the caches.
-//   bench_mpi_ring --budget [ranks=4096] [platform]
+//   bench_mpi_ring --budget [ranks=4096] [platform]   (~45 s)
 //       how many lines of private state a rank could touch per message and still meet
 //       the 2x target at `ranks` ranks: bare ranks (scheduling only) that also touch K
 //       lines per resume, at 2 ranks and at `ranks`, for K = 0 ... 128, as a chain of
@@ -154,13 +154,19 @@ double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigne
   });
 }
 
-/// bare_ranks.hpp's cost per resume of `ranks` ranks that touch `touched` lines each.
+/// bare_ranks.hpp's cost per resume of `ranks` ranks that touch `touched` lines each:
+/// the lower of two runs (one run alone varies by a third with the machine's state).
 double touching_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages,
                                 bench::TouchedLines touched) {
   const unsigned rounds = std::max(100u, messages / ranks);
-  return in_child<double>(fmt::format("{}-rank bare run touching {} lines", ranks, touched.count), [&] {
-    return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds, touched);
-  });
+  double best = 0;
+  for (int run = 0; run < 2; ++run) {
+    const double cost = in_child<double>(fmt::format("{}-rank bare run touching {} lines", ranks, touched.count), [&] {
+      return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds, touched);
+    });
+    best = run == 0 ? cost : std::min(best, cost);
+  }
+  return best;
 }
 
 /// `text` as a count in [low, high], or nullopt.
