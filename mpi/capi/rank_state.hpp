@@ -482,9 +482,9 @@ int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_cla
 /// Always inlined, as are entry() and entry_anytime() and their _reporting forms: an
 /// MPI function and its MPI_X_c form share one body (one lambda type, so one
 /// instantiation of these templates), which the compiler otherwise keeps out of line
-/// for both callers. That extra frame (~300 bytes on MPI_Sendrecv's path)
-/// took a simulated rank's stack past its first page: 4 KB more per rank of a
-/// 4096-rank ring (bench/smpi_ring.sh; docs/performance-notes.md).
+/// for both callers. That extra frame (~300 bytes on MPI_Sendrecv's path) took a
+/// simulated rank's stack past its first page: 4 KB more per rank of a 4096-rank ring
+/// (mpi.c.memory_per_rank, bench/smpi_ring.sh; docs/performance-notes.md).
 template <class Report, class Body>
 [[gnu::always_inline]] inline int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
   // A call made from inside another (by a user-defined reduction operation) restores
