@@ -35,8 +35,11 @@ constexpr unsigned kBlockLines = 256;  ///< 16 KiB: about a simulated MPI rank's
 /// A rank's private block and the order in which it touches `touched.count` of its lines.
 class PrivateState {
  public:
-  PrivateState(unsigned rank, TouchedLines touched)
-      : lines_(std::make_unique<StateLine[]>(kBlockLines)), chained_(touched.access == LineAccess::chained) {
+  PrivateState(unsigned rank, TouchedLines touched) : chained_(touched.access == LineAccess::chained) {
+    // No block at all for none: the bare ranks of --scaling keep the heap layout they
+    // had before there was a block.
+    if (touched.count == 0) return;
+    lines_ = std::make_unique<StateLine[]>(kBlockLines);
     std::mt19937 random(rank + 1);
     std::vector<std::uint16_t> order(kBlockLines);
     if (touched.access == LineAccess::contiguous) {

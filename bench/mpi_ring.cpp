@@ -146,21 +146,14 @@ RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned i
   return in_child<RingResult>(fmt::format("{}-rank run", ranks), [&] { return ring(platform, ranks, iterations); });
 }
 
-/// bare_ranks.hpp's cost per resume of `ranks` ranks, over ~`messages` resumes.
-double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages) {
-  const unsigned rounds = std::max(100u, messages / ranks);
-  return in_child<double>(fmt::format("{}-rank bare scheduling run", ranks), [&] {
-    return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds);
-  });
-}
-
-/// bare_ranks.hpp's cost per resume of `ranks` ranks that touch `touched` lines each:
-/// the lower of two runs (one run alone varies by a third with the machine's state).
-double touching_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages,
-                                bench::TouchedLines touched) {
+/// bare_ranks.hpp's cost per resume of `ranks` ranks, each touching `touched` lines,
+/// over ~`messages` resumes: the lowest of `runs` runs (one run alone varies by a third
+/// with the machine's state).
+double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigned messages,
+                            bench::TouchedLines touched = {}, int runs = 1) {
   const unsigned rounds = std::max(100u, messages / ranks);
   double best = 0;
-  for (int run = 0; run < 2; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const double cost = in_child<double>(fmt::format("{}-rank bare run touching {} lines", ranks, touched.count), [&] {
       return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds, touched);
     });
@@ -244,8 +237,8 @@ int budget(unsigned ranks, const std::string& platform) {
       if (count == 0 && access != bench::LineAccess::chained) continue;  // the same run
       const bench::TouchedLines touched{count, access};
       std::fflush(stdout);
-      const double small = touching_resume_in_child(platform, 2, kMessages, touched);
-      const double large = touching_resume_in_child(platform, ranks, kMessages, touched);
+      const double small = bare_resume_in_child(platform, 2, kMessages, touched, 2);
+      const double large = bare_resume_in_child(platform, ranks, kMessages, touched, 2);
       const double added = std::max(0.0, large - small);
       fmt::print("  {:>5}  {:>11}  {:>13.3f}  {:>13.3f}  {:>13.3f}  {:>7.2f} us = {:>5.2f}x\n", count,
                  count == 0 ? "-" : bench::line_access_name(access), small * 1e6, large * 1e6, added * 1e6,
@@ -276,20 +269,16 @@ int usage(const std::string& problem) {
 
 int run(int argc, char** argv) {
   constexpr unsigned kMaxRanks = 1u << 20, kMaxIterations = 1u << 24;
-  if (argc > 1 && std::string(argv[1]) == "--scaling") {
-    const std::optional<unsigned> max_ranks = argc > 2 ? parse_count(argv[2], 2, kMaxRanks) : 4096u;
-    if (!max_ranks) return usage(fmt::format("max_ranks '{}' is not a count of at least 2", argv[2]));
+  // --scaling and --budget: MODE [count>=2 (4096)] [platform (fat-tree-4096)].
+  const auto count_and_platform = [&](const char* count_name, int (*mode)(unsigned, const std::string&)) {
+    const std::optional<unsigned> count = argc > 2 ? parse_count(argv[2], 2, kMaxRanks) : 4096u;
+    if (!count) return usage(fmt::format("{} '{}' is not a count of at least 2", count_name, argv[2]));
     const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
     sim::load_platform(platform);  // a bad one is reported here, not by each child
-    return scaling(*max_ranks, platform);
-  }
-  if (argc > 1 && std::string(argv[1]) == "--budget") {
-    const std::optional<unsigned> ranks = argc > 2 ? parse_count(argv[2], 2, kMaxRanks) : 4096u;
-    if (!ranks) return usage(fmt::format("ranks '{}' is not a count of at least 2", argv[2]));
-    const std::string platform = argc > 3 ? argv[3] : "fat-tree-4096";
-    sim::load_platform(platform);  // a bad one is reported here, not by each child
-    return budget(*ranks, platform);
-  }
+    return mode(*count, platform);
+  };
+  if (argc > 1 && std::string(argv[1]) == "--scaling") return count_and_platform("max_ranks", scaling);
+  if (argc > 1 && std::string(argv[1]) == "--budget") return count_and_platform("ranks", budget);
   if (argc > 1 && std::string(argv[1]) == "--once") {
     if (argc < 4) return usage("--once needs RANKS and ITERATIONS");
     const std::optional<unsigned> ranks = parse_count(argv[2], 1, kMaxRanks);
