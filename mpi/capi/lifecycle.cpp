@@ -1,4 +1,5 @@
 #include "mpi/capi/lifecycle.hpp"
+#include "mpi/capi/window_table.hpp"
 
 #include <fmt/format.h>
 
@@ -41,6 +42,7 @@ void release_context_if_unused(RankState& s) {
   s.drain_bsends();  // buffered messages still in flight are delivered first
   s.reap_detached(true);
   keep_config_at_finalize(s);  // MPI_T reads the control variables after the end too
+  s.windows.reset();           // windows the program did not free: their engine hooks into the Context
   s.context.reset();           // collective: drains the channel, meets every rank
   rank_host().close();
   s.released = true;

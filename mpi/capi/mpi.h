@@ -48,6 +48,7 @@ typedef int MPI_Errhandler;
 typedef int MPI_Info;
 typedef int MPI_Message;
 typedef int MPI_Session;
+typedef int MPI_Win;
 typedef ptrdiff_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -81,6 +82,10 @@ typedef long long MPI_Offset;
 /* MPI-4.0 §9.3: aborts the processes of the communicator or session on which the error
  * was raised. MPI_Abort ends the whole job here, so it acts as MPI_ERRORS_ARE_FATAL. */
 #define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000003)
+
+/* Windows (MPI_Win_create, ...) are 0xa0000000 + an index in the rank's table (never
+ * reused, so a freed window's handle stays invalid); MPI_WIN_NULL is MPICH's value. */
+#define MPI_WIN_NULL ((MPI_Win)0x20000000)
 
 /* Sessions (MPI_Session_init) are 0xbc000000 + an index in the rank's table (never
  * reused, so a finalized session's handle stays invalid); MPICH's values. */
@@ -146,6 +151,9 @@ typedef long long MPI_Offset;
 #define MPI_BXOR ((MPI_Op)0x58000009)
 #define MPI_MAXLOC ((MPI_Op)0x5800000a)
 #define MPI_MINLOC ((MPI_Op)0x5800000b)
+/* One-sided accumulates only (MPI_Accumulate and friends); collectives refuse them. */
+#define MPI_REPLACE ((MPI_Op)0x5800000c)
+#define MPI_NO_OP ((MPI_Op)0x5800000d)
 
 /* ---- special values */
 #define MPI_PROC_NULL (-1)
@@ -1391,6 +1399,150 @@ TWINFAB_MPI_API int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI
                                                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                                   MPI_Request* request);
 
+
+/* ---- one-sided communication (MPI-3.1 chapter 11; mpi/rma, docs/rma.md). Windows live
+   in the unified memory model. How operations move data (TWINFAB_RMA=rdma|sendrecv) and
+   the passive-target lock design (TWINFAB_RMA_LOCK=ts|progress|auto) are run-time
+   parameters; every design gives the semantics below. Errors: MPI_ERR_RMA_SYNC for a
+   call outside its epoch (an operation without fence/start/lock, an unlock without lock,
+   a complete without start, MPI_Win_free with an epoch open), MPI_ERR_RMA_RANGE for a
+   target range outside the target's window (checked at the origin; for a dynamic
+   window reported at the next flush, unlock, complete or fence), MPI_ERR_RMA_ATTACH for
+   an overlapping attach, MPI_ERR_OP for a user-defined op or an op not defined on the
+   type, MPI_ERR_TYPE for types whose basic elements differ, MPI_ERR_WIN for a bad
+   handle. A window's errors go to its error handler (MPI_ERRORS_ARE_FATAL at creation). */
+typedef void MPI_Win_errhandler_function(MPI_Win* win, int* errorcode, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn; /* the MPI-2.0 name */
+
+#define MPI_WIN_BASE 0x66000001
+#define MPI_WIN_SIZE 0x66000003
+#define MPI_WIN_DISP_UNIT 0x66000005
+#define MPI_WIN_CREATE_FLAVOR 0x66000007
+#define MPI_WIN_MODEL 0x66000009
+
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+
+TWINFAB_MPI_API int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                   MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                     MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                     MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                       void* baseptr, MPI_Win* win);
+/* The members must all be on one host (MPI_ERR_RMA_SHARED else): one POSIX shared-memory
+   segment holds every member's part, contiguous in rank order. */
+TWINFAB_MPI_API int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                            void* baseptr, MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                              void* baseptr, MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr);
+TWINFAB_MPI_API int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit,
+                                           void* baseptr);
+TWINFAB_MPI_API int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size);
+TWINFAB_MPI_API int MPI_Win_detach(MPI_Win win, const void* base);
+TWINFAB_MPI_API int MPI_Win_free(MPI_Win* win);
+TWINFAB_MPI_API int MPI_Win_get_group(MPI_Win win, MPI_Group* group);
+/* The predefined attributes only (MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL). */
+TWINFAB_MPI_API int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
+TWINFAB_MPI_API int MPI_Win_set_name(MPI_Win win, const char* win_name);
+TWINFAB_MPI_API int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
+TWINFAB_MPI_API int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+TWINFAB_MPI_API int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used);
+TWINFAB_MPI_API int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn,
+                                              MPI_Errhandler* errhandler);
+TWINFAB_MPI_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+TWINFAB_MPI_API int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler);
+TWINFAB_MPI_API int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+
+TWINFAB_MPI_API int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+TWINFAB_MPI_API int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+TWINFAB_MPI_API int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                   int target_rank, MPI_Aint target_disp, int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+TWINFAB_MPI_API int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                       void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                       int target_rank, MPI_Aint target_disp, int target_count,
+                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+TWINFAB_MPI_API int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
+                                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+TWINFAB_MPI_API int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+TWINFAB_MPI_API int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                             MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                             MPI_Request* request);
+TWINFAB_MPI_API int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                    int target_rank, MPI_Aint target_disp, int target_count,
+                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                        void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                        int target_rank, MPI_Aint target_disp, int target_count,
+                                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                              MPI_Datatype target_datatype, MPI_Win win);
+TWINFAB_MPI_API int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                              MPI_Datatype target_datatype, MPI_Win win);
+TWINFAB_MPI_API int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                     int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+TWINFAB_MPI_API int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+                                         MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                         MPI_Win win);
+TWINFAB_MPI_API int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                               MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                               MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
+TWINFAB_MPI_API int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+                                          MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                          MPI_Win win, MPI_Request* request);
+
+TWINFAB_MPI_API int MPI_Win_fence(int assert, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_complete(MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_wait(MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_test(MPI_Win win, int* flag);
+TWINFAB_MPI_API int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_unlock(int rank, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_lock_all(int assert, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_unlock_all(MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_flush(int rank, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_flush_all(MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_flush_local(int rank, MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_flush_local_all(MPI_Win win);
+TWINFAB_MPI_API int MPI_Win_sync(MPI_Win win);
+
 /* ---- The tools information interface, MPI_T (MPI-3.1 §14.3; mpi/capi/tools_interface.cpp,
    docs/mpi.md "Tools interface (MPI_T)"). Callable before MPI_Init and after MPI_Finalize
    once MPI_T_init_thread ran (reference counted with MPI_T_finalize); anything else is
@@ -1545,6 +1697,8 @@ TWINFAB_MPI_API int MPI_T_category_changed(int* stamp);
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #define TWINFAB_PMPI(name) TWINFAB_MPI_API __typeof__(name) P##name;
 TWINFAB_PMPI(MPI_Abort)
+TWINFAB_PMPI(MPI_Accumulate)
+TWINFAB_PMPI(MPI_Accumulate_c)
 TWINFAB_PMPI(MPI_Add_error_class)
 TWINFAB_PMPI(MPI_Add_error_code)
 TWINFAB_PMPI(MPI_Add_error_string)
@@ -1633,6 +1787,7 @@ TWINFAB_PMPI(MPI_Comm_size)
 TWINFAB_PMPI(MPI_Comm_split)
 TWINFAB_PMPI(MPI_Comm_split_type)
 TWINFAB_PMPI(MPI_Comm_test_inter)
+TWINFAB_PMPI(MPI_Compare_and_swap)
 TWINFAB_PMPI(MPI_DUP_FN)
 TWINFAB_PMPI(MPI_Dims_create)
 TWINFAB_PMPI(MPI_Dist_graph_create)
@@ -1648,6 +1803,7 @@ TWINFAB_PMPI(MPI_Exscan)
 TWINFAB_PMPI(MPI_Exscan_c)
 TWINFAB_PMPI(MPI_Exscan_init)
 TWINFAB_PMPI(MPI_Exscan_init_c)
+TWINFAB_PMPI(MPI_Fetch_and_op)
 TWINFAB_PMPI(MPI_Finalize)
 TWINFAB_PMPI(MPI_Finalized)
 TWINFAB_PMPI(MPI_Free_mem)
@@ -1659,7 +1815,11 @@ TWINFAB_PMPI(MPI_Gatherv)
 TWINFAB_PMPI(MPI_Gatherv_c)
 TWINFAB_PMPI(MPI_Gatherv_init)
 TWINFAB_PMPI(MPI_Gatherv_init_c)
+TWINFAB_PMPI(MPI_Get)
+TWINFAB_PMPI(MPI_Get_accumulate)
+TWINFAB_PMPI(MPI_Get_accumulate_c)
 TWINFAB_PMPI(MPI_Get_address)
+TWINFAB_PMPI(MPI_Get_c)
 TWINFAB_PMPI(MPI_Get_count)
 TWINFAB_PMPI(MPI_Get_count_c)
 TWINFAB_PMPI(MPI_Get_elements)
@@ -1812,7 +1972,11 @@ TWINFAB_PMPI(MPI_Pack_size)
 TWINFAB_PMPI(MPI_Pack_size_c)
 TWINFAB_PMPI(MPI_Pcontrol)
 TWINFAB_PMPI(MPI_Probe)
+TWINFAB_PMPI(MPI_Put)
+TWINFAB_PMPI(MPI_Put_c)
 TWINFAB_PMPI(MPI_Query_thread)
+TWINFAB_PMPI(MPI_Raccumulate)
+TWINFAB_PMPI(MPI_Raccumulate_c)
 TWINFAB_PMPI(MPI_Recv)
 TWINFAB_PMPI(MPI_Recv_c)
 TWINFAB_PMPI(MPI_Recv_init)
@@ -1835,6 +1999,12 @@ TWINFAB_PMPI(MPI_Request_c2f)
 TWINFAB_PMPI(MPI_Request_f2c)
 TWINFAB_PMPI(MPI_Request_free)
 TWINFAB_PMPI(MPI_Request_get_status)
+TWINFAB_PMPI(MPI_Rget)
+TWINFAB_PMPI(MPI_Rget_accumulate)
+TWINFAB_PMPI(MPI_Rget_accumulate_c)
+TWINFAB_PMPI(MPI_Rget_c)
+TWINFAB_PMPI(MPI_Rput)
+TWINFAB_PMPI(MPI_Rput_c)
 TWINFAB_PMPI(MPI_Rsend)
 TWINFAB_PMPI(MPI_Rsend_c)
 TWINFAB_PMPI(MPI_Rsend_init)
@@ -1977,6 +2147,43 @@ TWINFAB_PMPI(MPI_Wait)
 TWINFAB_PMPI(MPI_Waitall)
 TWINFAB_PMPI(MPI_Waitany)
 TWINFAB_PMPI(MPI_Waitsome)
+TWINFAB_PMPI(MPI_Win_allocate)
+TWINFAB_PMPI(MPI_Win_allocate_c)
+TWINFAB_PMPI(MPI_Win_allocate_shared)
+TWINFAB_PMPI(MPI_Win_allocate_shared_c)
+TWINFAB_PMPI(MPI_Win_attach)
+TWINFAB_PMPI(MPI_Win_call_errhandler)
+TWINFAB_PMPI(MPI_Win_complete)
+TWINFAB_PMPI(MPI_Win_create)
+TWINFAB_PMPI(MPI_Win_create_c)
+TWINFAB_PMPI(MPI_Win_create_dynamic)
+TWINFAB_PMPI(MPI_Win_create_errhandler)
+TWINFAB_PMPI(MPI_Win_detach)
+TWINFAB_PMPI(MPI_Win_fence)
+TWINFAB_PMPI(MPI_Win_flush)
+TWINFAB_PMPI(MPI_Win_flush_all)
+TWINFAB_PMPI(MPI_Win_flush_local)
+TWINFAB_PMPI(MPI_Win_flush_local_all)
+TWINFAB_PMPI(MPI_Win_free)
+TWINFAB_PMPI(MPI_Win_get_attr)
+TWINFAB_PMPI(MPI_Win_get_errhandler)
+TWINFAB_PMPI(MPI_Win_get_group)
+TWINFAB_PMPI(MPI_Win_get_info)
+TWINFAB_PMPI(MPI_Win_get_name)
+TWINFAB_PMPI(MPI_Win_lock)
+TWINFAB_PMPI(MPI_Win_lock_all)
+TWINFAB_PMPI(MPI_Win_post)
+TWINFAB_PMPI(MPI_Win_set_errhandler)
+TWINFAB_PMPI(MPI_Win_set_info)
+TWINFAB_PMPI(MPI_Win_set_name)
+TWINFAB_PMPI(MPI_Win_shared_query)
+TWINFAB_PMPI(MPI_Win_shared_query_c)
+TWINFAB_PMPI(MPI_Win_start)
+TWINFAB_PMPI(MPI_Win_sync)
+TWINFAB_PMPI(MPI_Win_test)
+TWINFAB_PMPI(MPI_Win_unlock)
+TWINFAB_PMPI(MPI_Win_unlock_all)
+TWINFAB_PMPI(MPI_Win_wait)
 TWINFAB_PMPI(MPI_Wtick)
 TWINFAB_PMPI(MPI_Wtime)
 #undef TWINFAB_PMPI

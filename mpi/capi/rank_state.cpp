@@ -1,4 +1,5 @@
 #include "mpi/capi/rank_state.hpp"
+#include "mpi/capi/window_table.hpp"
 
 #include "mpi/capi/attributes.hpp"
 #include "mpi/capi/session_table.hpp"

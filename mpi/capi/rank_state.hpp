@@ -50,6 +50,7 @@ namespace twinfab::mpi::capi {
 struct AttributeTables;  // attributes.hpp
 struct ToolsState;       // tools_interface.hpp
 class SessionTable;      // session_table.hpp
+struct WindowTable;      // window_table.hpp
 
 // Handle layout: a kind in the high byte, an index in the low 24 bits.
 inline constexpr std::uint32_t kHandleIndexMask = 0x00ffffff;
@@ -390,6 +391,10 @@ class RankState {
   // ---- the tools interface, MPI_T (mpi/capi/tools_interface.cpp): null until the rank
   // first calls MPI_T_init_thread or finalizes MPI (which keeps the Config there).
   std::unique_ptr<ToolsState> tools;
+
+  // ---- one-sided windows (mpi/capi/rma.cpp; window_table.hpp): null until the rank's
+  // first window. Released before the Context (lifecycle.cpp): its engine hooks into it.
+  std::unique_ptr<WindowTable> windows;
 
   // ---- info objects (mpi/capi/info.cpp; MPI_INFO_ENV's contents are set at MPI_Init)
   InfoTable infos;

@@ -122,11 +122,13 @@ std::vector<Category> make_categories() {
       {"twinfab_config",
        "The run-time parameters, one control variable per TWINFAB_* environment variable (set before MPI_Init; "
        "the same value on every rank).",
-       {}, {}, {1, 2, 3}},
+       {}, {}, {1, 2, 3, 4}},
       {"twinfab_config_protocols", "Packets, credits and the thresholds and variants of the point-to-point protocols.",
        {}, {}, {}},
       {"twinfab_config_connections", "When RC connections are made.", {}, {}, {}},
       {"twinfab_config_regcache", "The registration cache of rendezvous buffers.", {}, {}, {}},
+      {"twinfab_config_rma", "One-sided communication: how operations move data, the passive-target lock design.",
+       {}, {}, {}},
       {"twinfab_pt2pt", "The point-to-point engine of this rank: messages per protocol, matching queues.", {}, {},
        {}},
       {"twinfab_channel", "The RC channel of this rank: packets, credits, RDMA operations, connections.", {}, {},
@@ -137,7 +139,7 @@ std::vector<Category> make_categories() {
   for (std::size_t i = 0; i < cvars.size(); ++i)
     all[1 + static_cast<std::size_t>(cvars[i].group)].cvars.push_back(static_cast<int>(i));
   for (std::size_t i = 0; i < kPvars.size(); ++i)
-    all[4 + static_cast<std::size_t>(kPvars[i].group)].pvars.push_back(static_cast<int>(i));
+    all[5 + static_cast<std::size_t>(kPvars[i].group)].pvars.push_back(static_cast<int>(i));
   return all;
 }
 

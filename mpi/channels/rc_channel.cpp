@@ -512,7 +512,7 @@ void RcChannel::packet_posted(Connection& c, bool bye, bool update) {
 
 RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   const bool with_imm = op.kind == RdmaOp::Kind::WriteWithImm;
-  const bool read = op.kind == RdmaOp::Kind::Read;
+  const bool read = op.is_read_like();
   if (c.state != State::Connected || c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   // A write with immediate consumes a receive buffer at the peer: it costs a credit.
@@ -521,16 +521,23 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
     return Try::Blocked;
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Rdma, peer, op.cookie);
-  wr.opcode = read ? fabric::Opcode::RdmaRead
-                   : with_imm ? fabric::Opcode::RdmaWriteWithImm : fabric::Opcode::RdmaWrite;
+  switch (op.kind) {
+    case RdmaOp::Kind::Write: wr.opcode = fabric::Opcode::RdmaWrite; break;
+    case RdmaOp::Kind::WriteWithImm: wr.opcode = fabric::Opcode::RdmaWriteWithImm; break;
+    case RdmaOp::Kind::Read: wr.opcode = fabric::Opcode::RdmaRead; break;
+    case RdmaOp::Kind::CompareSwap: wr.opcode = fabric::Opcode::AtomicCompareSwap; break;
+    case RdmaOp::Kind::FetchAdd: wr.opcode = fabric::Opcode::AtomicFetchAdd; break;
+  }
   wr.sg_list = std::span(&op.local, 1);
   wr.remote_addr = op.remote_addr;
   wr.rkey = op.rkey;
   wr.imm_data = op.imm;
+  wr.compare_add = op.compare_add;
+  wr.swap = op.swap;
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail("rendezvous", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
+    fail("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
                                    peer, fabric::to_string(s), c.qp->last_error()));
   if (with_imm) --c.credits;
   if (read) ++c.reads_outstanding;
@@ -683,7 +690,8 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
                                        : std::string()));
   } else {
     --rdma_outstanding_;
-    if (wc.opcode == WcOpcode::RdmaRead) --c.reads_outstanding;
+    if (wc.opcode == WcOpcode::RdmaRead || wc.opcode == WcOpcode::CompareSwap || wc.opcode == WcOpcode::FetchAdd)
+      --c.reads_outstanding;
     sink_.on_rdma_done(wr_index(wc.wr_id), wc.status);
   }
 }

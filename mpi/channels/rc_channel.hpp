@@ -92,14 +92,20 @@ class PacketSink {
 };
 
 /// An RDMA operation for post_rdma. `local` must stay registered until on_rdma_done.
+/// The atomics (8 bytes at an 8-byte aligned remote address; `local` is 8 bytes and
+/// receives the old value) count against the device's max_rd_atomic like reads.
 struct RdmaOp {
-  enum class Kind : std::uint8_t { Write, WriteWithImm, Read };
+  enum class Kind : std::uint8_t { Write, WriteWithImm, Read, CompareSwap, FetchAdd };
   Kind kind = Kind::Write;
   fabric::Sge local{};
   std::uint64_t remote_addr = 0;
   std::uint32_t rkey = 0;
   std::uint32_t imm = 0;
   std::uint32_t cookie = 0;  ///< handed back to on_rdma_done
+  std::uint64_t compare_add = 0;  ///< CompareSwap: the expected value; FetchAdd: the addend
+  std::uint64_t swap = 0;         ///< CompareSwap: the value written when equal
+  /// Whether the operation needs one of the responder's outstanding read/atomic slots.
+  bool is_read_like() const noexcept { return kind == Kind::Read || kind == Kind::CompareSwap || kind == Kind::FetchAdd; }
 };
 
 /// What the channel did, for tests and experiments.

@@ -32,6 +32,27 @@ std::string_view to_string(ConnectMode mode) noexcept {
   return "?";
 }
 
+std::string_view to_string(RmaDesign design) noexcept {
+  switch (design) {
+    case RmaDesign::Auto: return "auto";
+    case RmaDesign::Rdma: return "rdma";
+    case RmaDesign::SendRecv: return "sendrecv";
+  }
+  return "?";
+}
+
+std::string_view to_string(RmaLockDesign design) noexcept {
+  switch (design) {
+    case RmaLockDesign::Auto: return "auto";
+    case RmaLockDesign::TestAndSet: return "ts";
+    case RmaLockDesign::Mcs: return "mcs";
+    case RmaLockDesign::Thread: return "thread";
+    case RmaLockDesign::Event: return "event";
+    case RmaLockDesign::TargetProgress: return "progress";
+  }
+  return "?";
+}
+
 void Config::validate() const {
   // Each refusal names the field and the environment variable that sets it.
   if (packet_size < 256 || packet_size > (1u << 24))
@@ -127,6 +148,15 @@ Config apply_environment(Config base) {
               {{"none", regcache::CacheKind::None},
                {"dme", regcache::CacheKind::Dme},
                {"lazy", regcache::CacheKind::Lazy}});
+  choice_from("TWINFAB_RMA", base.rma,
+              {{"auto", RmaDesign::Auto}, {"rdma", RmaDesign::Rdma}, {"sendrecv", RmaDesign::SendRecv}});
+  choice_from("TWINFAB_RMA_LOCK", base.rma_lock,
+              {{"auto", RmaLockDesign::Auto},
+               {"ts", RmaLockDesign::TestAndSet},
+               {"mcs", RmaLockDesign::Mcs},
+               {"thread", RmaLockDesign::Thread},
+               {"event", RmaLockDesign::Event},
+               {"progress", RmaLockDesign::TargetProgress}});
   base.validate();
   return base;
 }

@@ -26,6 +26,11 @@
 //   TWINFAB_REGCACHE_MAX_ENTRIES  cached registrations (memory entry records, >= 1)
 //   TWINFAB_REGCACHE_MAX_BYTES    bytes the cache may keep pinned (>= 1); a larger
 //                             area is registered for its transfer only
+//   TWINFAB_RMA               auto | rdma | sendrecv: how one-sided operations move data
+//                             (seed 001 ch. 3; docs/rma.md). auto: rdma
+//   TWINFAB_RMA_LOCK          auto | ts | mcs | thread | event | progress: the passive-target
+//                             lock design (seed 001 ch. 4). auto: ts where the device has
+//                             remote atomics, progress otherwise
 //
 // Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
 #pragma once
@@ -54,6 +59,25 @@ enum class ConnectMode : std::uint8_t {
 };
 std::string_view to_string(ConnectMode mode) noexcept;
 
+/// How one-sided operations move their data (mpi/rma, seed 001 ch. 3).
+enum class RmaDesign : std::uint8_t {
+  Auto,      ///< Rdma
+  Rdma,      ///< put/get as RDMA write/read straight into/out of the target window
+  SendRecv,  ///< every operation a message that the target's progress applies
+};
+std::string_view to_string(RmaDesign design) noexcept;
+
+/// The passive-target lock design (MPI_Win_lock; seed 001 ch. 4).
+enum class RmaLockDesign : std::uint8_t {
+  Auto,          ///< TestAndSet where the device has remote atomics, else TargetProgress
+  TestAndSet,    ///< remote compare-and-swap / fetch-and-add on a lock word, exponential backoff
+  Mcs,           ///< MCS queue lock with swap emulated by compare-and-swap
+  Thread,        ///< a dedicated thread at the target serves lock requests
+  Event,         ///< an event-driven thread at the target, woken by a completion
+  TargetProgress,  ///< lock requests are messages the target's progress engine serves (MPICH ch3)
+};
+std::string_view to_string(RmaLockDesign design) noexcept;
+
 struct Config {
   std::uint32_t packet_size = 8192;
   std::uint32_t credits = 32;
@@ -70,6 +94,9 @@ struct Config {
   regcache::CacheKind regcache = regcache::CacheKind::Lazy;
   std::uint64_t regcache_max_entries = 4096;
   std::uint64_t regcache_max_bytes = 4ull << 30;
+  /// One-sided communication (mpi/rma).
+  RmaDesign rma = RmaDesign::Auto;
+  RmaLockDesign rma_lock = RmaLockDesign::Auto;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

@@ -16,6 +16,10 @@ namespace {
 constexpr std::array<std::string_view, 4> kRendezvousWords{"auto", "write-imm", "read", "write-fin"};
 constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-demand"};
 constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
+constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
+constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
+static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
+              "the one-sided word lists follow the enumerators");
 static_assert(static_cast<int>(RendezvousVariant::WriteFin) == 3 && static_cast<int>(ConnectMode::OnDemand) == 2 &&
                   static_cast<int>(regcache::CacheKind::Lazy) == 2,
               "the word lists follow the enumerators");
@@ -29,7 +33,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 12> kVariables{{
+const std::array<ConfigVariable, 14> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -71,6 +75,16 @@ const std::array<ConfigVariable, 12> kVariables{{
     {"TWINFAB_REGCACHE_MAX_BYTES",
      "Bytes the registration cache may keep pinned (>= 1); a larger area is registered for its transfer only.",
      Kind::Unsigned64, Group::Regcache, {}, TWINFAB_CONFIG_FIELD(regcache_max_bytes)},
+    {"TWINFAB_RMA",
+     "How one-sided operations move data: auto (rdma), rdma (put and get as RDMA write and read into and out of "
+     "the target window), sendrecv (every operation a message the target's progress applies; seed 001's "
+     "baseline).",
+     Kind::Choice, Group::OneSided, kRmaWords, TWINFAB_CONFIG_FIELD(rma)},
+    {"TWINFAB_RMA_LOCK",
+     "The passive-target lock design: auto (ts where the device has remote atomics, else progress), ts "
+     "(remote compare-and-swap with exponential backoff), progress (lock requests served by the target's "
+     "progress engine); mcs, thread and event are not implemented yet (refused at window creation).",
+     Kind::Choice, Group::OneSided, kRmaLockWords, TWINFAB_CONFIG_FIELD(rma_lock)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

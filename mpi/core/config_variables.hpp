@@ -33,6 +33,7 @@ enum class ConfigVariableGroup : std::uint8_t {
   Protocols,    ///< packets, credits, protocol thresholds, rendezvous variant
   Connections,  ///< when RC connections are made
   Regcache,     ///< the registration cache
+  OneSided,     ///< one-sided communication (data movement and lock designs)
 };
 
 struct ConfigVariable {

@@ -187,6 +187,30 @@ std::size_t Context::advance_operations() {
   return steps;
 }
 
+void Context::add_progress_hook(ProgressHook* hook) { progress_hooks_.push_back(hook); }
+
+void Context::remove_progress_hook(ProgressHook* hook) {
+  progress_hooks_.erase(std::remove(progress_hooks_.begin(), progress_hooks_.end(), hook), progress_hooks_.end());
+}
+
+std::size_t Context::run_progress_hooks() {
+  if (running_progress_hooks_) return 0;
+  running_progress_hooks_ = true;
+  struct Reset {
+    bool& flag;
+    ~Reset() { flag = false; }
+  } reset{running_progress_hooks_};
+  std::size_t events = 0;
+  // By index: a hook may add or remove hooks (a window created or freed meanwhile).
+  for (std::size_t i = 0; i < progress_hooks_.size(); ++i) events += progress_hooks_[i]->progress(*this);
+  return events;
+}
+
+void Context::progress_or_wait_for_memory(double deadline) {
+  if (progress() == 0)
+    device_.runtime().wait(channel_->wait_sources(), std::min(deadline, channel_->wake_deadline()));
+}
+
 void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever); }
 
 void Context::progress_or_wait(double deadline) {

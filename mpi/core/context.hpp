@@ -44,6 +44,18 @@ namespace twinfab::mpi {
 /// MPI_TAG_UB this implementation guarantees.
 inline constexpr int kTagUpperBound = (1 << 30) - 1;
 
+class Context;
+
+/// Work another layer does at every Context::progress(): one-sided communication's
+/// target side (mpi/rma) applies the operations that arrived for its windows there.
+/// progress() must not wait and must not call Context::progress() (it is not re-entered).
+class ProgressHook {
+ public:
+  virtual ~ProgressHook() = default;
+  /// Returns the events handled (0: nothing to do right now).
+  virtual std::size_t progress(Context& context) = 0;
+};
+
 class Context {
  public:
   /// Whether the constructor applies the TWINFAB_* environment to its `config`.
@@ -247,6 +259,11 @@ class Context {
   /// nothing when no message matches yet.
   std::optional<MessageId> improbe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr,
                                    const char* where = nullptr);
+  /// improbe() without the progress step and without argument checks, for layers that
+  /// poll inside a ProgressHook (mpi/rma's target side on its windows' communicators).
+  std::optional<MessageId> take_message(int source, int tag, const Communicator& comm, MessageStatus* status) {
+    return engine_.take_matched(Envelope{comm.context_id(), source, tag}, status);
+  }
   /// MPI_Mprobe: improbe() until a message matches.
   MessageId mprobe(int source, int tag, const Communicator& comm, MessageStatus* status = nullptr);
   /// MPI_Imrecv: starts receiving `message` into (buffer, count, type) as irecv would
@@ -300,8 +317,12 @@ class Context {
   std::size_t progress() {
     std::size_t events = channel_->progress();
     if (!operations_.empty()) [[unlikely]] events += advance_operations();
+    if (!progress_hooks_.empty()) [[unlikely]] events += run_progress_hooks();
     return events;
   }
+  /// Runs `hook` at every progress() from now on, until remove_progress_hook.
+  void add_progress_hook(ProgressHook* hook);
+  void remove_progress_hook(ProgressHook* hook);
   /// Whether request `id` is complete, without completing it (wait/test still report
   /// it): what MPI_Testall and MPI_Waitany need. MPI_ERR_REQUEST for an unknown id.
   bool is_done(RequestId id) { return id == kRequestNull || lookup(id, "MPI_Test").done; }
@@ -311,6 +332,23 @@ class Context {
   /// (MPI_Test, MPI_Iprobe in a loop): progress() alone never lets simulated time
   /// advance, so a polling loop must give the runtime a bounded wait.
   void progress_or_wait(double deadline = fabric::Runtime::kForever);
+  /// progress_or_wait() for a caller that also polls memory the device writes (a
+  /// flag set by a peer's RDMA write): the wait also returns when data lands in
+  /// this rank's memory (fabric::Runtime::wait rather than wait_for_completion).
+  void progress_or_wait_for_memory(double deadline = fabric::Runtime::kForever);
+
+  // ---- what one-sided communication (mpi/rma) uses below the pt2pt engine
+  fabric::Device& device() noexcept { return device_; }
+  const fabric::DeviceCapabilities& capabilities() const noexcept { return device_.capabilities(); }
+  /// Registrations of user buffers through the registration cache.
+  MemoryRegistration& registration() noexcept { return registration_; }
+  /// Posts an RDMA operation to world rank `world_peer` (never this rank), ordered
+  /// with that peer's packets; its cookie must have kForeignCookieBit set, and its
+  /// completion goes to the handler of set_rdma_completion_handler.
+  void post_rdma(int world_peer, const RdmaOp& op) { channel_->post_rdma(world_peer, op); }
+  void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept {
+    engine_.set_rdma_completion_handler(handler);
+  }
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
@@ -329,6 +367,7 @@ class Context {
   /// Advances every operation in flight once and completes the requests of those
   /// done. Not re-entered: a user-defined op run by an operation may call MPI.
   std::size_t advance_operations();
+  std::size_t run_progress_hooks();
   /// A send whose arguments the caller checked (check_send, or coll_isend's contract).
   RequestId start_send(const void* buffer, std::int64_t count, const DatatypePtr& type,
                        int dest, int tag, const Communicator& comm, ContextId context_id, SendMode mode);
@@ -403,6 +442,8 @@ class Context {
   };
   std::vector<OperationEntry> operations_;  ///< in flight, in start order
   bool advancing_operations_ = false;
+  std::vector<ProgressHook*> progress_hooks_;
+  bool running_progress_hooks_ = false;
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<RcChannel> channel_;

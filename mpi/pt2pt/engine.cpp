@@ -39,7 +39,7 @@ std::uint32_t Pt2ptEngine::new_token() {
 
 std::uint32_t Pt2ptEngine::new_cookie(Request& request) {
   do {
-    ++next_cookie_;
+    next_cookie_ = (next_cookie_ + 1) & ~kForeignCookieBit;
   } while (next_cookie_ == 0 || cookies_.count(next_cookie_) != 0);
   cookies_[next_cookie_] = &request;
   return next_cookie_;
@@ -194,6 +194,10 @@ void Pt2ptEngine::finish_send(Request& request) {
 }
 
 void Pt2ptEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
+  if ((cookie & kForeignCookieBit) != 0) {
+    if (foreign_rdma_ != nullptr) foreign_rdma_->on_rdma_done(cookie, status);
+    return;
+  }
   auto it = cookies_.find(cookie);
   if (it == cookies_.end()) return;
   Request& request = *it->second;

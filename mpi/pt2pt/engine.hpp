@@ -69,12 +69,25 @@ struct IncomingMessage {
   std::uint32_t rkey = 0;
 };
 
+/// Completions of RDMA operations another layer (one-sided, mpi/rma) posted on the
+/// channel: cookies with kForeignCookieBit set are handed here, not to a request.
+class RdmaCompletionHandler {
+ public:
+  virtual ~RdmaCompletionHandler() = default;
+  virtual void on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) = 0;
+};
+/// The cookie bit that marks an RDMA operation as RdmaCompletionHandler's; the
+/// engine's own cookies stay below it.
+inline constexpr std::uint32_t kForeignCookieBit = 1u << 31;
+
 class Pt2ptEngine final : public PacketSink {
  public:
   Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
               MemoryRegistration& registration);
   /// The channel is created after the engine (it needs the engine as its sink).
   void attach_channel(RcChannel* channel) noexcept { channel_ = channel; }
+  /// Where completions of cookies with kForeignCookieBit go (null: nowhere).
+  void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept { foreign_rdma_ = handler; }
 
   /// Starts a send of `request` (buffer, count, type, bytes, context id, peer_world
   /// and tag filled in) from communicator rank `source`.
@@ -146,6 +159,7 @@ class Pt2ptEngine final : public PacketSink {
   RequestTable& requests_;
   MemoryRegistration& registration_;
   RcChannel* channel_ = nullptr;
+  RdmaCompletionHandler* foreign_rdma_ = nullptr;
   PostedQueue<Request*> posted_;
   UnexpectedQueue<std::shared_ptr<IncomingMessage>> unexpected_;
   /// By world rank, only while a multi-packet eager message from that peer is

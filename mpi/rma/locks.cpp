@@ -1,0 +1,196 @@
+// twinfab MPI one-sided: passive-target synchronization (MPI-3.1 §11.5.3) with the
+// lock designs of seed 001 chapter 4 (rma_engine.hpp lists them).
+//
+// Test-and-set (seed 001 §4.3.3): the lock word in the target's control block is 0
+// when free, -1 while held exclusively, and counts shared holders otherwise. An
+// exclusive request is a compare-and-swap of 0 to -1; a shared one a compare-and-swap
+// of the last value seen to that value plus one (starting from 0). A failed attempt
+// that found the lock held exclusively backs off exponentially before the next one
+// (the seed's remedy for the traffic repeated attempts cause); release is a
+// fetch-and-add (+1 from -1, -1 from a count). This rank's own lock word is taken
+// with CPU atomics: on the simulated HCA they are serialized with the remote atomics
+// (one address space, one actor at a time); docs/rma.md says what hardware
+// guarantees.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "mpi/rma/rma_engine.hpp"
+
+namespace twinfab::mpi::rma {
+
+namespace {
+
+/// Exponential backoff of the test-and-set design: the first wait after a failed
+/// attempt, and the most any wait lasts (seconds of the runtime's clock).
+constexpr double kBackoffInitial = 1e-6;
+constexpr double kBackoffMax = 1e-3;
+
+}  // namespace
+
+std::uint64_t RmaEngine::remote_atomic(Window& window, int target, RdmaOp::Kind kind, std::uint64_t compare_add,
+                                       std::uint64_t swap) {
+  const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
+  const std::size_t slot = window.layout.result(0);
+  RdmaOp op;
+  op.kind = kind;
+  op.local = window.control_region->sge(slot * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  op.remote_addr = peer.control + ControlLayout::kLockWord * sizeof(std::uint64_t);
+  op.rkey = peer.control_rkey;
+  op.compare_add = compare_add;
+  op.swap = swap;
+  RdmaInFlight entry;
+  entry.window = window.id;
+  entry.target = target;
+  const std::uint32_t cookie = new_cookie(std::move(entry));
+  op.cookie = cookie;
+  ++window.target(target).rdma_in_flight;
+  ++counters_.remote_atomics;
+  context_.post_rdma(window.comm->world_rank(target), op);
+  while (rdma_.count(cookie) != 0) context_.progress_or_wait();
+  return std::atomic_ref<std::uint64_t>(window.control()[slot]).load(std::memory_order_acquire);
+}
+
+void RmaEngine::acquire(Window& window, int target, LockType type, int assertions, const char* where) {
+  TargetState& state = window.target(target);
+  state.lock_type = type;
+  state.lock_nocheck = (assertions & assertion::kNoCheck) != 0;
+  if (state.lock_nocheck) {
+    state.lock = TargetState::Lock::Held;
+    return;
+  }
+  if (window.lock_design == RmaLockDesign::TargetProgress) {
+    state.lock = TargetState::Lock::Requested;
+    ++counters_.lock_attempts;
+    if (target == window.rank()) {
+      handle_lock_request(window, target, type);
+    } else {
+      ControlHeader h;
+      h.kind = MessageKind::LockRequest;
+      h.op = static_cast<std::uint8_t>(type);
+      send_control(window, target, h, true);
+    }
+    wait_until([&] { return window.target(target).lock == TargetState::Lock::Held; });
+    return;
+  }
+  // Test-and-set.
+  (void)where;
+  double backoff = kBackoffInitial;
+  std::uint64_t expected = 0;
+  for (;;) {
+    const std::uint64_t desired = type == LockType::Exclusive ? kExclusiveLockWord : expected + 1;
+    ++counters_.lock_attempts;
+    std::uint64_t old;
+    if (target == window.rank()) {
+      old = expected;
+      std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord])
+          .compare_exchange_strong(old, desired, std::memory_order_acq_rel);
+    } else {
+      old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired);
+    }
+    if (old == expected) break;
+    if (type == LockType::Shared && old != kExclusiveLockWord) {
+      expected = old;  // other shared holders: try again at once with their count
+      continue;
+    }
+    // Held against us: back off, then try from a free lock.
+    expected = 0;
+    const double until = context_.runtime().now() + backoff;
+    while (context_.runtime().now() < until) context_.progress_or_wait(until);
+    backoff = std::min(backoff * 2, kBackoffMax);
+  }
+  state.lock = TargetState::Lock::Held;
+}
+
+void RmaEngine::release(Window& window, int target, const char* where) {
+  TargetState& state = window.target(target);
+  if (state.lock_nocheck) {
+    complete_target(window, target, false, where);
+  } else if (window.lock_design == RmaLockDesign::TargetProgress) {
+    // The Unlock is applied after every operation sent before it, so its
+    // acknowledgement also says they are complete; RDMA ones are when they completed.
+    complete_target(window, target, true, where);
+    if (target == window.rank()) {
+      release_lock(window, target);
+    } else {
+      ControlHeader h;
+      h.kind = MessageKind::Unlock;
+      h.sequence = ++state.unlocks_sent;
+      state.unflushed_messages = 0;
+      send_control(window, target, h, true);
+      wait_until([&] { return state.unlocks_acked >= h.sequence; });
+      raise_target_error(window, target, where);
+    }
+  } else {
+    complete_target(window, target, false, where);
+    const std::uint64_t add = state.lock_type == LockType::Exclusive ? 1 : ~std::uint64_t{0};
+    if (target == window.rank())
+      std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord]).fetch_add(add, std::memory_order_acq_rel);
+    else
+      remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0);
+  }
+  state.lock = TargetState::Lock::None;
+  state.lock_nocheck = false;
+}
+
+void RmaEngine::lock(Window& window, LockType type, int target, int assertions, const char* where) {
+  if (target == kProcNull) return;
+  const int n = window.comm->size();
+  if (target < 0 || target >= n)
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
+                fmt::format("invalid rank; the window's group has {} ranks", n));
+  if ((assertions & ~assertion::kAll) != 0)
+    throw Error(ErrorClass::MPI_ERR_ASSERT, fmt::format("{}(assert={})", where, assertions), "unknown assertion bits");
+  EpochState& e = window.epoch;
+  if (e.lock_all)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
+                "MPI_Win_lock_all's epoch is open on this window");
+  if (e.started || (e.fence && e.fence_had_ops))
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
+                "an active-target epoch is open on this window");
+  auto it = window.targets.find(target);
+  if (it != window.targets.end() && it->second.lock != TargetState::Lock::None)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
+                "this rank already holds a lock on the target");
+  e.fence = false;
+  acquire(window, target, type, assertions, where);
+  ++e.locks_held;
+}
+
+void RmaEngine::unlock(Window& window, int target, const char* where) {
+  if (target == kProcNull) return;
+  const int n = window.comm->size();
+  if (target < 0 || target >= n)
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
+                fmt::format("invalid rank; the window's group has {} ranks", n));
+  auto it = window.targets.find(target);
+  if (window.epoch.lock_all || it == window.targets.end() || it->second.lock == TargetState::Lock::None)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
+                "this rank holds no lock on the target (MPI_Win_lock first)");
+  release(window, target, where);
+  --window.epoch.locks_held;
+}
+
+void RmaEngine::lock_all(Window& window, int assertions, const char* where) {
+  EpochState& e = window.epoch;
+  if (e.lock_all || e.locks_held > 0 || e.started || (e.fence && e.fence_had_ops))
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                e.lock_all ? "MPI_Win_lock_all's epoch is already open" : "another epoch is open on this window");
+  e.fence = false;
+  // Shared locks on every member, taken at once (MPI allows taking them lazily; the
+  // designs' costs then show in MPI_Win_lock_all itself, as in the seed's experiments).
+  for (int target = 0; target < window.comm->size(); ++target)
+    acquire(window, target, LockType::Shared, assertions, where);
+  e.lock_all = true;
+}
+
+void RmaEngine::unlock_all(Window& window, const char* where) {
+  if (!window.epoch.lock_all)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "no epoch of MPI_Win_lock_all is open");
+  for (int target = 0; target < window.comm->size(); ++target) release(window, target, where);
+  window.epoch.lock_all = false;
+}
+
+}  // namespace twinfab::mpi::rma

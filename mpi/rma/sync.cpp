@@ -1,0 +1,247 @@
+// twinfab MPI one-sided: completion and active-target synchronization (MPI-3.1
+// §11.5.1-2): flush, fence, and post/start/complete/wait with the RDMA-written
+// counters of seed 001 §3.3.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "mpi/coll/collectives.hpp"
+#include "mpi/rma/rma_engine.hpp"
+
+namespace twinfab::mpi::rma {
+
+namespace {
+
+std::uint64_t load(const std::uint64_t& word) {
+  return std::atomic_ref<const std::uint64_t>(word).load(std::memory_order_acquire);
+}
+
+}  // namespace
+
+void RmaEngine::raise_target_error(Window& window, int target, const char* where) {
+  TargetState& state = window.target(target);
+  if (state.error == ErrorClass::MPI_SUCCESS) return;
+  const ErrorClass error = state.error;
+  state.error = ErrorClass::MPI_SUCCESS;
+  throw Error(error, fmt::format("{}(target_rank={})", where, target),
+              error == ErrorClass::MPI_ERR_RMA_RANGE
+                  ? "an earlier operation addressed memory not attached to the target's dynamic window; it was "
+                    "not applied"
+                  : "an earlier operation to this target failed at the device");
+}
+
+void RmaEngine::complete_target(Window& window, int target, bool local, const char* where) {
+  TargetState& state = window.target(target);
+  if (!local && state.unflushed_messages > 0) {
+    ControlHeader h;
+    h.kind = MessageKind::FlushRequest;
+    h.sequence = ++state.flushes_sent;
+    state.unflushed_messages = 0;
+    send_control(window, target, h, true);
+  }
+  for (;;) {
+    reap_target(state, false);
+    if (state.requests.empty() && state.rdma_in_flight == 0 && (local || state.flushes_acked >= state.flushes_sent))
+      break;
+    context_.progress_or_wait();
+  }
+  raise_target_error(window, target, where);
+}
+
+void RmaEngine::complete_all(Window& window, bool local, const char* where) {
+  // Ask every target first, then wait: the round trips overlap.
+  std::vector<int> ranks;
+  for (auto& [rank, state] : window.targets) ranks.push_back(rank);
+  std::sort(ranks.begin(), ranks.end());
+  if (!local) {
+    for (int rank : ranks) {
+      TargetState& state = window.target(rank);
+      if (state.unflushed_messages == 0) continue;
+      ControlHeader h;
+      h.kind = MessageKind::FlushRequest;
+      h.sequence = ++state.flushes_sent;
+      state.unflushed_messages = 0;
+      send_control(window, rank, h, true);
+    }
+  }
+  for (int rank : ranks) complete_target(window, rank, local, where);
+}
+
+void RmaEngine::flush(Window& window, int target, bool local, const char* where) {
+  if (target == kProcNull) return;
+  const int n = window.comm->size();
+  if (target < 0 || target >= n)
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
+                fmt::format("invalid rank; the window's group has {} ranks", n));
+  auto it = window.targets.find(target);
+  const bool locked = it != window.targets.end() && it->second.lock != TargetState::Lock::None;
+  if (!locked && !window.epoch.lock_all)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
+                "flush needs a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) to this target");
+  complete_target(window, target, local, where);
+}
+
+void RmaEngine::flush_all(Window& window, bool local, const char* where) {
+  if (window.epoch.locks_held == 0 && !window.epoch.lock_all)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "flush needs a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all)");
+  complete_all(window, local, where);
+}
+
+void RmaEngine::sync(Window&, const char*) { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+void RmaEngine::fence(Window& window, int assertions, const char* where) {
+  EpochState& e = window.epoch;
+  if (e.started || e.posted || e.locks_held > 0 || e.lock_all)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "a fence cannot end a PSCW or passive-target epoch (close it with MPI_Win_complete, MPI_Win_wait "
+                "or MPI_Win_unlock first)");
+  if ((assertions & assertion::kNoPrecede) != 0 && e.fence_had_ops)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(assert=MPI_MODE_NOPRECEDE)", where),
+                "operations were issued since the last fence, which MPI_MODE_NOPRECEDE says there are not");
+  complete_all(window, false, where);
+  // Everyone's operations are complete at their targets once everyone got here.
+  barrier(context_, *window.comm);
+  e.fence = (assertions & assertion::kNoSucceed) == 0;
+  e.fence_had_ops = false;
+  ++counters_.fences;
+}
+
+std::vector<int> RmaEngine::group_ranks(const Window& window, const GroupPtr& group, const char* where) const {
+  if (!group) throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where), "null group");
+  std::vector<int> ranks;
+  const std::vector<int> world = window.comm->world_ranks();
+  for (int member : group->world_ranks()) {
+    auto it = std::find(world.begin(), world.end(), member);
+    if (it == world.end())
+      throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}(group)", where),
+                  fmt::format("process {} of MPI_COMM_WORLD is not in the window's group", member));
+    ranks.push_back(static_cast<int>(it - world.begin()));
+  }
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::uint64_t value, int which) {
+  if (peer == window.rank()) {
+    std::atomic_ref<std::uint64_t>(window.control()[word]).store(value, std::memory_order_release);
+    return;
+  }
+  const std::size_t staging = window.layout.staging(peer, which);
+  window.control()[staging] = value;
+  const PeerWindow& remote = window.peers[static_cast<std::size_t>(peer)];
+  RdmaOp op;
+  op.kind = RdmaOp::Kind::Write;
+  op.local = window.control_region->sge(staging * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  op.remote_addr = remote.control + word * sizeof(std::uint64_t);
+  op.rkey = remote.control_rkey;
+  RdmaInFlight entry;
+  entry.window = window.id;
+  entry.target = peer;
+  op.cookie = new_cookie(std::move(entry));
+  ++window.target(peer).rdma_in_flight;
+  ++counters_.rdma_writes;
+  context_.post_rdma(window.comm->world_rank(peer), op);
+}
+
+void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, const char* where) {
+  (void)assertions;  // NOCHECK/NOSTORE/NOPUT only allow optimizations
+  if (window.epoch.posted)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "an exposure epoch of MPI_Win_post is already open (MPI_Win_wait first)");
+  if (window.epoch.fence && window.epoch.fence_had_ops)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "a fence epoch with operations is open (end it with MPI_Win_fence(MPI_MODE_NOSUCCEED))");
+  window.epoch.fence = false;
+  const std::vector<int> origins = group_ranks(window, group, where);
+  // The window's memory must not change under the origins' feet before they were told:
+  // writes this rank made are visible before the flag (release in write_counter).
+  std::atomic_thread_fence(std::memory_order_release);
+  for (int origin : origins)
+    write_counter(window, origin, window.layout.post_count(window.rank()), ++window.posts_sent[origin], 0);
+  window.epoch.posted = true;
+  window.epoch.post_group = origins;
+}
+
+void RmaEngine::start(Window& window, const GroupPtr& group, int assertions, const char* where) {
+  if (window.epoch.started)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "an access epoch of MPI_Win_start is already open (MPI_Win_complete first)");
+  if (window.epoch.lock_all || window.epoch.locks_held > 0)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "a passive-target epoch is open on this window");
+  if (window.epoch.fence && window.epoch.fence_had_ops)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "a fence epoch with operations is open (end it with MPI_Win_fence(MPI_MODE_NOSUCCEED))");
+  window.epoch.fence = false;
+  const std::vector<int> targets = group_ranks(window, group, where);
+  // Communication starts once each target posted (seed 001 §3.3): wait for their flags.
+  for (int target : targets) {
+    const std::uint64_t wanted = ++window.posts_seen[target];
+    if ((assertions & assertion::kNoCheck) != 0) continue;
+    const std::uint64_t& flag = window.control()[window.layout.post_count(target)];
+    wait_until([&] { return load(flag) >= wanted; });
+  }
+  window.epoch.started = true;
+  window.epoch.start_group = targets;
+}
+
+void RmaEngine::complete(Window& window, const char* where) {
+  if (!window.epoch.started)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "no access epoch of MPI_Win_start is open");
+  // Every operation complete at its target, then the target's flag: the flag's RDMA
+  // write is posted only after the data's completed.
+  for (int target : window.epoch.start_group) {
+    TargetState& state = window.target(target);
+    if (state.unflushed_messages == 0) continue;
+    ControlHeader h;
+    h.kind = MessageKind::FlushRequest;
+    h.sequence = ++state.flushes_sent;
+    state.unflushed_messages = 0;
+    send_control(window, target, h, true);
+  }
+  for (int target : window.epoch.start_group) complete_target(window, target, false, where);
+  for (int target : window.epoch.start_group)
+    write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
+  for (int target : window.epoch.start_group) complete_target(window, target, true, where);
+  window.epoch.started = false;
+  window.epoch.start_group.clear();
+}
+
+void RmaEngine::wait(Window& window, const char* where) {
+  if (!window.epoch.posted)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "no exposure epoch of MPI_Win_post is open");
+  for (int origin : window.epoch.post_group) {
+    const std::uint64_t wanted = ++window.completes_seen[origin];
+    const std::uint64_t& flag = window.control()[window.layout.complete_count(origin)];
+    wait_until([&] { return load(flag) >= wanted; });
+  }
+  // The post flags this rank wrote must have left before the epoch's end lets the
+  // staging words be reused.
+  for (int origin : window.epoch.post_group) complete_target(window, origin, true, where);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  window.epoch.posted = false;
+  window.epoch.post_group.clear();
+}
+
+bool RmaEngine::test(Window& window, const char* where) {
+  if (!window.epoch.posted)
+    throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
+                "no exposure epoch of MPI_Win_post is open");
+  for (int origin : window.epoch.post_group) {
+    const std::uint64_t& flag = window.control()[window.layout.complete_count(origin)];
+    if (load(flag) < window.completes_seen[origin] + 1) {
+      // A poll that fails costs what MPI_Test's does (100 ns), so that a program testing
+      // in a loop lets simulated time advance.
+      context_.progress_or_wait_for_memory(context_.runtime().now() + 100e-9);
+      return false;
+    }
+  }
+  wait(window, where);
+  return true;
+}
+
+}  // namespace twinfab::mpi::rma

@@ -1,0 +1,387 @@
+// twinfab MPI one-sided: the target side, run by the rank's progress engine. It takes
+// the control messages that arrived for each window in arrival order, receives the
+// data sent apart, applies operations in order (MPI's default accumulate ordering per
+// origin follows), answers flush and lock requests, and sends replies.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "mpi/rma/rma_engine.hpp"
+
+namespace twinfab::mpi::rma {
+
+namespace {
+
+constexpr const char* kTargetWhere = "MPI one-sided (target side)";
+
+struct ParsedHeader {
+  ControlHeader header;
+  std::vector<Block> blocks;
+  std::span<const std::byte> inline_data;
+};
+
+ParsedHeader read_header(const std::vector<std::byte>& message) {
+  ParsedHeader p;
+  if (message.size() < sizeof(ControlHeader))
+    throw Error(ErrorClass::MPI_ERR_INTERN, kTargetWhere, fmt::format("a control message of {} bytes", message.size()));
+  std::memcpy(&p.header, message.data(), sizeof(ControlHeader));
+  const std::size_t blocks_bytes = std::size_t{p.header.block_count} * sizeof(Block);
+  if (message.size() < sizeof(ControlHeader) + blocks_bytes)
+    throw Error(ErrorClass::MPI_ERR_INTERN, kTargetWhere, "a control message shorter than its blocks");
+  p.blocks.resize(p.header.block_count);
+  if (blocks_bytes > 0) std::memcpy(p.blocks.data(), message.data() + sizeof(ControlHeader), blocks_bytes);
+  p.inline_data = std::span(message).subspan(sizeof(ControlHeader) + blocks_bytes);
+  return p;
+}
+
+/// The bytes the blocks span: [low, high) relative to their origin.
+std::pair<std::int64_t, std::int64_t> extent_of(const std::vector<Block>& blocks) {
+  if (blocks.empty()) return {0, 0};
+  std::int64_t low = blocks.front().offset, high = low;
+  for (const Block& b : blocks) {
+    low = std::min(low, b.offset);
+    high = std::max(high, b.offset + b.length);
+  }
+  return {low, high};
+}
+
+}  // namespace
+
+std::size_t RmaEngine::progress(Context&) {
+  std::size_t events = 0;
+  // By index: serving never creates or frees windows, but stay safe against it.
+  for (std::size_t i = 0; i < windows_.size(); ++i) events += serve(*windows_[i]);
+  return events;
+}
+
+std::size_t RmaEngine::serve(Window& window) {
+  std::size_t events = 0;
+  for (;;) {
+    // One control message at a time is taken until it is parsed: parsing posts the
+    // receive of data sent apart, and those must be posted in arrival order.
+    if (!window.incoming.empty() && !window.incoming.back().parsed) {
+      IncomingOperation& last = window.incoming.back();
+      if (!context_.is_done(last.header_request)) break;
+      parse(window, last);
+      ++events;
+      continue;
+    }
+    MessageStatus status;
+    std::optional<MessageId> message = context_.take_message(kAnySource, kTagControl, *window.comm, &status);
+    if (!message) break;
+    IncomingOperation op;
+    op.source = status.source;
+    op.header.resize(static_cast<std::size_t>(status.count_bytes));
+    op.header_request = context_.imrecv(op.header.data(), status.count_bytes, context_.datatype(BasicKind::Byte),
+                                        *message, kTargetWhere);
+    window.incoming.push_back(std::move(op));
+    ++events;
+  }
+  while (!window.incoming.empty() && window.incoming.front().parsed) {
+    if (!apply(window, window.incoming.front())) break;
+    window.incoming.pop_front();
+    ++events;
+  }
+  return events + reap(window);
+}
+
+void RmaEngine::parse(Window& window, IncomingOperation& op) {
+  context_.test(op.header_request);
+  op.parsed = true;
+  const ParsedHeader p = read_header(op.header);
+  const ControlHeader& h = p.header;
+  if (h.data_inline || h.data_bytes == 0) return;
+  if (h.kind != MessageKind::Put && h.kind != MessageKind::Accumulate && h.kind != MessageKind::GetAccumulate &&
+      h.kind != MessageKind::CompareSwap)
+    return;
+  const DatatypePtr& bytes = context_.datatype(BasicKind::Byte);
+  const auto [low, high] = extent_of(p.blocks);
+  bool valid = true;
+  if (window.flavor == Flavor::Dynamic) {
+    const std::uint64_t first = h.target_offset + static_cast<std::uint64_t>(low);
+    auto it = window.attached.upper_bound(first);
+    valid = it != window.attached.begin() &&
+            std::prev(it)->first + std::prev(it)->second.size >= h.target_offset + static_cast<std::uint64_t>(high);
+  }
+  if (h.kind == MessageKind::Put && valid) {
+    // Straight into the window with the target layout: a large put lands by the
+    // rendezvous protocol's RDMA, without a copy.
+    std::vector<std::int64_t> lengths, displacements;
+    for (const Block& b : p.blocks) {
+      lengths.push_back(b.length);
+      displacements.push_back(b.offset);
+    }
+    op.data_type = Datatype::hindexed(lengths, displacements, bytes);
+    op.data_type->commit();
+    op.data_request =
+        context_.irecv(local_target(window, h.target_offset), 1, op.data_type, op.source, kTagData, *window.comm,
+                       kTargetWhere);
+    return;
+  }
+  op.data.resize(h.data_bytes);
+  op.data_request = context_.irecv(op.data.data(), static_cast<std::int64_t>(h.data_bytes), bytes, op.source,
+                                   kTagData, *window.comm, kTargetWhere);
+}
+
+bool RmaEngine::apply(Window& window, IncomingOperation& op) {
+  if (op.data_request != kRequestNull) {
+    if (!context_.is_done(op.data_request)) return false;
+    context_.test(op.data_request);
+  }
+  const ParsedHeader p = read_header(op.header);
+  const ControlHeader& h = p.header;
+  const int origin = op.source;
+  // Where the operation's data is: inline, or received apart (a put's is in place).
+  const std::span<const std::byte> data =
+      h.data_inline ? p.inline_data : std::span<const std::byte>(op.data.data(), op.data.size());
+  bool valid = true;
+  if (window.flavor == Flavor::Dynamic && !p.blocks.empty()) {
+    const auto [low, high] = extent_of(p.blocks);
+    const std::uint64_t first = h.target_offset + static_cast<std::uint64_t>(low);
+    auto it = window.attached.upper_bound(first);
+    valid = it != window.attached.begin() &&
+            std::prev(it)->first + std::prev(it)->second.size >= h.target_offset + static_cast<std::uint64_t>(high);
+    if (!valid && (h.kind == MessageKind::Put || h.kind == MessageKind::Get || h.kind == MessageKind::Accumulate ||
+                   h.kind == MessageKind::GetAccumulate || h.kind == MessageKind::CompareSwap))
+      window.origin_errors.emplace(origin, ErrorClass::MPI_ERR_RMA_RANGE);
+  }
+  std::byte* base = valid ? local_target(window, h.target_offset) : nullptr;
+  switch (h.kind) {
+    case MessageKind::Put:
+      if (valid && h.data_inline) {
+        std::size_t position = 0;
+        for (const Block& b : p.blocks) {
+          std::memcpy(base + b.offset, data.data() + position, static_cast<std::size_t>(b.length));
+          position += static_cast<std::size_t>(b.length);
+        }
+      }
+      ++counters_.operations_applied;
+      break;
+    case MessageKind::Get:
+      if (valid)
+        reply_layout(window, origin, h.reply_tag, base, p.blocks);
+      else
+        reply(window, origin, h.reply_tag, std::vector<std::byte>(h.data_bytes));
+      ++counters_.operations_applied;
+      break;
+    case MessageKind::Accumulate:
+      if (valid)
+        accumulate_into(base, p.blocks, data.data(), data.size(), static_cast<Op>(h.op),
+                        static_cast<BasicKind>(h.basic_kind));
+      ++counters_.operations_applied;
+      break;
+    case MessageKind::GetAccumulate: {
+      std::vector<std::byte> old;
+      if (valid) {
+        for (const Block& b : p.blocks) old.insert(old.end(), base + b.offset, base + b.offset + b.length);
+        if (static_cast<Op>(h.op) != Op::NoOp)
+          accumulate_into(base, p.blocks, data.data(), data.size(), static_cast<Op>(h.op),
+                          static_cast<BasicKind>(h.basic_kind));
+      } else {
+        std::uint64_t total = 0;
+        for (const Block& b : p.blocks) total += static_cast<std::uint64_t>(b.length);
+        old.resize(total);
+      }
+      reply(window, origin, h.reply_tag, std::move(old));
+      ++counters_.operations_applied;
+      break;
+    }
+    case MessageKind::CompareSwap: {
+      const std::size_t size = data.size() / 2;
+      std::vector<std::byte> old(size);
+      if (valid) {
+        std::memcpy(old.data(), base, size);
+        if (std::memcmp(base, data.data() + size, size) == 0) std::memcpy(base, data.data(), size);
+      }
+      reply(window, origin, h.reply_tag, std::move(old));
+      ++counters_.operations_applied;
+      break;
+    }
+    case MessageKind::FlushRequest:
+      send_ack(window, origin, MessageKind::FlushAck, h.sequence);
+      break;
+    case MessageKind::FlushAck:
+    case MessageKind::UnlockAck: {
+      TargetState& state = window.target(origin);
+      if (h.kind == MessageKind::FlushAck)
+        state.flushes_acked = std::max(state.flushes_acked, h.sequence);
+      else
+        state.unlocks_acked = std::max(state.unlocks_acked, h.sequence);
+      if (h.error != 0 && state.error == ErrorClass::MPI_SUCCESS) state.error = static_cast<ErrorClass>(h.error);
+      break;
+    }
+    case MessageKind::LockRequest:
+      handle_lock_request(window, origin, static_cast<LockType>(h.op));
+      break;
+    case MessageKind::LockGranted:
+      window.target(origin).lock = TargetState::Lock::Held;
+      break;
+    case MessageKind::Unlock:
+      release_lock(window, origin);
+      send_ack(window, origin, MessageKind::UnlockAck, h.sequence);
+      break;
+    default:
+      throw Error(ErrorClass::MPI_ERR_INTERN, kTargetWhere,
+                  fmt::format("unknown control message kind {}", static_cast<int>(h.kind)));
+  }
+  return true;
+}
+
+void RmaEngine::reply(Window& window, int origin, std::uint32_t tag, std::vector<std::byte> data) {
+  OutgoingReply r;
+  r.data = std::move(data);
+  r.request = context_.isend(r.data.data(), static_cast<std::int64_t>(r.data.size()),
+                             context_.datatype(BasicKind::Byte), origin, static_cast<int>(tag), *window.comm,
+                             SendMode::Standard, kTargetWhere);
+  window.replies.push_back(std::move(r));
+}
+
+void RmaEngine::reply_layout(Window& window, int origin, std::uint32_t tag, void* base,
+                             const std::vector<Block>& blocks) {
+  // Straight out of the window with the target layout (a large get's reply goes by
+  // rendezvous, without a copy).
+  std::vector<std::int64_t> lengths, displacements;
+  for (const Block& b : blocks) {
+    lengths.push_back(b.length);
+    displacements.push_back(b.offset);
+  }
+  OutgoingReply r;
+  r.type = Datatype::hindexed(lengths, displacements, context_.datatype(BasicKind::Byte));
+  r.type->commit();
+  r.request = context_.isend(base, 1, r.type, origin, static_cast<int>(tag), *window.comm, SendMode::Standard,
+                             kTargetWhere);
+  window.replies.push_back(std::move(r));
+}
+
+void RmaEngine::send_ack(Window& window, int origin, MessageKind kind, std::uint64_t sequence) {
+  ControlHeader h;
+  h.kind = kind;
+  h.sequence = sequence;
+  auto it = window.origin_errors.find(origin);
+  if (it != window.origin_errors.end()) {
+    h.error = static_cast<std::int32_t>(it->second);
+    window.origin_errors.erase(it);
+  }
+  std::vector<std::byte> bytes(sizeof h);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  reply(window, origin, kTagControl, std::move(bytes));
+  ++counters_.messages;
+}
+
+void RmaEngine::send_control(Window& window, int target, const ControlHeader& header, bool tracked) {
+  auto bytes = std::make_shared<std::vector<std::byte>>(sizeof header);
+  std::memcpy(bytes->data(), &header, sizeof header);
+  const RequestId id = context_.isend(bytes->data(), static_cast<std::int64_t>(bytes->size()),
+                                      context_.datatype(BasicKind::Byte), target, kTagControl, *window.comm);
+  ++counters_.messages;
+  if (tracked) {
+    window.target(target).requests.push_back(InFlightMessage{id, bytes});
+  } else {
+    OutgoingReply r;
+    r.request = id;
+    r.data = std::move(*bytes);  // the send reads bytes->data(): keep that storage
+    // Moving a vector keeps its heap buffer, so the pointer handed to isend stays valid.
+    window.replies.push_back(std::move(r));
+  }
+}
+
+// ---------------------------------------------------------------- progress lock design
+
+void RmaEngine::handle_lock_request(Window& window, int origin, LockType type) {
+  window.waiting_locks.push_back(WaitingLock{origin, type});
+  grant_waiting(window);
+}
+
+void RmaEngine::grant_waiting(Window& window) {
+  // First come, first served: a waiting exclusive request holds back later shared ones.
+  while (!window.waiting_locks.empty()) {
+    const WaitingLock next = window.waiting_locks.front();
+    const bool grantable = next.type == LockType::Exclusive ? !window.exclusive_held && window.shared_holders == 0
+                                                            : !window.exclusive_held;
+    if (!grantable) return;
+    window.waiting_locks.pop_front();
+    if (next.type == LockType::Exclusive) {
+      window.exclusive_held = true;
+      window.exclusive_holder = next.origin;
+    } else {
+      ++window.shared_holders;
+    }
+    if (next.origin == window.rank()) {
+      window.target(next.origin).lock = TargetState::Lock::Held;
+    } else {
+      ControlHeader h;
+      h.kind = MessageKind::LockGranted;
+      send_control(window, next.origin, h, false);
+    }
+  }
+}
+
+void RmaEngine::release_lock(Window& window, int origin) {
+  if (window.exclusive_held && window.exclusive_holder == origin) {
+    window.exclusive_held = false;
+    window.exclusive_holder = -1;
+  } else if (window.shared_holders > 0) {
+    --window.shared_holders;
+  }
+  grant_waiting(window);
+}
+
+// ---------------------------------------------------------------- reaping
+
+std::size_t RmaEngine::reap_target(TargetState& state, bool wait) {
+  std::size_t released = 0;
+  for (std::size_t i = 0; i < state.requests.size();) {
+    RequestId id = state.requests[i].request;
+    if (!wait && !context_.is_done(id)) {
+      ++i;
+      continue;
+    }
+    if (wait) {
+      context_.wait(id);
+    } else {
+      context_.test(id);
+    }
+    internal_done(state.requests[i].request);
+    state.requests.erase(state.requests.begin() + static_cast<std::ptrdiff_t>(i));
+    ++released;
+  }
+  return released;
+}
+
+std::size_t RmaEngine::reap(Window& window) {
+  std::size_t events = 0;
+  for (std::size_t i = 0; i < window.replies.size();) {
+    RequestId id = window.replies[i].request;
+    if (!context_.is_done(id)) {
+      ++i;
+      continue;
+    }
+    context_.test(id);
+    window.replies.erase(window.replies.begin() + static_cast<std::ptrdiff_t>(i));
+    ++events;
+  }
+  for (auto& [rank, state] : window.targets)
+    if (!state.requests.empty()) events += reap_target(state, false);
+  return events;
+}
+
+void RmaEngine::accumulate_into(std::byte* base, const std::vector<Block>& blocks, const std::byte* data,
+                                std::uint64_t bytes, Op op, BasicKind basic) {
+  const std::size_t element = basic_size(basic);
+  std::uint64_t position = 0;
+  for (const Block& b : blocks) {
+    const auto length = static_cast<std::uint64_t>(b.length);
+    if (position + length > bytes) break;
+    if (op == Op::Replace) {
+      std::memcpy(base + b.offset, data + position, length);
+    } else if (op != Op::NoOp) {
+      // Elements may straddle blocks only if the layout splits a basic element, which
+      // MPI's type rules exclude; the blocks hold whole elements.
+      mpi::apply(op, basic, data + position, base + b.offset, length / element);
+    }
+    position += length;
+  }
+}
+
+}  // namespace twinfab::mpi::rma

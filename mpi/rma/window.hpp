@@ -1,0 +1,220 @@
+// twinfab MPI one-sided: the state of one window at one rank (MPI_Win).
+//
+// A Window is created collectively over a communicator (mpi/rma/rma_engine.hpp) and
+// owns: a duplicate of that communicator, in which its messages travel (operations of
+// the send/receive design, flush and lock requests, replies), so they never meet the
+// program's; the registration of its memory; a small registered control block that
+// peers reach by RDMA (the passive-target lock word and the PSCW counters); what every
+// member published at creation (base, size, displacement unit, rkeys); and the
+// synchronization state of this rank's epochs.
+//
+// Memory per rank and window: the peer table (40 bytes per member) and the control
+// block (32 bytes per member for the PSCW counters and their staging); the per-target completion state
+// exists only for targets this rank accessed.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric/memory_region.hpp"
+#include "mpi/core/communicator.hpp"
+#include "mpi/core/config.hpp"
+#include "mpi/core/datatype.hpp"
+#include "mpi/core/request.hpp"
+
+namespace twinfab::mpi::rma {
+
+/// MPI_WIN_FLAVOR_*: how the window's memory came to be.
+enum class Flavor : std::uint8_t { Create, Allocate, Dynamic, Shared };
+
+/// MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE.
+enum class LockType : std::uint8_t { Shared, Exclusive };
+
+/// The assertions of the synchronization calls (MPI_MODE_*), as bits; the C API maps
+/// its constants to these.
+namespace assertion {
+inline constexpr int kNoCheck = 1 << 0;
+inline constexpr int kNoStore = 1 << 1;
+inline constexpr int kNoPut = 1 << 2;
+inline constexpr int kNoPrecede = 1 << 3;
+inline constexpr int kNoSucceed = 1 << 4;
+inline constexpr int kAll = (1 << 5) - 1;
+}  // namespace assertion
+
+/// What each member publishes at window creation (one allgather).
+struct PeerWindow {
+  std::uint64_t base = 0;        ///< address of its window memory (0: none)
+  std::uint64_t size = 0;        ///< bytes
+  std::uint64_t control = 0;     ///< address of its control block
+  std::uint32_t rkey = 0;        ///< of the window memory (0 when size is 0 or dynamic)
+  std::uint32_t control_rkey = 0;
+  std::int32_t disp_unit = 1;
+  std::int32_t node = -1;        ///< host it runs on (shared windows), -1: unknown
+};
+
+/// The control block's layout: one registered array of 64-bit words per window and rank.
+///   [0]                  the passive-target lock word (test-and-set design)
+///   [1]                  reserved (MCS tail)
+///   [2, 2 + n)           PSCW: how many times member i posted to this rank (written by i)
+///   [2 + n, 2 + 2n)      PSCW: how many times member i completed an access epoch here
+///   [2 + 2n, 2 + 4n)     staging: the values this rank is writing to member i's post and
+///                        complete counters (two words per member: a post and a complete
+///                        to one peer may be in flight at once)
+///   [2 + 4n, + kResultSlots) results of this rank's own remote atomics
+struct ControlLayout {
+  static constexpr std::size_t kLockWord = 0;
+  static constexpr std::size_t kResultSlots = 4;
+  std::size_t members = 0;
+  std::size_t post_count(int i) const noexcept { return 2 + static_cast<std::size_t>(i); }
+  std::size_t complete_count(int i) const noexcept { return 2 + members + static_cast<std::size_t>(i); }
+  /// `which`: 0 for the post counter, 1 for the complete counter.
+  std::size_t staging(int i, int which) const noexcept {
+    return 2 + 2 * members + 2 * static_cast<std::size_t>(i) + static_cast<std::size_t>(which);
+  }
+  std::size_t result(std::size_t slot) const noexcept { return 2 + 4 * members + slot; }
+  std::size_t words() const noexcept { return 2 + 4 * members + kResultSlots; }
+};
+
+/// The exclusive holder's value of the test-and-set lock word (seed 001 §4.3.3: a
+/// compare-and-swap of 0 to -1); shared holders count up from 0.
+inline constexpr std::uint64_t kExclusiveLockWord = ~std::uint64_t{0};
+
+/// One region attached to a dynamic window (MPI_Win_attach).
+struct AttachedRegion {
+  std::uint64_t size = 0;
+};
+
+/// A message send or reply receive this rank started as an origin, with the bytes it
+/// sends (kept until the send completed).
+struct InFlightMessage {
+  RequestId request = kRequestNull;
+  std::shared_ptr<std::vector<std::byte>> buffer;
+};
+
+/// What this rank, as an origin, has in flight towards one target, and its lock there.
+struct TargetState {
+  /// Message sends and reply receives this rank started towards the target (the
+  /// send/receive design, accumulates, dynamic windows): complete before a flush ends.
+  std::vector<InFlightMessage> requests;
+  std::uint32_t rdma_in_flight = 0;       ///< RDMA reads/writes/atomics not completed
+  /// Operations sent as messages since the last flush round trip: when nonzero, a
+  /// flush asks the target (FlushRequest) and waits for its acknowledgement.
+  std::uint64_t unflushed_messages = 0;
+  std::uint64_t flushes_sent = 0;
+  std::uint64_t flushes_acked = 0;
+  /// The first error the target reported in an acknowledgement (e.g. MPI_ERR_RMA_RANGE
+  /// for an address of a dynamic window that is not attached there).
+  ErrorClass error = ErrorClass::MPI_SUCCESS;
+  // Passive target.
+  enum class Lock : std::uint8_t { None, Requested, Held };
+  Lock lock = Lock::None;
+  LockType lock_type = LockType::Shared;
+  bool lock_nocheck = false;  ///< MPI_MODE_NOCHECK: held without asking the target
+  std::uint64_t unlocks_sent = 0;
+  std::uint64_t unlocks_acked = 0;
+};
+
+/// A lock request waiting at this rank, as a target (progress lock design).
+struct WaitingLock {
+  int origin = 0;
+  LockType type = LockType::Shared;
+};
+
+/// An operation message that arrived for this window, as a target, kept in arrival
+/// order until it can be applied (its header and, when sent apart, its data are in).
+struct IncomingOperation {
+  int source = 0;
+  RequestId header_request = kRequestNull;
+  std::vector<std::byte> header;  ///< the control message (header, blocks, inline data)
+  RequestId data_request = kRequestNull;
+  std::vector<std::byte> data;    ///< data sent apart (accumulates; puts land in the window)
+  DatatypePtr data_type;          ///< the layout a separate put lands with
+  bool parsed = false;            ///< the header was read and any data receive posted
+};
+
+/// A reply this rank sends as a target (get data, fetched values), kept with the
+/// bytes or layout it sends until the send completes.
+struct OutgoingReply {
+  RequestId request = kRequestNull;
+  std::vector<std::byte> data;
+  DatatypePtr type;
+};
+
+/// The epochs this rank has open on the window (MPI-3.1 §11.5).
+struct EpochState {
+  bool fence = false;           ///< a fence opened an access/exposure epoch (no NOSUCCEED)
+  bool fence_had_ops = false;   ///< ops were issued since the last fence
+  std::vector<int> start_group;   ///< PSCW access epoch: target ranks in the window comm
+  bool started = false;
+  std::vector<int> post_group;    ///< PSCW exposure epoch: origin ranks in the window comm
+  bool posted = false;
+  int locks_held = 0;           ///< MPI_Win_lock epochs open (one per target)
+  bool lock_all = false;        ///< MPI_Win_lock_all epoch open
+  bool any() const noexcept { return started || posted || locks_held > 0 || lock_all; }
+};
+
+class Window {
+ public:
+  Window() = default;
+  Window(const Window&) = delete;
+  Window& operator=(const Window&) = delete;
+
+  std::uint32_t id = 0;                    ///< unique per rank, for error messages and cookies
+  const Communicator* comm = nullptr;      ///< the duplicate its traffic uses
+  Flavor flavor = Flavor::Create;
+  void* base = nullptr;
+  std::uint64_t size = 0;
+  int disp_unit = 1;
+  RmaDesign design = RmaDesign::Rdma;      ///< resolved (never Auto)
+  RmaLockDesign lock_design = RmaLockDesign::TestAndSet;  ///< resolved (never Auto)
+  std::string name;
+  /// The info hints given at creation that the window keeps (MPI_Win_get_info).
+  std::map<std::string, std::string> info;
+
+  std::unique_ptr<fabric::MemoryRegion> region;       ///< of base/size (null when empty or dynamic)
+  std::vector<std::uint64_t> control_words;           ///< the control block (ControlLayout)
+  std::unique_ptr<fabric::MemoryRegion> control_region;
+  ControlLayout layout;
+  std::vector<PeerWindow> peers;                      ///< by rank in `comm`
+
+  /// Dynamic windows: regions attached at this rank, by start address.
+  std::map<std::uint64_t, AttachedRegion> attached;
+  /// Allocate/Shared flavors: the memory the window owns (freed with it).
+  std::unique_ptr<std::byte[]> owned;
+  /// Shared flavor: the mapping of the node's segment, and where each member's part is.
+  void* shared_mapping = nullptr;
+  std::size_t shared_mapping_bytes = 0;
+  std::vector<std::uint64_t> shared_offsets;  ///< by rank in `comm`; unused for other flavors
+
+  EpochState epoch;
+  std::unordered_map<int, TargetState> targets;  ///< as origin, by target rank in `comm`
+  // As target (the progress lock design and message operations).
+  int shared_holders = 0;
+  bool exclusive_held = false;
+  int exclusive_holder = -1;
+  std::deque<WaitingLock> waiting_locks;
+  std::deque<IncomingOperation> incoming;
+  std::vector<OutgoingReply> replies;
+  /// Errors found applying operations from an origin, reported in its next flush
+  /// acknowledgement, by origin rank.
+  std::unordered_map<int, ErrorClass> origin_errors;
+  /// PSCW: posts and completions this rank consumed, by peer rank.
+  std::unordered_map<int, std::uint64_t> posts_seen;
+  std::unordered_map<int, std::uint64_t> completes_seen;
+  std::unordered_map<int, std::uint64_t> posts_sent;
+  std::unordered_map<int, std::uint64_t> completes_sent;
+  std::uint32_t next_reply_tag = 0;
+
+  int rank() const noexcept { return comm->rank(); }
+  int size_of_group() const noexcept { return comm->size(); }
+  std::uint64_t* control() noexcept { return control_words.data(); }
+  TargetState& target(int rank) { return targets[rank]; }
+};
+
+}  // namespace twinfab::mpi::rma

@@ -1,0 +1,232 @@
+/* One-sided communication in every synchronization mode: fence, post/start/complete/
+ * wait, lock (shared and exclusive), lock_all with flushes, with contiguous and derived
+ * datatypes, the request forms, and accumulates from every rank at once. Run with
+ * TWINFAB_RMA=rdma|sendrecv and TWINFAB_RMA_LOCK=ts|progress (testlist). */
+#include <string.h>
+
+#include "mpitest.h"
+
+#define N 64
+
+static int rank, size;
+
+/* Fence: each rank puts its row into its right neighbour's window and gets its left
+ * neighbour's, with a contiguous and a strided (vector) target layout. */
+static void fence_put_get(void) {
+  int* mem;
+  MPI_Win win;
+  OK(MPI_Win_allocate(2 * N * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < 2 * N; ++i) mem[i] = -1;
+  int row[N], got[N];
+  for (int i = 0; i < N; ++i) row[i] = rank * 1000 + i;
+  MPI_Datatype every_other;
+  OK(MPI_Type_vector(N, 1, 2, MPI_INT, &every_other));
+  OK(MPI_Type_commit(&every_other));
+  const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+  OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+  OK(MPI_Put(row, N, MPI_INT, right, 0, 1, every_other, win));
+  OK(MPI_Win_fence(0, win));
+  for (int i = 0; i < N; ++i) CHECK(mem[2 * i] == left * 1000 + i, "fence put: mem[%d] = %d", 2 * i, mem[2 * i]);
+  for (int i = 0; i < N; ++i) CHECK(mem[2 * i + 1] == -1, "fence put wrote a gap: mem[%d] = %d", 2 * i + 1, mem[2 * i + 1]);
+  OK(MPI_Get(got, N, MPI_INT, left, 0, 1, every_other, win));
+  OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  /* left's window holds the row of left's left neighbour */
+  const int left2 = (left + size - 1) % size;
+  for (int i = 0; i < N; ++i) CHECK(got[i] == left2 * 1000 + i, "fence get: got[%d] = %d", i, got[i]);
+  OK(MPI_Type_free(&every_other));
+  OK(MPI_Win_free(&win));
+  CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
+}
+
+/* Accumulates from every rank into rank 0 under fence, and MPI_Get_accumulate. */
+static void fence_accumulate(void) {
+  long long counters[4] = {0, 0, 0, 0};
+  MPI_Win win;
+  OK(MPI_Win_create(counters, sizeof counters, sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  OK(MPI_Win_fence(0, win));
+  long long one[4] = {1, 2, 3, 4};
+  for (int rep = 0; rep < 10; ++rep) OK(MPI_Accumulate(one, 4, MPI_LONG_LONG, 0, 0, 4, MPI_LONG_LONG, MPI_SUM, win));
+  double d = rank;
+  (void)d;
+  OK(MPI_Win_fence(0, win));
+  if (rank == 0)
+    for (int i = 0; i < 4; ++i)
+      CHECK(counters[i] == 10LL * size * (i + 1), "accumulate: counters[%d] = %lld", i, counters[i]);
+  long long old[4], max_in[4] = {rank, rank, rank, rank};
+  OK(MPI_Get_accumulate(max_in, 4, MPI_LONG_LONG, old, 4, MPI_LONG_LONG, 0, 0, 4, MPI_LONG_LONG, MPI_MAX, win));
+  OK(MPI_Win_fence(0, win));
+  if (rank == 0)
+    for (int i = 0; i < 4; ++i) CHECK(counters[i] == 10LL * size * (i + 1), "max kept the sum: %lld", counters[i]);
+  OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  OK(MPI_Win_free(&win));
+}
+
+/* PSCW: the even ranks expose, the odd ones access their lower neighbour. */
+static void pscw(void) {
+  int mem[N];
+  for (int i = 0; i < N; ++i) mem[i] = 0;
+  MPI_Win win;
+  OK(MPI_Win_create(mem, sizeof mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  MPI_Group world, peer;
+  OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+  for (int round = 0; round < 3; ++round) {
+    if (rank % 2 == 0 && rank + 1 < size) {
+      int origin = rank + 1;
+      OK(MPI_Group_incl(world, 1, &origin, &peer));
+      OK(MPI_Win_post(peer, 0, win));
+      OK(MPI_Win_wait(win));
+      for (int i = 0; i < N; ++i) CHECK(mem[i] == origin * 100 + round, "pscw round %d: mem[%d] = %d", round, i, mem[i]);
+      OK(MPI_Group_free(&peer));
+    } else if (rank % 2 == 1) {
+      int target = rank - 1;
+      OK(MPI_Group_incl(world, 1, &target, &peer));
+      OK(MPI_Win_start(peer, 0, win));
+      int data[N];
+      for (int i = 0; i < N; ++i) data[i] = rank * 100 + round;
+      OK(MPI_Put(data, N, MPI_INT, target, 0, N, MPI_INT, win));
+      OK(MPI_Win_complete(win));
+      OK(MPI_Group_free(&peer));
+    }
+  }
+  OK(MPI_Group_free(&world));
+  OK(MPI_Win_free(&win));
+}
+
+/* Exclusive locks: every rank increments rank 0's counter with get + put under the
+ * lock, which only mutual exclusion keeps exact; then fetch-and-op under shared locks. */
+static void locks(void) {
+  long long* counter;
+  MPI_Win win;
+  OK(MPI_Win_allocate(2 * sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &win));
+  counter[0] = counter[1] = 0;
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int rep = 0; rep < 5; ++rep) {
+    long long value;
+    OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    OK(MPI_Get(&value, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+    OK(MPI_Win_flush(0, win));
+    value += 1;
+    OK(MPI_Put(&value, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, win));
+    OK(MPI_Win_unlock(0, win));
+  }
+  for (int rep = 0; rep < 5; ++rep) {
+    long long one = 1, old = -1;
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, 1, MPI_SUM, win));
+    OK(MPI_Win_unlock(0, win));
+    CHECK(old >= 0 && old < 5LL * size, "fetch_and_op returned %lld", old);
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+    CHECK(counter[0] == 5LL * size, "exclusive increments: %lld, expected %lld", counter[0], 5LL * size);
+    CHECK(counter[1] == 5LL * size, "fetch_and_op increments: %lld", counter[1]);
+    OK(MPI_Win_unlock(0, win));
+  }
+  /* compare-and-swap: exactly one rank wins */
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  long long mine = rank + 1, expected = 5LL * size, was = 0;
+  OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  OK(MPI_Compare_and_swap(&mine, &expected, &was, MPI_LONG_LONG, 0, 0, win));
+  OK(MPI_Win_unlock(0, win));
+  int won = was == expected, winners = 0;
+  OK(MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  CHECK(winners == 1, "%d ranks won the compare-and-swap", winners);
+  OK(MPI_Win_free(&win));
+}
+
+/* lock_all, request forms and flushes: every rank writes its slot in every window. */
+static void lock_all(void) {
+  int* mem;
+  MPI_Win win;
+  OK(MPI_Win_allocate(size * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+  for (int i = 0; i < size; ++i) mem[i] = -1;
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  OK(MPI_Win_lock_all(0, win));
+  MPI_Request requests[64];
+  int count = 0;
+  for (int t = 0; t < size && count < 64; ++t) OK(MPI_Rput(&rank, 1, MPI_INT, t, rank, 1, MPI_INT, win, &requests[count++]));
+  OK(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE));
+  OK(MPI_Win_flush_all(win));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  int got = -2;
+  MPI_Request r;
+  OK(MPI_Rget(&got, 1, MPI_INT, (rank + 1) % size, (rank + 2) % size, 1, MPI_INT, win, &r));
+  OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  CHECK(got == (rank + 2) % size, "rget after flush_all: %d", got);
+  OK(MPI_Win_flush_local_all(win));
+  OK(MPI_Win_unlock_all(win));
+  OK(MPI_Win_sync(win));
+  for (int i = 0; i < size; ++i) CHECK(mem[i] == i, "lock_all: mem[%d] = %d", i, mem[i]);
+  OK(MPI_Win_free(&win));
+}
+
+/* A dynamic window: rank 0 attaches a buffer and publishes its address. */
+static void dynamic_window(void) {
+  MPI_Win win;
+  OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  int buffer[8] = {0};
+  MPI_Aint address = 0;
+  if (rank == 0) {
+    OK(MPI_Win_attach(win, buffer, sizeof buffer));
+    OK(MPI_Get_address(buffer, &address));
+  }
+  OK(MPI_Bcast(&address, 1, MPI_AINT, 0, MPI_COMM_WORLD));
+  OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+  int one = 1;
+  OK(MPI_Accumulate(&one, 1, MPI_INT, 0, address + (MPI_Aint)sizeof(int) * (rank % 8), 1, MPI_INT, MPI_SUM, win));
+  OK(MPI_Win_unlock(0, win));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == 0) {
+    int total = 0;
+    for (int i = 0; i < 8; ++i) total += buffer[i];
+    CHECK(total == size, "dynamic window accumulates: %d", total);
+    OK(MPI_Win_detach(win, buffer));
+  }
+  OK(MPI_Win_free(&win));
+}
+
+static void attributes(void) {
+  char mem[16];
+  MPI_Win win;
+  OK(MPI_Win_create(mem, sizeof mem, 2, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  void* base;
+  MPI_Aint* wsize;
+  int *flavor, *model, flag;
+  OK(MPI_Win_get_attr(win, MPI_WIN_BASE, &base, &flag));
+  CHECK(flag && base == mem, "MPI_WIN_BASE");
+  OK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &wsize, &flag));
+  CHECK(flag && *wsize == 16, "MPI_WIN_SIZE %ld", (long)*wsize);
+  OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
+  CHECK(flag && *flavor == MPI_WIN_FLAVOR_CREATE, "MPI_WIN_CREATE_FLAVOR");
+  OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+  CHECK(flag && *model == MPI_WIN_UNIFIED, "MPI_WIN_MODEL");
+  OK(MPI_Win_set_name(win, "twinfab window"));
+  char name[MPI_MAX_OBJECT_NAME];
+  int len;
+  OK(MPI_Win_get_name(win, name, &len));
+  CHECK(strcmp(name, "twinfab window") == 0 && len == 14, "name '%s'", name);
+  MPI_Group group;
+  int gsize;
+  OK(MPI_Win_get_group(win, &group));
+  OK(MPI_Group_size(group, &gsize));
+  CHECK(gsize == size, "group size %d", gsize);
+  OK(MPI_Group_free(&group));
+  OK(MPI_Win_free(&win));
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  fence_put_get();
+  fence_accumulate();
+  pscw();
+  locks();
+  lock_all();
+  dynamic_window();
+  attributes();
+  if (rank == 0) printf("rma_sync: %d ranks ok\n", size);
+  MPI_Finalize();
+  return 0;
+}
