@@ -340,9 +340,11 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
     require_pointer(attribute_val, where, "attribute_val");
     require_pointer(flag, where, "flag");
     rma::Window& w = window_of(s, win, where);
-    // The values live in the window entry's static storage: MPI returns pointers to them.
-    static thread_local MPI_Aint size, disp_unit;
-    static thread_local int flavor, model;
+    // MPI hands out pointers to the values: they live in the window, as long as it does.
+    MPI_Aint& size = w.attributes.size;
+    MPI_Aint& disp_unit = w.attributes.disp_unit;
+    int& flavor = w.attributes.flavor;
+    int& model = w.attributes.model;
     *flag = 1;
     switch (win_keyval) {
       case MPI_WIN_BASE: *static_cast<void**>(attribute_val) = w.base; break;

@@ -210,6 +210,13 @@ class Window {
   std::unordered_map<int, std::uint64_t> posts_sent;
   std::unordered_map<int, std::uint64_t> completes_sent;
   std::uint32_t next_reply_tag = 0;
+  /// What MPI_Win_get_attr points the program to (the values live as long as the window).
+  struct Attributes {
+    std::ptrdiff_t size = 0;
+    std::ptrdiff_t disp_unit = 0;
+    int flavor = 0;
+    int model = 0;
+  } attributes;
 
   int rank() const noexcept { return comm->rank(); }
   int size_of_group() const noexcept { return comm->size(); }
