@@ -136,10 +136,7 @@ void RmaEngine::release(Window& window, int target, const char* where) {
 
 void RmaEngine::lock(Window& window, LockType type, int target, int assertions, const char* where) {
   if (target == kProcNull) return;
-  const int n = window.comm->size();
-  if (target < 0 || target >= n)
-    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
-                fmt::format("invalid rank; the window's group has {} ranks", n));
+  check_rank(window, target, where);
   if ((assertions & ~assertion::kAll) != 0)
     throw Error(ErrorClass::MPI_ERR_ASSERT, fmt::format("{}(assert={})", where, assertions), "unknown assertion bits");
   EpochState& e = window.epoch;
@@ -160,10 +157,7 @@ void RmaEngine::lock(Window& window, LockType type, int target, int assertions, 
 
 void RmaEngine::unlock(Window& window, int target, const char* where) {
   if (target == kProcNull) return;
-  const int n = window.comm->size();
-  if (target < 0 || target >= n)
-    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
-                fmt::format("invalid rank; the window's group has {} ranks", n));
+  check_rank(window, target, where);
   auto it = window.targets.find(target);
   if (window.epoch.lock_all || it == window.targets.end() || it->second.lock == TargetState::Lock::None)
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),

@@ -235,6 +235,10 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   /// Waits until every operation to `target` is complete (locally only when `local`).
   void complete_target(Window& window, int target, bool local, const char* where);
   void complete_all(Window& window, bool local, const char* where);
+  /// Sends `target` a FlushRequest when operations went to it as messages since the last.
+  void request_flush(Window& window, int target);
+  /// MPI_ERR_RANK unless `rank` is in the window's group.
+  static void check_rank(const Window& window, int rank, const char* where);
   void raise_target_error(Window& window, int target, const char* where);
   std::vector<int> group_ranks(const Window& window, const GroupPtr& group, const char* where) const;
   /// Writes `value` into word `word` of `peer`'s control block (by RDMA, or a store for

@@ -31,15 +31,26 @@ void RmaEngine::raise_target_error(Window& window, int target, const char* where
                   : "an earlier operation to this target failed at the device");
 }
 
+void RmaEngine::request_flush(Window& window, int target) {
+  TargetState& state = window.target(target);
+  if (state.unflushed_messages == 0) return;
+  ControlHeader h;
+  h.kind = MessageKind::FlushRequest;
+  h.sequence = ++state.flushes_sent;
+  state.unflushed_messages = 0;
+  send_control(window, target, h, true);
+}
+
+void RmaEngine::check_rank(const Window& window, int rank, const char* where) {
+  const int n = window.comm->size();
+  if (rank < 0 || rank >= n)
+    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, rank),
+                fmt::format("invalid rank; the window's group has {} ranks", n));
+}
+
 void RmaEngine::complete_target(Window& window, int target, bool local, const char* where) {
   TargetState& state = window.target(target);
-  if (!local && state.unflushed_messages > 0) {
-    ControlHeader h;
-    h.kind = MessageKind::FlushRequest;
-    h.sequence = ++state.flushes_sent;
-    state.unflushed_messages = 0;
-    send_control(window, target, h, true);
-  }
+  if (!local) request_flush(window, target);
   for (;;) {
     reap_target(state, false);
     if (state.requests.empty() && state.rdma_in_flight == 0 && (local || state.flushes_acked >= state.flushes_sent))
@@ -55,25 +66,14 @@ void RmaEngine::complete_all(Window& window, bool local, const char* where) {
   for (auto& [rank, state] : window.targets) ranks.push_back(rank);
   std::sort(ranks.begin(), ranks.end());
   if (!local) {
-    for (int rank : ranks) {
-      TargetState& state = window.target(rank);
-      if (state.unflushed_messages == 0) continue;
-      ControlHeader h;
-      h.kind = MessageKind::FlushRequest;
-      h.sequence = ++state.flushes_sent;
-      state.unflushed_messages = 0;
-      send_control(window, rank, h, true);
-    }
+    for (int rank : ranks) request_flush(window, rank);
   }
   for (int rank : ranks) complete_target(window, rank, local, where);
 }
 
 void RmaEngine::flush(Window& window, int target, bool local, const char* where) {
   if (target == kProcNull) return;
-  const int n = window.comm->size();
-  if (target < 0 || target >= n)
-    throw Error(ErrorClass::MPI_ERR_RANK, fmt::format("{}(rank={})", where, target),
-                fmt::format("invalid rank; the window's group has {} ranks", n));
+  check_rank(window, target, where);
   auto it = window.targets.find(target);
   const bool locked = it != window.targets.end() && it->second.lock != TargetState::Lock::None;
   if (!locked && !window.epoch.lock_all)
@@ -193,15 +193,7 @@ void RmaEngine::complete(Window& window, const char* where) {
                 "no access epoch of MPI_Win_start is open");
   // Every operation complete at its target, then the target's flag: the flag's RDMA
   // write is posted only after the data's completed.
-  for (int target : window.epoch.start_group) {
-    TargetState& state = window.target(target);
-    if (state.unflushed_messages == 0) continue;
-    ControlHeader h;
-    h.kind = MessageKind::FlushRequest;
-    h.sequence = ++state.flushes_sent;
-    state.unflushed_messages = 0;
-    send_control(window, target, h, true);
-  }
+  for (int target : window.epoch.start_group) request_flush(window, target);
   for (int target : window.epoch.start_group) complete_target(window, target, false, where);
   for (int target : window.epoch.start_group)
     write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
