@@ -712,7 +712,10 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   r->local.swap(m->local);
   r->data.resize(8);
   std::memcpy(r->data.data(), &old, 8);
-  r->extra_delay = fabric_.platform().hca.atomic_latency;  // the HCA's atomic unit
+  // The HCA's atomic unit serializes atomics from every origin: this one's response
+  // leaves when the unit finished it (the value it read is this arrival order's).
+  const double now = s4u::Engine::get_clock();
+  r->extra_delay = hca_.book_atomic_unit(now, fabric_.platform().hca.atomic_latency) - now;
   SimDevice* requester = m->from;
   const uint32_t requester_id = m->from_id;
   fabric_.free_message(m);

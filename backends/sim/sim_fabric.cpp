@@ -67,6 +67,11 @@ double SimHca::book_wqe(double now, double wqe_time) {
   return start;
 }
 
+double SimHca::book_atomic_unit(double now, double atomic_time) {
+  atomic_free_at_ = std::max(now, atomic_free_at_) + atomic_time;
+  return atomic_free_at_;
+}
+
 // ---------------------------------------------------------------- engine
 
 namespace {

@@ -70,6 +70,12 @@ class SimHca {
   /// HCA work-request pipeline: returns when a WR posted at `now` starts being
   /// processed, and books the HCA for `wqe_time` after that.
   double book_wqe(double now, double wqe_time);
+  /// The HCA's atomic unit: one compare-and-swap or fetch-and-add at a time, whoever
+  /// sent it. Returns when an atomic arriving at `now` finishes (it waits for the ones
+  /// before it, then takes `atomic_time`), and books the unit until then. Contention
+  /// among origins for one target's atomics (locks) therefore costs what it costs on
+  /// hardware instead of overlapping for free.
+  double book_atomic_unit(double now, double atomic_time);
 
  private:
   SimFabric& fabric_;
@@ -79,6 +85,7 @@ class SimHca {
   uint32_t next_qpn_ = 0x100;
   uint32_t next_key_ = 0x1000;
   double wqe_free_at_ = 0;
+  double atomic_free_at_ = 0;
   IdTable<SimQueuePair> qps_;      // by QP number
   IdTable<SimMemoryRegion> mrs_;   // by key (lkey == rkey)
   // The region find_mr found last (null: none; cleared when it is removed). A receive

@@ -122,7 +122,7 @@ SimQueuePair::~SimQueuePair() {
   if (send_cq_ != nullptr) send_cq_->detach();
   if (recv_cq_ != nullptr) recv_cq_->detach();
   if (srq_ != nullptr) srq_->detach();
-  for (WireMessage* m : fenced_) device_.fabric().free_message(m);
+  for (const HeldSend& h : fenced_) device_.fabric().free_message(h.message);
   for (WireMessage* m = held; m != nullptr;) {
     WireMessage* next = m->next_held;
     device_.fabric().free_message(m);
@@ -183,8 +183,9 @@ Status SimQueuePair::to_error() {
 Status SimQueuePair::to_reset() {
   // RESET discards everything without completions, as verbs does.
   SimFabric& f = device_.fabric();
-  for (WireMessage* m : fenced_) f.free_message(m);
+  for (const HeldSend& h : fenced_) f.free_message(h.message);
   fenced_.clear();
+  held_reads_ = 0;
   for (WireMessage* m = held; m != nullptr;) {
     WireMessage* next = m->next_held;
     f.free_message(m);
@@ -293,8 +294,10 @@ Status SimQueuePair::post_send(const fabric::SendWr& wr) {
     }
   }
   WireMessage* m = build_message(wr, length, e.seq);
-  if (fabric::has(wr.flags, fabric::SendFlags::Fence) && reads_in_flight_ > (is_read_or_atomic ? 1u : 0u)) {
-    fenced_.push_back(m);
+  const bool fence = fabric::has(wr.flags, fabric::SendFlags::Fence);
+  if (!fenced_.empty() || !may_leave(*m, fence)) {
+    fenced_.push_back(HeldSend{m, fence});
+    if (is_read_or_atomic) ++held_reads_;
     return Status::Ok;
   }
   device_.dispatch(*this, m);
@@ -425,8 +428,9 @@ void SimQueuePair::drain_send_queue() {
 
 void SimQueuePair::enter_error() {
   state_ = QpState::Error;
-  for (WireMessage* m : fenced_) device_.fabric().free_message(m);
+  for (const HeldSend& h : fenced_) device_.fabric().free_message(h.message);
   fenced_.clear();
+  held_reads_ = 0;
   for (size_t i = 0; i < sq_.size(); ++i) {
     if (!sq_[i].done) {
       sq_[i].done = true;
@@ -445,17 +449,29 @@ void SimQueuePair::enter_error() {
   });
 }
 
+bool SimQueuePair::may_leave(const WireMessage& m, bool fence) const noexcept {
+  const bool read = m.kind == WireKind::ReadRequest || m.kind == WireKind::AtomicRequest;
+  // reads_in_flight_ counts this one when it is a read, and every held one.
+  const uint32_t on_wire = reads_in_flight_ - held_reads_ - (read ? 1u : 0u);
+  if (fence && on_wire > 0) return false;
+  // ibv_qp_attr::max_rd_atomic: the responder's resources for outstanding reads and
+  // atomics; the requester holds further ones back (0 would allow none: taken as 1).
+  const uint32_t limit = std::max<uint32_t>(1, device_.capabilities().max_rd_atomic);
+  return !read || on_wire < limit;
+}
+
 void SimQueuePair::release_fenced() {
-  if (fenced_.empty() || state_ == QpState::Error) return;
-  // Reads/atomics that are themselves fenced are counted in reads_in_flight_ but are
-  // not on the wire yet: the fence holds until only those remain.
-  uint32_t fenced_reads = 0;
-  for (const WireMessage* m : fenced_)
-    if (m->kind == WireKind::ReadRequest || m->kind == WireKind::AtomicRequest) ++fenced_reads;
-  if (reads_in_flight_ != fenced_reads) return;
-  auto pending = std::move(fenced_);
-  fenced_.clear();
-  for (WireMessage* m : pending) device_.dispatch(*this, m);
+  while (!fenced_.empty() && state_ != QpState::Error) {
+    const HeldSend h = fenced_.front();
+    const bool read = h.message->kind == WireKind::ReadRequest || h.message->kind == WireKind::AtomicRequest;
+    if (read) --held_reads_;  // may_leave counts the head as about to leave
+    if (!may_leave(*h.message, h.fence)) {
+      if (read) ++held_reads_;
+      return;
+    }
+    fenced_.erase(fenced_.begin());
+    device_.dispatch(*this, h.message);
+  }
 }
 
 }  // namespace twinfab::sim

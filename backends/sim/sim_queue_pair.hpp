@@ -87,8 +87,11 @@ class SimQueuePair final : public fabric::QueuePair {
   WireMessage* held = nullptr;  ///< arrivals ahead of expected_psn, sorted by psn
   /// Moves to ERR and flushes every outstanding WR.
   void enter_error();
-  /// A read/atomic finished: fenced work requests may go.
+  /// A read/atomic finished: work requests held behind it (a fence, or the
+  /// max_rd_atomic limit) may go, in posting order.
   void release_fenced();
+  /// Whether the held work request at the head may leave now.
+  bool may_leave(const WireMessage& m, bool fence) const noexcept;
 
   /// The responder this QP sent to last (an RC QP's only one), so that sending finds
   /// it without the peer HCA's QP table; `qp` is checked alive on every use.
@@ -128,7 +131,18 @@ class SimQueuePair final : public fabric::QueuePair {
   uint32_t reads_in_flight_ = 0;
   RingQueue<SqEntry> sq_;  ///< posted, not yet completed, oldest first
   RecvQueue rq_;
-  std::vector<WireMessage*> fenced_;  ///< built, waiting for reads/atomics to finish
+  /// Built, waiting in the send queue, in posting order: behind a fence until earlier
+  /// reads/atomics finished, or a read/atomic while max_rd_atomic of them are on the
+  /// wire (the HCA processes its send queue in order, so later WRs wait too).
+  struct HeldSend {
+    WireMessage* message;
+    bool fence;
+  };
+  /// A vector, not a deque: an empty deque already allocates ~600 bytes, which every
+  /// QP of thousands of simulated ranks would pay (mpi.c.memory_per_rank); the queue
+  /// is short and rarely used, so taking from its front by erase is cheap enough.
+  std::vector<HeldSend> fenced_;
+  uint32_t held_reads_ = 0;  ///< reads/atomics among fenced_ (counted in reads_in_flight_, not on the wire)
   std::string last_error_;
 };
 

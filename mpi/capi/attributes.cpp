@@ -12,6 +12,7 @@
 // (MPICH does the same, following the Intel test suite). The keyval functions have no
 // communicator: their errors go to MPI_COMM_WORLD's handler.
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/window_table.hpp"
 
 #include <fmt/format.h>
 
@@ -27,7 +28,12 @@ namespace {
 
 std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
 std::uint32_t keyval_base(AttributeObject kind) {
-  return kind == AttributeObject::Comm ? kCommKeyvalBase : kTypeKeyvalBase;
+  switch (kind) {
+    case AttributeObject::Comm: return kCommKeyvalBase;
+    case AttributeObject::Datatype: return kTypeKeyvalBase;
+    case AttributeObject::Window: return kWinKeyvalBase;
+  }
+  return kCommKeyvalBase;
 }
 int keyval_handle(AttributeObject kind, std::uint32_t index) { return static_cast<int>(keyval_base(kind) + index); }
 /// The handle of the keyval at `index` in the tables (its kind is recorded there).
@@ -41,20 +47,27 @@ const char* keyval_arg(const char* where) {
   const std::string_view w(where);
   if (w.starts_with("MPI_Comm_")) return "comm_keyval";
   if (w.starts_with("MPI_Type_")) return "type_keyval";
+  if (w.starts_with("MPI_Win_")) return "win_keyval";
   return "keyval";
 }
 
 const char* creator(AttributeObject kind) {
-  return kind == AttributeObject::Comm ? "a communicator keyval (never made by MPI_Comm_create_keyval)"
-                                       : "a datatype keyval (never made by MPI_Type_create_keyval)";
+  switch (kind) {
+    case AttributeObject::Comm: return "a communicator keyval (never made by MPI_Comm_create_keyval)";
+    case AttributeObject::Datatype: return "a datatype keyval (never made by MPI_Type_create_keyval)";
+    case AttributeObject::Window: return "a window keyval (never made by MPI_Win_create_keyval)";
+  }
+  return "a keyval";
 }
 
 /// MPI_ERR_COMM or MPI_ERR_TYPE unless `object` is a live handle of its kind.
 void check_object(RankState& s, Object object, const char* where) {
   if (object.kind == AttributeObject::Comm)
     s.comm(object.handle, where);
-  else
+  else if (object.kind == AttributeObject::Datatype)
     s.type(object.handle, where);
+  else
+    check_window(s, object.handle, where);
 }
 
 std::string describe(const char* where, int keyval) {

@@ -46,10 +46,11 @@ class RankState;
 inline constexpr std::uint32_t kKeyvalIndexMask = 0x003fffff;
 inline constexpr std::uint32_t kCommKeyvalBase = 0xa4400000;        ///< MPI_Comm_create_keyval's
 inline constexpr std::uint32_t kTypeKeyvalBase = 0xa4c00000;        ///< MPI_Type_create_keyval's
+inline constexpr std::uint32_t kWinKeyvalBase = 0xa4800000;         ///< MPI_Win_create_keyval's
 inline constexpr std::uint32_t kPredefinedCommKeyvalBase = 0x64400000;  ///< MPI_TAG_UB, ...
 
 /// What kind of object an attribute is attached to (and a keyval was made for).
-enum class AttributeObject : std::uint8_t { Comm, Datatype };
+enum class AttributeObject : std::uint8_t { Comm, Datatype, Window };
 
 /// An object that attributes can be attached to: its kind and its handle.
 struct Object {
@@ -57,6 +58,7 @@ struct Object {
   int handle;
   static Object comm(MPI_Comm c) { return {AttributeObject::Comm, c}; }
   static Object type(MPI_Datatype t) { return {AttributeObject::Datatype, t}; }
+  static Object win(MPI_Win w) { return {AttributeObject::Window, w}; }
   bool operator==(const Object&) const = default;
 };
 
@@ -66,6 +68,8 @@ using CopyCallback = MPI_Comm_copy_attr_function;
 using DeleteCallback = MPI_Comm_delete_attr_function;
 static_assert(std::is_same_v<CopyCallback, MPI_Type_copy_attr_function>);
 static_assert(std::is_same_v<DeleteCallback, MPI_Type_delete_attr_function>);
+static_assert(std::is_same_v<CopyCallback, MPI_Win_copy_attr_function>);
+static_assert(std::is_same_v<DeleteCallback, MPI_Win_delete_attr_function>);
 
 /// A keyval of MPI_Comm_create_keyval (or MPI_Keyval_create) or MPI_Type_create_keyval.
 struct Keyval {

@@ -511,6 +511,16 @@ int MPI_Get_address(const void* location, MPI_Aint* address) {
 
 int MPI_Address(void* location, MPI_Aint* address) { return get_address("MPI_Address", location, address); }
 
+// Unsigned arithmetic: the sum or difference of two addresses may leave the range of a
+// signed MPI_Aint in between, which is not an error for an address.
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(disp));
+}
+
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+  return static_cast<MPI_Aint>(static_cast<std::uintptr_t>(addr1) - static_cast<std::uintptr_t>(addr2));
+}
+
 int MPI_Type_commit(MPI_Datatype* datatype) {
   return entry("MPI_Type_commit", MPI_COMM_WORLD, [&](RankState& s) {
     require_pointer(datatype, "MPI_Type_commit", "datatype");

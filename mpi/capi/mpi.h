@@ -857,6 +857,10 @@ TWINFAB_MPI_API int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, M
 TWINFAB_MPI_API int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
 TWINFAB_MPI_API int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
 TWINFAB_MPI_API int MPI_Get_address(const void* location, MPI_Aint* address);
+/* Address arithmetic (MPI-3.1 §4.1.12): base + disp, and addr1 - addr2, as addresses of
+   one flat address space (all twinfab platforms have one). Usable at any time. */
+TWINFAB_MPI_API MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+TWINFAB_MPI_API MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 /* MPI-1 names that MPI-3.0 removed, kept as MPICH and MVAPICH2 keep them (HPL and
    HPCC call them): the same as MPI_Get_address and MPI_Type_create_struct. */
 TWINFAB_MPI_API int MPI_Address(void* location, MPI_Aint* address) TWINFAB_MPI_REMOVED_IN_MPI3("MPI_Get_address");
@@ -1458,8 +1462,25 @@ TWINFAB_MPI_API int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size);
 TWINFAB_MPI_API int MPI_Win_detach(MPI_Win win, const void* base);
 TWINFAB_MPI_API int MPI_Win_free(MPI_Win* win);
 TWINFAB_MPI_API int MPI_Win_get_group(MPI_Win win, MPI_Group* group);
-/* The predefined attributes only (MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL). */
+/* Attributes on windows (MPI-3.1 §6.7.3): the rules of the communicator attributes. The
+   predefined keys (MPI_WIN_BASE, _SIZE, _DISP_UNIT, _CREATE_FLAVOR, _MODEL) can be read
+   only. Keyvals of MPI_Win_create_keyval are 0xa4800000 + an index. MPI_Win_free runs the
+   delete callbacks. */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void* extra_state, void* attribute_val_in,
+                                       void* attribute_val_out, int* flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void* attribute_val, void* extra_state);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function*)0)
+/* Copies the value unchanged (*flag = 1). */
+TWINFAB_MPI_API int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void* extra_state, void* attribute_val_in,
+                                   void* attribute_val_out, int* flag);
+TWINFAB_MPI_API int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                          MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+                                          void* extra_state);
+TWINFAB_MPI_API int MPI_Win_free_keyval(int* win_keyval);
+TWINFAB_MPI_API int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val);
 TWINFAB_MPI_API int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
+TWINFAB_MPI_API int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 TWINFAB_MPI_API int MPI_Win_set_name(MPI_Win win, const char* win_name);
 TWINFAB_MPI_API int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
 TWINFAB_MPI_API int MPI_Win_set_info(MPI_Win win, MPI_Info info);
@@ -1703,6 +1724,8 @@ TWINFAB_PMPI(MPI_Add_error_class)
 TWINFAB_PMPI(MPI_Add_error_code)
 TWINFAB_PMPI(MPI_Add_error_string)
 TWINFAB_PMPI(MPI_Address)
+TWINFAB_PMPI(MPI_Aint_add)
+TWINFAB_PMPI(MPI_Aint_diff)
 TWINFAB_PMPI(MPI_Allgather)
 TWINFAB_PMPI(MPI_Allgather_c)
 TWINFAB_PMPI(MPI_Allgather_init)
@@ -2143,6 +2166,7 @@ TWINFAB_PMPI(MPI_Unpack)
 TWINFAB_PMPI(MPI_Unpack_c)
 TWINFAB_PMPI(MPI_Unpack_external)
 TWINFAB_PMPI(MPI_Unpack_external_c)
+TWINFAB_PMPI(MPI_WIN_DUP_FN)
 TWINFAB_PMPI(MPI_Wait)
 TWINFAB_PMPI(MPI_Waitall)
 TWINFAB_PMPI(MPI_Waitany)
@@ -2158,6 +2182,8 @@ TWINFAB_PMPI(MPI_Win_create)
 TWINFAB_PMPI(MPI_Win_create_c)
 TWINFAB_PMPI(MPI_Win_create_dynamic)
 TWINFAB_PMPI(MPI_Win_create_errhandler)
+TWINFAB_PMPI(MPI_Win_create_keyval)
+TWINFAB_PMPI(MPI_Win_delete_attr)
 TWINFAB_PMPI(MPI_Win_detach)
 TWINFAB_PMPI(MPI_Win_fence)
 TWINFAB_PMPI(MPI_Win_flush)
@@ -2165,6 +2191,7 @@ TWINFAB_PMPI(MPI_Win_flush_all)
 TWINFAB_PMPI(MPI_Win_flush_local)
 TWINFAB_PMPI(MPI_Win_flush_local_all)
 TWINFAB_PMPI(MPI_Win_free)
+TWINFAB_PMPI(MPI_Win_free_keyval)
 TWINFAB_PMPI(MPI_Win_get_attr)
 TWINFAB_PMPI(MPI_Win_get_errhandler)
 TWINFAB_PMPI(MPI_Win_get_group)
@@ -2173,6 +2200,7 @@ TWINFAB_PMPI(MPI_Win_get_name)
 TWINFAB_PMPI(MPI_Win_lock)
 TWINFAB_PMPI(MPI_Win_lock_all)
 TWINFAB_PMPI(MPI_Win_post)
+TWINFAB_PMPI(MPI_Win_set_attr)
 TWINFAB_PMPI(MPI_Win_set_errhandler)
 TWINFAB_PMPI(MPI_Win_set_info)
 TWINFAB_PMPI(MPI_Win_set_name)

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstring>
 
+#include "mpi/capi/attributes.hpp"
 #include "mpi/capi/rank_state.hpp"
 #include "mpi/capi/window_table.hpp"
 #include "mpi/coll/collectives.hpp"
@@ -80,6 +81,14 @@ MPI_Win add_window(RankState& s, rma::Window* window, MPI_Comm comm) {
   return static_cast<MPI_Win>(kWinBase | static_cast<std::uint32_t>(t.entries.size() - 1));
 }
 
+/// Keeps the hints given at creation for MPI_Win_get_info (MPI-3.1 §11.2.7: the hints
+/// the implementation uses; twinfab reports every key the program set).
+void keep_info(RankState& s, rma::Window& window, MPI_Info info, const char* where) {
+  if (info == MPI_INFO_NULL) return;
+  InfoObject& object = s.infos.get(info, where);
+  for (std::size_t i = 0; i < object.size(); ++i) window.info[object.key(i)] = *object.find(object.key(i));
+}
+
 /// The predefined op of an accumulate: MPI_ERR_OP for MPI_OP_NULL, a user-defined op
 /// (one-sided accumulates take predefined ones only, MPI-3.1 §11.3.4) or anything else.
 Op rma_op(MPI_Op handle, const char* where, bool allow_no_op) {
@@ -126,6 +135,7 @@ int win_create(const char* where, void* base, MPI_Aint size, MPI_Aint disp_unit,
       throw Error(ErrorClass::MPI_ERR_DISP, fmt::format("{}(disp_unit={})", where, disp_unit), "too large");
     const Communicator& c = s.comm(comm, where);
     rma::Window* w = table(s).engine.create(base, size, static_cast<int>(disp_unit), c, where);
+    keep_info(s, *w, info, where);
     *win = add_window(s, w, comm);
     return MPI_SUCCESS;
   });
@@ -144,6 +154,7 @@ int win_allocate(const char* where, bool shared, MPI_Aint size, MPI_Aint disp_un
     rma::Window* w = shared ? engine.allocate_shared(size, static_cast<int>(disp_unit), c, where)
                             : engine.allocate(size, static_cast<int>(disp_unit), c, where);
     *static_cast<void**>(baseptr) = w->base;
+    keep_info(s, *w, info, where);
     *win = add_window(s, w, comm);
     return MPI_SUCCESS;
   });
@@ -253,7 +264,54 @@ int sync_call(const char* where, MPI_Win win, void (*call)(rma::RmaEngine&, rma:
 
 }  // namespace
 
+namespace twinfab::mpi::capi {
+void check_window(RankState& s, MPI_Win win, const char* where) { entry_of(s, win, where); }
+}  // namespace twinfab::mpi::capi
+
 extern "C" {
+
+// ---------------------------------------------------------------- attributes
+
+int MPI_WIN_DUP_FN(MPI_Win, int, void*, void* attribute_val_in, void* attribute_val_out, int* flag) {
+  *static_cast<void**>(attribute_val_out) = attribute_val_in;
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_delete_attr_function* win_delete_attr_fn,
+                          int* win_keyval, void* extra_state) {
+  const char* where = "MPI_Win_create_keyval";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(win_keyval, where, "win_keyval");
+    *win_keyval = create_keyval(s, AttributeObject::Window, win_copy_attr_fn, win_delete_attr_fn, extra_state, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Win_free_keyval(int* win_keyval) {
+  const char* where = "MPI_Win_free_keyval";
+  return entry(where, MPI_COMM_WORLD, [&](RankState& s) {
+    require_pointer(win_keyval, where, "win_keyval");
+    free_keyval(s, AttributeObject::Window, *win_keyval, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  const char* where = "MPI_Win_set_attr";
+  return win_entry(where, win, [&](RankState& s) {
+    set_attribute(s, Object::win(win), win_keyval, attribute_val, where);
+    return MPI_SUCCESS;
+  });
+}
+
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+  const char* where = "MPI_Win_delete_attr";
+  return win_entry(where, win, [&](RankState& s) {
+    delete_attribute(s, Object::win(win), win_keyval, where);
+    return MPI_SUCCESS;
+  });
+}
 
 // ---------------------------------------------------------------- windows
 
@@ -292,6 +350,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
     require_pointer(win, where, "win");
     if (info != MPI_INFO_NULL) s.infos.get(info, where);
     rma::Window* w = table(s).engine.create_dynamic(s.comm(comm, where), where);
+    keep_info(s, *w, info, where);
     *win = add_window(s, w, comm);
     return MPI_SUCCESS;
   });
@@ -317,6 +376,10 @@ int MPI_Win_free(MPI_Win* win) {
   const char* where = "MPI_Win_free";
   return win_entry(where, win != nullptr ? *win : MPI_WIN_NULL, [&](RankState& s) {
     require_pointer(win, where, "win");
+    entry_of(s, *win, where);
+    // The delete callbacks first, while the window is still there for them (as
+    // MPI_Comm_free does): a callback that fails leaves the window as it was.
+    delete_all_attributes(s, Object::win(*win), where);
     WindowEntry& e = entry_of(s, *win, where);
     s.windows->engine.free(e.window, where);
     s.release_errhandler(std::exchange(e.errhandler, MPI_ERRORS_ARE_FATAL));
@@ -364,9 +427,12 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         model = MPI_WIN_UNIFIED;
         *static_cast<int**>(attribute_val) = &model;
         break;
-      default:
-        throw Error(ErrorClass::MPI_ERR_KEYVAL, fmt::format("{}(win_keyval={})", where, win_keyval),
-                    "not a predefined window attribute (user keyvals on windows are not implemented)");
+      default: {
+        void* value = nullptr;
+        const bool found = get_attribute(s, Object::win(win), win_keyval, value, where);
+        if (found) *static_cast<void**>(attribute_val) = value;
+        *flag = found ? 1 : 0;
+      }
     }
     return MPI_SUCCESS;
   });
@@ -397,11 +463,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   const char* where = "MPI_Win_set_info";
   return win_entry(where, win, [&](RankState& s) {
-    rma::Window& w = window_of(s, win, where);
-    if (info != MPI_INFO_NULL) {
-      InfoObject& object = s.infos.get(info, where);
-      for (std::size_t i = 0; i < object.size(); ++i) w.info[object.key(i)] = *object.find(object.key(i));
-    }
+    keep_info(s, window_of(s, win, where), info, where);
     return MPI_SUCCESS;
   });
 }

@@ -28,4 +28,9 @@ struct WindowTable {
   std::vector<WindowEntry> entries;
 };
 
+class RankState;
+/// MPI_ERR_WIN ("<where>(win)") unless `win` is a live window of the rank (rma.cpp):
+/// what the attribute functions check of a window.
+void check_window(RankState& s, MPI_Win win, const char* where);
+
 }  // namespace twinfab::mpi::capi

@@ -71,21 +71,27 @@ std::uint64_t RmaEngine::target_range(Window& window, int target, std::int64_t d
   const std::uint64_t offset =
       dynamic ? static_cast<std::uint64_t>(disp) : static_cast<std::uint64_t>(disp) * static_cast<std::uint64_t>(peer.disp_unit);
   blocks.clear();
-  std::int64_t low = 0, high = 0;
-  for (std::int64_t i = 0; i < count; ++i) {
-    for (const Block& b : type.blocks()) {
-      const std::int64_t start = i * type.extent() + b.offset;
-      if (!blocks.empty() && blocks.back().offset + blocks.back().length == start)
-        blocks.back().length += b.length;
-      else
-        blocks.push_back(Block{start, b.length});
-      low = std::min(low, start);
-      high = std::max(high, start + b.length);
+  if (count > 0 && type.size() > 0 && is_one_run(count, type)) {
+    // One run of bytes, whatever the count (a 2 MiB put of MPI_BYTE is one block, not
+    // two million merged ones).
+    blocks.push_back(Block{type.blocks().front().offset, count * type.size()});
+  } else {
+    for (std::int64_t i = 0; i < count; ++i) {
+      for (const Block& b : type.blocks()) {
+        const std::int64_t start = i * type.extent() + b.offset;
+        if (!blocks.empty() && blocks.back().offset + blocks.back().length == start)
+          blocks.back().length += b.length;
+        else
+          blocks.push_back(Block{start, b.length});
+      }
     }
   }
   if (blocks.empty()) return offset;
-  low = blocks.front().offset;
-  for (const Block& b : blocks) low = std::min(low, b.offset);
+  std::int64_t low = blocks.front().offset, high = low;
+  for (const Block& b : blocks) {
+    low = std::min(low, b.offset);
+    high = std::max(high, b.offset + b.length);
+  }
   const auto fail = [&](const std::string& why) {
     throw Error(ErrorClass::MPI_ERR_RMA_RANGE,
                 fmt::format("{}(target_rank={}, target_disp={}, target_count={})", where, target, disp, count), why);
@@ -98,9 +104,7 @@ std::uint64_t RmaEngine::target_range(Window& window, int target, std::int64_t d
   } else if (target == window.rank()) {
     const std::uint64_t first = offset + static_cast<std::uint64_t>(low);
     const std::uint64_t end = offset + static_cast<std::uint64_t>(high);
-    auto it = window.attached.upper_bound(first);
-    if (it == window.attached.begin() || std::prev(it)->first + std::prev(it)->second.size < end)
-      fail("the target memory is not attached to the window");
+    if (!window.attached_covers(first, end)) fail("the target memory is not attached to the window");
   }
   return offset;
 }
@@ -306,6 +310,10 @@ void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_coun
   const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
   window.epoch.fence_had_ops = true;
   ++counters_.puts;
+  if (blocks.empty()) {  // a zero-byte put moves nothing (and registers nothing)
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
     std::byte* base = local_target(window, offset);
@@ -346,6 +354,10 @@ void RmaEngine::get(Window& window, void* origin, std::int64_t origin_count, con
   const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
   window.epoch.fence_had_ops = true;
   ++counters_.gets;
+  if (blocks.empty()) {
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     std::vector<std::byte> data;
     const std::byte* base = local_target(window, offset);
@@ -420,6 +432,10 @@ void RmaEngine::accumulate(Window& window, const void* origin, std::int64_t orig
   const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
   window.epoch.fence_had_ops = true;
   ++counters_.accumulates;
+  if (blocks.empty()) {
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
     accumulate_into(local_target(window, offset), blocks, data.data(), data.size(), op, basic);
@@ -462,6 +478,10 @@ void RmaEngine::get_accumulate(Window& window, const void* origin, std::int64_t 
   const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
   window.epoch.fence_had_ops = true;
   ++counters_.accumulates;
+  if (blocks.empty()) {
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     std::byte* base = local_target(window, offset);
     std::vector<std::byte> old;

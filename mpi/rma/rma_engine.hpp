@@ -235,6 +235,10 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   /// Waits until every operation to `target` is complete (locally only when `local`).
   void complete_target(Window& window, int target, bool local, const char* where);
   void complete_all(Window& window, bool local, const char* where);
+  /// One poll of the progress engine that may wait 100 ns for an event (`memory`: or
+  /// for data the device writes): what a call that had nothing to wait for costs, as a
+  /// failed MPI_Test does, so that programs polling through it let others run.
+  void idle_poll(bool memory);
   /// Sends `target` a FlushRequest when operations went to it as messages since the last.
   void request_flush(Window& window, int target);
   /// MPI_ERR_RANK unless `rank` is in the window's group.

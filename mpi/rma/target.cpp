@@ -99,10 +99,8 @@ void RmaEngine::parse(Window& window, IncomingOperation& op) {
   const auto [low, high] = extent_of(p.blocks);
   bool valid = true;
   if (window.flavor == Flavor::Dynamic) {
-    const std::uint64_t first = h.target_offset + static_cast<std::uint64_t>(low);
-    auto it = window.attached.upper_bound(first);
-    valid = it != window.attached.begin() &&
-            std::prev(it)->first + std::prev(it)->second.size >= h.target_offset + static_cast<std::uint64_t>(high);
+    valid = window.attached_covers(h.target_offset + static_cast<std::uint64_t>(low),
+                                   h.target_offset + static_cast<std::uint64_t>(high));
   }
   if (h.kind == MessageKind::Put && valid) {
     // Straight into the window with the target layout: a large put lands by the
@@ -138,10 +136,8 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
   bool valid = true;
   if (window.flavor == Flavor::Dynamic && !p.blocks.empty()) {
     const auto [low, high] = extent_of(p.blocks);
-    const std::uint64_t first = h.target_offset + static_cast<std::uint64_t>(low);
-    auto it = window.attached.upper_bound(first);
-    valid = it != window.attached.begin() &&
-            std::prev(it)->first + std::prev(it)->second.size >= h.target_offset + static_cast<std::uint64_t>(high);
+    valid = window.attached_covers(h.target_offset + static_cast<std::uint64_t>(low),
+                                   h.target_offset + static_cast<std::uint64_t>(high));
     if (!valid && (h.kind == MessageKind::Put || h.kind == MessageKind::Get || h.kind == MessageKind::Accumulate ||
                    h.kind == MessageKind::GetAccumulate || h.kind == MessageKind::CompareSwap))
       window.origin_errors.emplace(origin, ErrorClass::MPI_ERR_RMA_RANGE);
@@ -368,18 +364,40 @@ std::size_t RmaEngine::reap(Window& window) {
 
 void RmaEngine::accumulate_into(std::byte* base, const std::vector<Block>& blocks, const std::byte* data,
                                 std::uint64_t bytes, Op op, BasicKind basic) {
-  const std::size_t element = basic_size(basic);
+  if (op == Op::NoOp) return;
+  const DatatypePtr element_type = Datatype::predefined(basic);
+  const auto packed_element = static_cast<std::uint64_t>(element_type->size());
+  if (!element_type->is_contiguous()) {
+    // A pair type with padding (MPI_DOUBLE_INT, ...): its packed form (the stream and
+    // the blocks) leaves the padding out, the op works on the C layout. Unpack both
+    // operands, combine, pack the result back.
+    const std::uint64_t n = bytes / packed_element;
+    std::vector<std::byte> target_packed;
+    for (const Block& b : blocks) target_packed.insert(target_packed.end(), base + b.offset, base + b.offset + b.length);
+    const auto extent = static_cast<std::size_t>(element_type->extent());
+    std::vector<std::byte> in(n * extent), inout(n * extent);
+    unpack(std::span(data, n * packed_element), in.data(), static_cast<std::int64_t>(n), *element_type, 0);
+    unpack(std::span(target_packed.data(), n * packed_element), inout.data(), static_cast<std::int64_t>(n),
+           *element_type, 0);
+    mpi::apply(op, basic, in.data(), inout.data(), n);
+    pack(inout.data(), static_cast<std::int64_t>(n), *element_type, 0, target_packed);
+    std::size_t position = 0;
+    for (const Block& b : blocks) {
+      std::memcpy(base + b.offset, target_packed.data() + position, static_cast<std::size_t>(b.length));
+      position += static_cast<std::size_t>(b.length);
+    }
+    return;
+  }
   std::uint64_t position = 0;
   for (const Block& b : blocks) {
     const auto length = static_cast<std::uint64_t>(b.length);
     if (position + length > bytes) break;
-    if (op == Op::Replace) {
+    if (op == Op::Replace)
       std::memcpy(base + b.offset, data + position, length);
-    } else if (op != Op::NoOp) {
-      // Elements may straddle blocks only if the layout splits a basic element, which
-      // MPI's type rules exclude; the blocks hold whole elements.
-      mpi::apply(op, basic, data + position, base + b.offset, length / element);
-    }
+    else
+      // The blocks hold whole elements: MPI's type rules keep a basic element in one
+      // block of a layout made of that basic type.
+      mpi::apply(op, basic, data + position, base + b.offset, length / packed_element);
     position += length;
   }
 }

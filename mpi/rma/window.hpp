@@ -218,6 +218,17 @@ class Window {
     int model = 0;
   } attributes;
 
+  /// Whether [first, end) lies in memory attached to this (dynamic) window: in one
+  /// region, or in regions attached back to back (as MPICH allows).
+  bool attached_covers(std::uint64_t first, std::uint64_t end) const {
+    auto it = attached.upper_bound(first);
+    if (it == attached.begin()) return false;
+    --it;
+    std::uint64_t covered = it->first + it->second.size;
+    if (covered <= first) return false;
+    for (++it; covered < end && it != attached.end() && it->first == covered; ++it) covered += it->second.size;
+    return covered >= end;
+  }
   int rank() const noexcept { return comm->rank(); }
   int size_of_group() const noexcept { return comm->size(); }
   std::uint64_t* control() noexcept { return control_words.data(); }

@@ -186,6 +186,15 @@ static void dynamic_window(void) {
   OK(MPI_Win_free(&win));
 }
 
+static int deleted = 0;
+static int count_delete(MPI_Win win, int keyval, void* value, void* extra) {
+  (void)win;
+  (void)keyval;
+  (void)extra;
+  deleted += *(int*)value;
+  return MPI_SUCCESS;
+}
+
 static void attributes(void) {
   char mem[16];
   MPI_Win win;
@@ -212,6 +221,24 @@ static void attributes(void) {
   OK(MPI_Group_size(group, &gsize));
   CHECK(gsize == size, "group size %d", gsize);
   OK(MPI_Group_free(&group));
+  /* a user keyval: set, read back, and its delete callback runs at MPI_Win_free */
+  int keyval, value = 7, *got;
+  OK(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &keyval, NULL));
+  OK(MPI_Win_set_attr(win, keyval, &value));
+  OK(MPI_Win_get_attr(win, keyval, &got, &flag));
+  CHECK(flag && got == &value, "user attribute");
+  OK(MPI_Win_free_keyval(&keyval));
+  CHECK(keyval == MPI_KEYVAL_INVALID, "MPI_Win_free_keyval left the handle");
+  OK(MPI_Win_free(&win));
+  CHECK(deleted == 7, "the delete callback ran %d", deleted);
+  /* zero-byte operations move nothing and complete at once */
+  OK(MPI_Win_create(mem, sizeof mem, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  OK(MPI_Win_lock_all(0, win));
+  MPI_Request r;
+  OK(MPI_Rput(mem, 0, MPI_BYTE, (rank + 1) % size, 0, 0, MPI_BYTE, win, &r));
+  OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+  OK(MPI_Get(mem, 0, MPI_BYTE, (rank + 1) % size, 16, 0, MPI_BYTE, win));
+  OK(MPI_Win_unlock_all(win));
   OK(MPI_Win_free(&win));
 }
 
