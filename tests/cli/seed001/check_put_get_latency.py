@@ -31,6 +31,7 @@ if first != second:
     sys.exit("the two runs' CSVs differ: simulated results must be bit-for-bit reproducible")
 rows = list(csv.DictReader(first.decode().splitlines()))
 want = {(d, f"{op}_{s}") for d in ("rdma", "sendrecv") for op in ("put", "get") for s in (8, 1024)}
+want |= {(d, f"put_8_in_{c}") for d in ("rdma", "sendrecv") for c in ("start", "put", "complete", "post", "wait")}
 got = {(r["design"], r["param"]) for r in rows}
 if got != want:
     sys.exit(f"rows {sorted(got)}, expected {sorted(want)}")
