@@ -21,7 +21,7 @@
  *                                     target computes COMPUTE_US between MPI calls
  *                                     (MPI_Iprobe) instead of having threads compete
  * Rows: lock,<design>,<lock>,overhead_lock|overhead_unlock|overhead_total,<us>,us
- *       lock,...,delay,<us>,us   lock,...,concurrency_origins_<n>,<us>,us
+ *       lock,...,delay_hold_<HOLD_US>,<us>,us   lock,...,concurrency_origins_<n>,<us>,us
  *       lock,...,messages_origins_<n>,<msgs>,msgs (and _origin_side, _target_side)
  *       lock,...,busy_compute_<us>,<us>,us */
 #include "common.h"
@@ -102,7 +102,9 @@ static void delay(double hold_us, long iters) {
       }
       sum += d;
     }
-    row("lock", "delay", sum * 1e6 / (double)iters, "us");
+    char param[64];
+    snprintf(param, sizeof param, "delay_hold_%g", hold_us);
+    row("lock", param, sum * 1e6 / (double)iters, "us");
     free(other_unlock);
     free(other_lock);
   }
