@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || nranks != 2) usage_exit(rank, USAGE " on 2 ranks");
   long counts[64];
   const int ncounts = parse_list(argv[1], counts, 64, "COUNTS", rank, USAGE);
-  const long iters = argc > 2 ? parse_count(argv[2], "ITERS", rank, USAGE) : 50;
+  const long iters = argc > 2 ? parse_positive(argv[2], "ITERS", rank, USAGE) : 50;
   long max = 1;
   for (int i = 0; i < ncounts; ++i) max = counts[i] > max ? counts[i] : max;
   int* mem;

@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
   } else {
     usage_exit(rank, USAGE);
   }
-  const int w = argc > a ? (int)parse_count(argv[a], "W", rank, USAGE) : 16;
-  const long iters = argc > a + 1 ? parse_count(argv[a + 1], "ITERS", rank, USAGE) : 20;
+  const int w = argc > a ? (int)parse_positive(argv[a], "W", rank, USAGE) : 16;
+  const long iters = argc > a + 1 ? parse_positive(argv[a + 1], "ITERS", rank, USAGE) : 20;
   if (w < 1 || iters < 1) usage_exit(rank, USAGE);
   long max = 1;
   for (int i = 0; i < nsizes; ++i) max = sizes[i] > max ? sizes[i] : max;

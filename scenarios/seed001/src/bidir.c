@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   if (argc < 2 || size != 2) usage_exit(rank, USAGE " on 2 ranks");
   long sizes[64];
   const int nsizes = parse_list(argv[1], sizes, 64, "SIZES", rank, USAGE);
-  const long iters = argc > 2 ? parse_count(argv[2], "ITERS", rank, USAGE) : 100;
+  const long iters = argc > 2 ? parse_positive(argv[2], "ITERS", rank, USAGE) : 100;
   long max = 1;
   for (int i = 0; i < nsizes; ++i) max = sizes[i] > max ? sizes[i] : max;
   char* mem;

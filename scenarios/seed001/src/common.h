@@ -63,6 +63,16 @@ static inline long parse_count(const char* s, const char* what, int rank, const 
   return v;
 }
 
+/* A count of at least 1 (iterations, burst sizes). */
+static inline long parse_positive(const char* s, const char* what, int rank, const char* usage) {
+  const long v = parse_count(s, what, rank, usage);
+  if (v < 1) {
+    if (rank == 0) fprintf(stderr, "%s '%s' must be at least 1\n", what, s);
+    usage_exit(rank, usage);
+  }
+  return v;
+}
+
 static inline double parse_double(const char* s, const char* what, int rank, const char* usage) {
   char* end = NULL;
   errno = 0;

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   static const char* call_names[5] = {"start", "put", "complete", "post", "wait"};
   long sizes[64];
   const int nsizes = parse_list(argv[2], sizes, 64, "SIZES", rank, USAGE);
-  const long iters = argc > 3 ? parse_count(argv[3], "ITERS", rank, USAGE) : 100;
+  const long iters = argc > 3 ? parse_positive(argv[3], "ITERS", rank, USAGE) : 100;
   long max = 1;
   for (int i = 0; i < nsizes; ++i) max = sizes[i] > max ? sizes[i] : max;
   char* mem;

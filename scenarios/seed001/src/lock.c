@@ -236,23 +236,23 @@ int main(int argc, char** argv) {
   const char* mode = argv[1];
   if (strcmp(mode, "overhead") == 0) {
     if (nranks != 2) usage_exit(rank, USAGE " (overhead: 2 ranks)");
-    overhead(argc > 2 ? parse_count(argv[2], "ITERS", rank, USAGE) : 200);
+    overhead(argc > 2 ? parse_positive(argv[2], "ITERS", rank, USAGE) : 200);
   } else if (strcmp(mode, "delay") == 0) {
     if (nranks != 3) usage_exit(rank, USAGE " (delay: 3 ranks)");
     const double hold = argc > 2 ? parse_double(argv[2], "HOLD_US", rank, USAGE) : 100;
-    const long iters = argc > 3 ? parse_count(argv[3], "ITERS", rank, USAGE) : 50;
+    const long iters = argc > 3 ? parse_positive(argv[3], "ITERS", rank, USAGE) : 50;
     if (iters < 1) usage_exit(rank, USAGE);
     delay(hold, iters);
   } else if (strcmp(mode, "concurrency") == 0) {
-    concurrency(argc > 2 ? parse_count(argv[2], "ITERS", rank, USAGE) : 200);
+    concurrency(argc > 2 ? parse_positive(argv[2], "ITERS", rank, USAGE) : 200);
   } else if (strcmp(mode, "messages") == 0) {
     const double hold = argc > 2 ? parse_double(argv[2], "HOLD_US", rank, USAGE) : 0;
-    messages(hold, argc > 3 ? parse_count(argv[3], "ITERS", rank, USAGE) : 100);
+    messages(hold, argc > 3 ? parse_positive(argv[3], "ITERS", rank, USAGE) : 100);
   } else if (strcmp(mode, "busy") == 0) {
     if (argc < 3 || nranks != 2) usage_exit(rank, USAGE " (busy: 2 ranks)");
     long compute[64];
     const int n = parse_list(argv[2], compute, 64, "COMPUTE_US_LIST", rank, USAGE);
-    busy(compute, n, argc > 3 ? parse_count(argv[3], "ITERS", rank, USAGE) : 100);
+    busy(compute, n, argc > 3 ? parse_positive(argv[3], "ITERS", rank, USAGE) : 100);
   } else {
     usage_exit(rank, USAGE);
   }

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   OK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
   if (argc < 2 || nranks < 2 || (strcmp(argv[1], "pscw") != 0 && strcmp(argv[1], "fence") != 0)) usage_exit(rank, USAGE);
   const int pscw = strcmp(argv[1], "pscw") == 0;
-  const long iters = argc > 2 ? parse_count(argv[2], "ITERS", rank, USAGE) : 200;
+  const long iters = argc > 2 ? parse_positive(argv[2], "ITERS", rank, USAGE) : 200;
   char* mem;
   MPI_Win win;
   OK(MPI_Win_allocate(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
