@@ -22,7 +22,7 @@
  *                                     (MPI_Iprobe) instead of having threads compete
  * Rows: lock,<design>,<lock>,overhead_lock|overhead_unlock|overhead_total,<us>,us
  *       lock,...,delay_hold_<HOLD_US>,<us>,us   lock,...,concurrency_origins_<n>,<us>,us
- *       lock,...,messages_origins_<n>,<msgs>,msgs (and _origin_side, _target_side)
+ *       lock,...,messages_hold_<HOLD_US>_origins_<n>,<msgs>,msgs (and _origin_side, _target_side)
  *       lock,...,busy_compute_<us>,<us>,us */
 #include "common.h"
 
@@ -180,11 +180,11 @@ static void messages(double hold_us, long iters) {
   if (rank == 0) {
     const double pairs = (double)origins * (double)iters;
     char param[80];
-    snprintf(param, sizeof param, "messages_origins_%d", origins);
+    snprintf(param, sizeof param, "messages_hold_%g_origins_%d", hold_us, origins);
     row("lock", param, (double)all / pairs, "msgs");
-    snprintf(param, sizeof param, "messages_origins_%d_origin_side", origins);
+    snprintf(param, sizeof param, "messages_hold_%g_origins_%d_origin_side", hold_us, origins);
     row("lock", param, (double)origin_side / pairs, "msgs");
-    snprintf(param, sizeof param, "messages_origins_%d_target_side", origins);
+    snprintf(param, sizeof param, "messages_hold_%g_origins_%d_target_side", hold_us, origins);
     row("lock", param, (double)(all - origin_side) / pairs, "msgs");
   }
   counter_close(&packets);
