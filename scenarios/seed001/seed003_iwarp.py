@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Seed 003 secs. 4.2-4.3, Figures 5 and 6: MPI_Put and MPI_Get latency (8 bytes) and
+peak bandwidth on the Chelsio T3 iWARP preset (no remote atomics, so
+TWINFAB_RMA_LOCK=progress; these tests use post/start/complete/wait only). Seed 003's
+MVAPICH2-1SC is the RDMA-based one-sided design (rdma), MVAPICH2-R the send/receive one
+over the RDMA fast path (sendrecv)."""
+from seed001 import Experiment, QUICK
+
+P = "chelsio-t3-iwarp"
+sizes = [65536, 1048576] if QUICK else [4096, 16384, 65536, 262144, 1048576, 4194304]
+e = Experiment("seed003_iwarp")
+for rma in ("rdma", "sendrecv"):
+    e.run("latency", ["put", 8, 20 if QUICK else 100], rma=rma, lock="progress", plat=P)
+    e.run("latency", ["get", 8, 20 if QUICK else 100], rma=rma, lock="progress", plat=P)
+    for op in ("put", "get"):
+        e.run("bandwidth", ["bw", op, ",".join(map(str, sizes)), 16, 3 if QUICK else 10], rma=rma, lock="progress", plat=P)
+        peak = max(e.value("bandwidth", rma, f"{op}_{s}", plat=P) for s in sizes)
+        e.add("bandwidth", rma, "progress", f"{op}_peak", peak, "MB/s", plat=P)
+e.finish(refs=[
+    ("latency", "rdma", None, "put_8", 9.41, "003 sec. 4.2 (MVAPICH2-1SC)"),
+    ("latency", "sendrecv", None, "put_8", 9.32, "003 sec. 4.2 (MVAPICH2-R)"),
+    ("latency", "rdma", None, "get_8", 30.03, "003 sec. 4.3 (MVAPICH2-1SC)"),
+    ("latency", "sendrecv", None, "get_8", 30.03, "003 sec. 4.3 (MVAPICH2-R)"),
+    ("bandwidth", "rdma", None, "put_peak", 1231, "003 sec. 4.2 (R/SR; 1SC 'best')"),
+    ("bandwidth", "sendrecv", None, "put_peak", 1231, "003 sec. 4.2 (MVAPICH2-R)"),
+    ("bandwidth", "rdma", None, "get_peak", 1142, "003 sec. 4.3"),
+    ("bandwidth", "sendrecv", None, "get_peak", 1142, "003 sec. 4.3"),
+])
