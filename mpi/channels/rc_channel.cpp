@@ -396,6 +396,13 @@ void RcChannel::post_rdma(int peer, const RdmaOp& op) {
   Outgoing item;
   item.is_rdma = true;
   item.op = op;
+  if (op.inline_data) {
+    // Its caller may change the source once post_rdma returns: keep a copy to post from
+    // (the vector's buffer moves with the item, so the address stays valid).
+    const auto* source = reinterpret_cast<const std::byte*>(op.local.addr);
+    item.payload.assign(source, source + op.local.length);
+    item.op.local.addr = reinterpret_cast<std::uint64_t>(item.payload.data());
+  }
   defer(peer, std::move(item));
 }
 
@@ -534,6 +541,9 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   wr.imm_data = op.imm;
   wr.compare_add = op.compare_add;
   wr.swap = op.swap;
+  if (op.inline_data && (op.kind == RdmaOp::Kind::Write || op.kind == RdmaOp::Kind::WriteWithImm) &&
+      op.local.length <= qp_config_.max_inline)
+    wr.flags = wr.flags | fabric::SendFlags::Inline;
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)

@@ -104,6 +104,10 @@ struct RdmaOp {
   std::uint32_t cookie = 0;  ///< handed back to on_rdma_done
   std::uint64_t compare_add = 0;  ///< CompareSwap: the expected value; FetchAdd: the addend
   std::uint64_t swap = 0;         ///< CompareSwap: the value written when equal
+  /// Write: the data is copied at post (SendFlags::Inline; `local.lkey` is ignored), so
+  /// the source may change as soon as post_rdma returns. Only for writes of at most
+  /// max_inline_write() bytes.
+  bool inline_data = false;
   /// Whether the operation needs one of the responder's outstanding read/atomic slots.
   bool is_read_like() const noexcept { return kind == Kind::Read || kind == Kind::CompareSwap || kind == Kind::FetchAdd; }
 };
@@ -152,6 +156,8 @@ class RcChannel {
     void (*call_)(void*, std::span<std::byte>);
   };
 
+  /// The longest RDMA write that can be posted with inline data (RdmaOp::inline_data).
+  std::uint32_t max_inline_write() const noexcept { return qp_config_.max_inline; }
   /// Bytes of payload one packet can carry.
   std::size_t max_payload() const noexcept { return packet_size_ - kPacketHeaderBytes; }
 

@@ -346,6 +346,8 @@ class Context {
   /// with that peer's packets; its cookie must have kForeignCookieBit set, and its
   /// completion goes to the handler of set_rdma_completion_handler.
   void post_rdma(int world_peer, const RdmaOp& op) { channel_->post_rdma(world_peer, op); }
+  /// The longest RDMA write post_rdma() can send with inline data.
+  std::uint32_t max_inline_write() const noexcept { return channel_->max_inline_write(); }
   void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept {
     engine_.set_rdma_completion_handler(handler);
   }

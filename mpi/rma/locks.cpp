@@ -30,9 +30,11 @@ constexpr double kBackoffMax = 1e-3;
 }  // namespace
 
 std::uint64_t RmaEngine::remote_atomic(Window& window, int target, RdmaOp::Kind kind, std::uint64_t compare_add,
-                                       std::uint64_t swap) {
+                                       std::uint64_t swap, bool wait) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
-  const std::size_t slot = window.layout.result(0);
+  // A release that is not waited for lands its old value in a slot of its own, so that
+  // it cannot overwrite the result of the next acquisition.
+  const std::size_t slot = window.layout.result(wait ? 0 : 1);
   RdmaOp op;
   op.kind = kind;
   op.local = window.control_region->sge(slot * sizeof(std::uint64_t), sizeof(std::uint64_t));
@@ -48,6 +50,7 @@ std::uint64_t RmaEngine::remote_atomic(Window& window, int target, RdmaOp::Kind 
   ++window.target(target).rdma_in_flight;
   ++counters_.remote_atomics;
   context_.post_rdma(window.comm->world_rank(target), op);
+  if (!wait) return 0;
   while (rdma_.count(cookie) != 0) context_.progress_or_wait();
   return std::atomic_ref<std::uint64_t>(window.control()[slot]).load(std::memory_order_acquire);
 }
@@ -87,7 +90,7 @@ void RmaEngine::acquire(Window& window, int target, LockType type, int assertion
       std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord])
           .compare_exchange_strong(old, desired, std::memory_order_acq_rel);
     } else {
-      old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired);
+      old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired, true);
     }
     if (old == expected) break;
     if (type == LockType::Shared && old != kExclusiveLockWord) {
@@ -109,7 +112,10 @@ void RmaEngine::release(Window& window, int target, const char* where) {
     complete_target(window, target, false, where);
   } else if (window.lock_design == RmaLockDesign::TargetProgress) {
     // The Unlock is applied after every operation sent before it, so its
-    // acknowledgement also says they are complete; RDMA ones are when they completed.
+    // acknowledgement also says they are complete: waited for when operations went as
+    // messages. RDMA ones are complete when they completed here, and then the Unlock
+    // need not be waited for (the next request from this rank queues behind it).
+    const bool messages = state.unflushed_messages > 0 || !state.requests.empty();
     complete_target(window, target, true, where);
     if (target == window.rank()) {
       release_lock(window, target);
@@ -119,16 +125,21 @@ void RmaEngine::release(Window& window, int target, const char* where) {
       h.sequence = ++state.unlocks_sent;
       state.unflushed_messages = 0;
       send_control(window, target, h, true);
-      wait_until([&] { return state.unlocks_acked >= h.sequence; });
-      raise_target_error(window, target, where);
+      if (messages) {
+        wait_until([&] { return state.unlocks_acked >= h.sequence; });
+        raise_target_error(window, target, where);
+      }
     }
   } else {
     complete_target(window, target, false, where);
     const std::uint64_t add = state.lock_type == LockType::Exclusive ? 1 : ~std::uint64_t{0};
+    // The operations are complete; the release itself is not waited for (seed 001
+    // §4.3.3): it leaves behind them on the QP, and a later lock or the window's free
+    // waits for it.
     if (target == window.rank())
       std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord]).fetch_add(add, std::memory_order_acq_rel);
     else
-      remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0);
+      remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0, false);
   }
   state.lock = TargetState::Lock::None;
   state.lock_nocheck = false;

@@ -42,6 +42,9 @@ enum class MessageKind : std::uint8_t {
   LockGranted,
   Unlock,         ///< applied in order after the origin's operations; answered by UnlockAck
   UnlockAck,
+  Posted,     ///< send/receive design's PSCW: the sender posted an exposure epoch to the receiver
+  Completed,  ///< send/receive design's PSCW: the sender's access epoch to the receiver ended
+              ///< (applied in order after its operations, so they are complete)
 };
 
 struct ControlHeader {

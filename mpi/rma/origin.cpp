@@ -191,7 +191,15 @@ void RmaEngine::rdma_put(Window& window, int target, const void* origin, std::in
   base.window = window.id;
   base.target = target;
   const std::byte* source;
-  if (is_one_run(count, *type)) {
+  // Small enough to go inline: copied at post, so no registration, and the operation is
+  // complete at the origin at once (MPI_Win_complete need not wait for it).
+  const std::uint32_t inline_limit = context_.max_inline_write();
+  const bool all_inline = std::all_of(blocks.begin(), blocks.end(), [&](const Block& b) {
+    return static_cast<std::uint64_t>(b.length) <= inline_limit;
+  });
+  if (is_one_run(count, *type) && all_inline) {
+    source = contiguous_start(origin, *type);
+  } else if (is_one_run(count, *type)) {
     source = contiguous_start(origin, *type);
     base.region = context_.registration().acquire(const_cast<std::byte*>(source), bytes);
   } else {
@@ -213,12 +221,19 @@ void RmaEngine::rdma_put(Window& window, int target, const void* origin, std::in
       const std::uint64_t n = std::min<std::uint64_t>(kRdmaChunk, static_cast<std::uint64_t>(b.length) - done);
       RdmaOp op;
       op.kind = RdmaOp::Kind::Write;
-      op.local = base.region->sge(static_cast<std::size_t>(source + position - static_cast<const std::byte*>(base.region->addr())),
-                                  static_cast<std::uint32_t>(n));
+      if (base.region)
+        op.local = base.region->sge(
+            static_cast<std::size_t>(source + position - static_cast<const std::byte*>(base.region->addr())),
+            static_cast<std::uint32_t>(n));
+      else
+        op.local = fabric::Sge{reinterpret_cast<std::uint64_t>(source + position), static_cast<std::uint32_t>(n), 0};
+      op.inline_data = n <= inline_limit;
       op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(b.offset) + done;
       op.rkey = peer.rkey;
+      base.inline_data = op.inline_data;
       op.cookie = new_cookie(base);
       ++state.rdma_in_flight;
+      if (op.inline_data) ++state.rdma_inline_in_flight;
       ++counters_.rdma_writes;
       context_.post_rdma(window.comm->world_rank(target), op);
       position += n;
@@ -279,6 +294,7 @@ void RmaEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
     if (w->id != entry.window) continue;
     TargetState& state = w->target(entry.target);
     --state.rdma_in_flight;
+    if (entry.inline_data) --state.rdma_inline_in_flight;
     if (status != fabric::WcStatus::Success && state.error == ErrorClass::MPI_SUCCESS)
       state.error = ErrorClass::MPI_ERR_OTHER;
   }

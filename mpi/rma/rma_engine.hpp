@@ -174,6 +174,7 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
     RequestId user_request = kRequestNull;  ///< completed with the operation's last work request
     std::shared_ptr<std::uint32_t> user_remaining;  ///< work requests of that operation not done
     std::uint64_t* result = nullptr;  ///< atomics: where the old value lands (a control slot)
+    bool inline_data = false;         ///< a write whose data was copied at post
     bool done = false;
     fabric::WcStatus status = fabric::WcStatus::Success;
   };
@@ -239,6 +240,9 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   /// for data the device writes): what a call that had nothing to wait for costs, as a
   /// failed MPI_Test does, so that programs polling through it let others run.
   void idle_poll(bool memory);
+  /// Whether `origin` ended `wanted` access epochs on this rank (PSCW: its counter in the
+  /// control block, or its Completed messages in the send/receive design).
+  bool completed(Window& window, int origin, std::uint64_t wanted);
   /// Sends `target` a FlushRequest when operations went to it as messages since the last.
   void request_flush(Window& window, int target);
   /// MPI_ERR_RANK unless `rank` is in the window's group.
@@ -259,8 +263,10 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   // locks.cpp
   void acquire(Window& window, int target, LockType type, int assertions, const char* where);
   void release(Window& window, int target, const char* where);
+  /// A compare-and-swap or fetch-and-add on `target`'s lock word; returns the old
+  /// value, or (wait false) returns at once and lets the completion be reaped later.
   std::uint64_t remote_atomic(Window& window, int target, RdmaOp::Kind kind, std::uint64_t compare_add,
-                              std::uint64_t swap);
+                              std::uint64_t swap, bool wait);
 
   Context& context_;
   std::uint32_t next_window_id_ = 1;

@@ -53,7 +53,8 @@ void RmaEngine::complete_target(Window& window, int target, bool local, const ch
   if (!local) request_flush(window, target);
   for (bool waited = false;; waited = true) {
     reap_target(state, false);
-    if (state.requests.empty() && state.rdma_in_flight == 0 && (local || state.flushes_acked >= state.flushes_sent)) {
+    const std::uint32_t rdma_waited = local ? state.rdma_in_flight - state.rdma_inline_in_flight : state.rdma_in_flight;
+    if (state.requests.empty() && rdma_waited == 0 && (local || state.flushes_acked >= state.flushes_sent)) {
       // Nothing to wait for (operations on this rank itself are done at once): still a
       // poll, as MPI_Test's, so that a program flushing in a loop while it waits for
       // another rank lets that rank run and, in the simulator, time pass.
@@ -157,13 +158,23 @@ void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::u
   op.local = window.control_region->sge(staging * sizeof(std::uint64_t), sizeof(std::uint64_t));
   op.remote_addr = remote.control + word * sizeof(std::uint64_t);
   op.rkey = remote.control_rkey;
+  op.inline_data = sizeof(std::uint64_t) <= context_.max_inline_write();
   RdmaInFlight entry;
   entry.window = window.id;
   entry.target = peer;
+  entry.inline_data = op.inline_data;
   op.cookie = new_cookie(std::move(entry));
-  ++window.target(peer).rdma_in_flight;
+  TargetState& state = window.target(peer);
+  ++state.rdma_in_flight;
+  if (op.inline_data) ++state.rdma_inline_in_flight;
   ++counters_.rdma_writes;
   context_.post_rdma(window.comm->world_rank(peer), op);
+}
+
+bool RmaEngine::completed(Window& window, int origin, std::uint64_t wanted) {
+  if (window.design == RmaDesign::SendRecv && origin != window.rank())
+    return window.completes_received[origin] >= wanted;
+  return load(window.control()[window.layout.complete_count(origin)]) >= wanted;
 }
 
 void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, const char* where) {
@@ -179,8 +190,16 @@ void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, cons
   // The window's memory must not change under the origins' feet before they were told:
   // writes this rank made are visible before the flag (release in write_counter).
   std::atomic_thread_fence(std::memory_order_release);
-  for (int origin : origins)
-    write_counter(window, origin, window.layout.post_count(window.rank()), ++window.posts_sent[origin], 0);
+  for (int origin : origins) {
+    const std::uint64_t count = ++window.posts_sent[origin];
+    if (window.design == RmaDesign::SendRecv && origin != window.rank()) {
+      ControlHeader h;
+      h.kind = MessageKind::Posted;
+      send_control(window, origin, h, true);
+    } else {
+      write_counter(window, origin, window.layout.post_count(window.rank()), count, 0);
+    }
+  }
   window.epoch.posted = true;
   window.epoch.post_group = origins;
 }
@@ -201,6 +220,10 @@ void RmaEngine::start(Window& window, const GroupPtr& group, int assertions, con
   for (int target : targets) {
     const std::uint64_t wanted = ++window.posts_seen[target];
     if ((assertions & assertion::kNoCheck) != 0) continue;
+    if (window.design == RmaDesign::SendRecv && target != window.rank()) {
+      wait_until([&] { return window.posts_received[target] >= wanted; });
+      continue;
+    }
     const std::uint64_t& flag = window.control()[window.layout.post_count(target)];
     wait_until([&] { return load(flag) >= wanted; });
   }
@@ -214,10 +237,41 @@ void RmaEngine::complete(Window& window, const char* where) {
                 "no access epoch of MPI_Win_start is open");
   // Every operation complete at its target, then the target's flag: the flag's RDMA
   // write is posted only after the data's completed.
-  for (int target : window.epoch.start_group) request_flush(window, target);
-  for (int target : window.epoch.start_group) complete_target(window, target, false, where);
-  for (int target : window.epoch.start_group)
+  // Where the device places one QP's RDMA writes in order, the flag goes right behind
+  // the data (seed 001 §3.3: one round trip, not two); elsewhere (iWARP), and behind
+  // operations that went as messages, it waits until they are complete at the target.
+  if (window.design == RmaDesign::SendRecv) {
+    // Seed 001's baseline: a Completed message behind the operations, which the target
+    // applies in order, so it needs no round trip first.
+    for (int target : window.epoch.start_group) {
+      ++window.completes_sent[target];
+      if (target == window.rank()) {
+        write_counter(window, target, window.layout.complete_count(window.rank()), window.completes_sent[target], 1);
+        continue;
+      }
+      TargetState& state = window.target(target);
+      ControlHeader h;
+      h.kind = MessageKind::Completed;
+      send_control(window, target, h, true);
+      state.unflushed_messages = 0;
+    }
+    for (int target : window.epoch.start_group) complete_target(window, target, true, where);
+    window.epoch.started = false;
+    window.epoch.start_group.clear();
+    return;
+  }
+  const bool flag_behind_data = context_.capabilities().in_order_placement;
+  for (int target : window.epoch.start_group) {
+    TargetState& state = window.target(target);
+    if (flag_behind_data && state.unflushed_messages == 0 && state.requests.empty()) continue;
+    request_flush(window, target);
+  }
+  for (int target : window.epoch.start_group) {
+    TargetState& state = window.target(target);
+    if (!(flag_behind_data && state.unflushed_messages == 0 && state.requests.empty()))
+      complete_target(window, target, false, where);
     write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
+  }
   for (int target : window.epoch.start_group) complete_target(window, target, true, where);
   window.epoch.started = false;
   window.epoch.start_group.clear();
@@ -229,8 +283,7 @@ void RmaEngine::wait(Window& window, const char* where) {
                 "no exposure epoch of MPI_Win_post is open");
   for (int origin : window.epoch.post_group) {
     const std::uint64_t wanted = ++window.completes_seen[origin];
-    const std::uint64_t& flag = window.control()[window.layout.complete_count(origin)];
-    wait_until([&] { return load(flag) >= wanted; });
+    wait_until([&] { return completed(window, origin, wanted); });
   }
   // The post flags this rank wrote must have left before the epoch's end lets the
   // staging words be reused.
@@ -245,8 +298,7 @@ bool RmaEngine::test(Window& window, const char* where) {
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
                 "no exposure epoch of MPI_Win_post is open");
   for (int origin : window.epoch.post_group) {
-    const std::uint64_t& flag = window.control()[window.layout.complete_count(origin)];
-    if (load(flag) < window.completes_seen[origin] + 1) {
+    if (!completed(window, origin, window.completes_seen[origin] + 1)) {
       idle_poll(true);
       return false;
     }

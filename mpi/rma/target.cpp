@@ -213,6 +213,12 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
     case MessageKind::LockGranted:
       window.target(origin).lock = TargetState::Lock::Held;
       break;
+    case MessageKind::Posted:
+      ++window.posts_received[origin];
+      break;
+    case MessageKind::Completed:
+      ++window.completes_received[origin];
+      break;
     case MessageKind::Unlock:
       release_lock(window, origin);
       send_ack(window, origin, MessageKind::UnlockAck, h.sequence);

@@ -103,6 +103,9 @@ struct TargetState {
   /// send/receive design, accumulates, dynamic windows): complete before a flush ends.
   std::vector<InFlightMessage> requests;
   std::uint32_t rdma_in_flight = 0;       ///< RDMA reads/writes/atomics not completed
+  /// Of those, writes posted with inline data: complete locally already (the origin
+  /// buffer was copied at post), only not yet at the target.
+  std::uint32_t rdma_inline_in_flight = 0;
   /// Operations sent as messages since the last flush round trip: when nonzero, a
   /// flush asks the target (FlushRequest) and waits for its acknowledgement.
   std::uint64_t unflushed_messages = 0;
@@ -209,6 +212,9 @@ class Window {
   std::unordered_map<int, std::uint64_t> completes_seen;
   std::unordered_map<int, std::uint64_t> posts_sent;
   std::unordered_map<int, std::uint64_t> completes_sent;
+  /// The send/receive design's PSCW messages received, by sender rank.
+  std::unordered_map<int, std::uint64_t> posts_received;
+  std::unordered_map<int, std::uint64_t> completes_received;
   std::uint32_t next_reply_tag = 0;
   /// What MPI_Win_get_attr points the program to (the values live as long as the window).
   struct Attributes {
