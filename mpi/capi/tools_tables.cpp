@@ -23,13 +23,14 @@ namespace {
 #define TWINFAB_PT2PT(field) [](const Context& c) -> std::uint64_t { return c.pt2pt_counters().field; }
 #define TWINFAB_CHANNEL(field) [](const Context& c) -> std::uint64_t { return c.channel_counters().field; }
 #define TWINFAB_REGCACHE(field) [](const Context& c) -> std::uint64_t { return c.registration_counters().field; }
+#define TWINFAB_RMA(field) [](const Context& c) -> std::uint64_t { return c.rma_counters().field; }
 
 constexpr int kCounter = MPI_T_PVAR_CLASS_COUNTER;
 constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 29> kPvars{{
+const std::array<PerformanceVariable, 39> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -111,6 +112,33 @@ const std::array<PerformanceVariable, 29> kPvars{{
      PvarGroup::Regcache, TWINFAB_REGCACHE(no_resource)},
     {"twinfab_regcache_fallbacks", "Transfers registered outside the cache (for that transfer only).", kCounter,
      PvarGroup::Regcache, TWINFAB_REGCACHE(fallbacks)},
+    // ---- one-sided communication (mpi/rma)
+    {"twinfab_rma_puts", "MPI_Put and MPI_Rput calls of this rank (to any target, itself included).", kCounter,
+     PvarGroup::Rma, TWINFAB_RMA(puts)},
+    {"twinfab_rma_gets", "MPI_Get and MPI_Rget calls of this rank.", kCounter, PvarGroup::Rma, TWINFAB_RMA(gets)},
+    {"twinfab_rma_accumulates",
+     "MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op and MPI_Compare_and_swap calls (and their request "
+     "forms) of this rank.",
+     kCounter, PvarGroup::Rma, TWINFAB_RMA(accumulates)},
+    {"twinfab_rma_rdma_writes", "RDMA writes one-sided communication posted: puts' pieces and PSCW flags.", kCounter,
+     PvarGroup::Rma, TWINFAB_RMA(rdma_writes)},
+    {"twinfab_rma_rdma_reads", "RDMA reads one-sided communication posted (gets' pieces).", kCounter, PvarGroup::Rma,
+     TWINFAB_RMA(rdma_reads)},
+    {"twinfab_rma_remote_atomics",
+     "Compare-and-swap and fetch-and-add work requests of the test-and-set lock design (this rank's own lock "
+     "word's included): seed 001's lock message complexity.",
+     kCounter, PvarGroup::Rma, TWINFAB_RMA(remote_atomics)},
+    {"twinfab_rma_messages",
+     "Messages one-sided communication sent: operations of the send/receive design, accumulates, flush and lock "
+     "requests, their acknowledgements.",
+     kCounter, PvarGroup::Rma, TWINFAB_RMA(messages)},
+    {"twinfab_rma_operations_applied", "Operations this rank applied as a target, arrived as messages.", kCounter,
+     PvarGroup::Rma, TWINFAB_RMA(operations_applied)},
+    {"twinfab_rma_lock_attempts",
+     "Attempts to acquire a passive-target lock: compare-and-swaps of the ts design, requests of the progress "
+     "design.",
+     kCounter, PvarGroup::Rma, TWINFAB_RMA(lock_attempts)},
+    {"twinfab_rma_fences", "MPI_Win_fence calls of this rank.", kCounter, PvarGroup::Rma, TWINFAB_RMA(fences)},
 }};
 
 #undef TWINFAB_PT2PT
@@ -134,6 +162,8 @@ std::vector<Category> make_categories() {
       {"twinfab_channel", "The RC channel of this rank: packets, credits, RDMA operations, connections.", {}, {},
        {}},
       {"twinfab_regcache", "The registration cache of this rank.", {}, {}, {}},
+      {"twinfab_rma", "One-sided communication of this rank: operations, work requests, messages, lock attempts.",
+       {}, {}, {}},
   };
   const auto cvars = config_variables();
   for (std::size_t i = 0; i < cvars.size(); ++i)

@@ -29,7 +29,7 @@ namespace twinfab::mpi::capi::tools {
 MPI_Datatype datatype_of(const ConfigVariable& variable) noexcept;
 
 /// The groups performance variables are listed in (one category each).
-enum class PvarGroup : std::uint8_t { Pt2pt, Channel, Regcache };
+enum class PvarGroup : std::uint8_t { Pt2pt, Channel, Regcache, Rma };
 
 struct PerformanceVariable {
   std::string_view name;

@@ -35,6 +35,7 @@
 #include "mpi/core/datatype.hpp"
 #include "mpi/core/in_place.hpp"
 #include "mpi/core/request.hpp"
+#include "mpi/core/rma_counters.hpp"
 #include "mpi/core/topology.hpp"
 #include "mpi/pt2pt/engine.hpp"
 #include "mpi/pt2pt/registration.hpp"
@@ -354,6 +355,9 @@ class Context {
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
+  /// One-sided communication's counters (mpi/rma keeps them up to date).
+  RmaCounters& rma_counters() noexcept { return rma_counters_; }
+  const RmaCounters& rma_counters() const noexcept { return rma_counters_; }
   /// Receives posted and not matched yet, and messages arrived before their receive
   /// (user and collective matching spaces): the lengths of the matching queues.
   std::size_t posted_receives() const noexcept { return engine_.posted_receives(); }
@@ -445,6 +449,7 @@ class Context {
   std::vector<OperationEntry> operations_;  ///< in flight, in start order
   bool advancing_operations_ = false;
   std::vector<ProgressHook*> progress_hooks_;
+  RmaCounters rma_counters_;
   bool running_progress_hooks_ = false;
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.

@@ -8,9 +8,7 @@
 // that found the lock held exclusively backs off exponentially before the next one
 // (the seed's remedy for the traffic repeated attempts cause); release is a
 // fetch-and-add (+1 from -1, -1 from a count). This rank's own lock word is taken
-// with CPU atomics: on the simulated HCA they are serialized with the remote atomics
-// (one address space, one actor at a time); docs/rma.md says what hardware
-// guarantees.
+// through the HCA as well, by a loopback connection (loopback.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,6 +30,13 @@ constexpr double kBackoffMax = 1e-3;
 std::uint64_t RmaEngine::remote_atomic(Window& window, int target, RdmaOp::Kind kind, std::uint64_t compare_add,
                                        std::uint64_t swap, bool wait) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
+  ++counters_.remote_atomics;
+  if (target == window.rank()) {
+    // Through the HCA too (loopback.hpp): the CPU's atomics are not atomic with the HCA's.
+    if (!loopback_) loopback_ = std::make_unique<LoopbackAtomics>(context_.device());
+    return loopback_->execute(kind, peer.control + ControlLayout::kLockWord * sizeof(std::uint64_t),
+                              peer.control_rkey, compare_add, swap);
+  }
   // A release that is not waited for lands its old value in a slot of its own, so that
   // it cannot overwrite the result of the next acquisition.
   const std::size_t slot = window.layout.result(wait ? 0 : 1);
@@ -48,7 +53,6 @@ std::uint64_t RmaEngine::remote_atomic(Window& window, int target, RdmaOp::Kind 
   const std::uint32_t cookie = new_cookie(std::move(entry));
   op.cookie = cookie;
   ++window.target(target).rdma_in_flight;
-  ++counters_.remote_atomics;
   context_.post_rdma(window.comm->world_rank(target), op);
   if (!wait) return 0;
   while (rdma_.count(cookie) != 0) context_.progress_or_wait();
@@ -84,14 +88,7 @@ void RmaEngine::acquire(Window& window, int target, LockType type, int assertion
   for (;;) {
     const std::uint64_t desired = type == LockType::Exclusive ? kExclusiveLockWord : expected + 1;
     ++counters_.lock_attempts;
-    std::uint64_t old;
-    if (target == window.rank()) {
-      old = expected;
-      std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord])
-          .compare_exchange_strong(old, desired, std::memory_order_acq_rel);
-    } else {
-      old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired, true);
-    }
+    const std::uint64_t old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired, true);
     if (old == expected) break;
     if (type == LockType::Shared && old != kExclusiveLockWord) {
       expected = old;  // other shared holders: try again at once with their count
@@ -136,10 +133,7 @@ void RmaEngine::release(Window& window, int target, const char* where) {
     // The operations are complete; the release itself is not waited for (seed 001
     // §4.3.3): it leaves behind them on the QP, and a later lock or the window's free
     // waits for it.
-    if (target == window.rank())
-      std::atomic_ref<std::uint64_t>(window.control()[ControlLayout::kLockWord]).fetch_add(add, std::memory_order_acq_rel);
-    else
-      remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0, false);
+    remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0, false);
   }
   state.lock = TargetState::Lock::None;
   state.lock_nocheck = false;

@@ -51,24 +51,11 @@
 
 #include "mpi/core/context.hpp"
 #include "mpi/core/op.hpp"
+#include "mpi/rma/loopback.hpp"
 #include "mpi/rma/messages.hpp"
 #include "mpi/rma/window.hpp"
 
 namespace twinfab::mpi::rma {
-
-/// What one-sided communication did at this rank, for MPI_T and experiments.
-struct RmaCounters {
-  std::uint64_t puts = 0;
-  std::uint64_t gets = 0;
-  std::uint64_t accumulates = 0;      ///< accumulate, get_accumulate, fetch_and_op, compare_and_swap
-  std::uint64_t rdma_writes = 0;      ///< work requests of puts (and PSCW flags)
-  std::uint64_t rdma_reads = 0;
-  std::uint64_t remote_atomics = 0;   ///< compare-and-swap / fetch-and-add work requests (locks)
-  std::uint64_t messages = 0;         ///< operation and control messages sent
-  std::uint64_t operations_applied = 0;  ///< operations applied here as a target
-  std::uint64_t lock_attempts = 0;    ///< lock acquisition attempts (atomics or requests)
-  std::uint64_t fences = 0;
-};
 
 class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
  public:
@@ -145,6 +132,7 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   /// here: the unified model).
   void sync(Window& window, const char* where);
 
+  /// What one-sided communication did at this rank (kept by the Context, for MPI_T).
   const RmaCounters& counters() const noexcept { return counters_; }
   Context& context() noexcept { return context_; }
 
@@ -274,8 +262,9 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   std::unordered_map<std::uint32_t, RdmaInFlight> rdma_;
   std::uint32_t next_cookie_ = 0;
   std::unordered_map<RequestId, UserRequest> user_requests_;
-  RmaCounters counters_;
+  RmaCounters& counters_;  ///< the Context's
   bool hooked_ = false;
+  std::unique_ptr<LoopbackAtomics> loopback_;  ///< made at the first lock of this rank's own window (ts)
 };
 
 }  // namespace twinfab::mpi::rma

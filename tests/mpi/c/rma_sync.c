@@ -242,6 +242,35 @@ static void attributes(void) {
   OK(MPI_Win_free(&win));
 }
 
+/* MPI_T: the one-sided counters (continuous: a handle counts from its allocation) count
+ * what this rank did. */
+static void counters(void) {
+  int provided, count = 0, index[2];
+  OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+  MPI_T_pvar_session session;
+  OK(MPI_T_pvar_session_create(&session));
+  const char* names[2] = {"twinfab_rma_puts", "twinfab_rma_fences"};
+  MPI_T_pvar_handle handles[2];
+  for (int i = 0; i < 2; ++i) {
+    OK(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &index[i]));
+    OK(MPI_T_pvar_handle_alloc(session, index[i], NULL, &handles[i], &count));
+  }
+  int mem = 0, one = 1;
+  MPI_Win win;
+  OK(MPI_Win_create(&mem, sizeof mem, sizeof mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+  OK(MPI_Win_fence(0, win));
+  OK(MPI_Put(&one, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
+  OK(MPI_Win_fence(0, win));
+  OK(MPI_Win_free(&win));
+  unsigned long long puts = 0, fences = 0;
+  OK(MPI_T_pvar_read(session, handles[0], &puts));
+  OK(MPI_T_pvar_read(session, handles[1], &fences));
+  CHECK(puts == 1 && fences == 2, "MPI_T counted %llu puts and %llu fences (1 and 2 made)", puts, fences);
+  for (int i = 0; i < 2; ++i) OK(MPI_T_pvar_handle_free(session, &handles[i]));
+  OK(MPI_T_pvar_session_free(&session));
+  OK(MPI_T_finalize());
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -253,6 +282,7 @@ int main(int argc, char** argv) {
   lock_all();
   dynamic_window();
   attributes();
+  counters();
   if (rank == 0) printf("rma_sync: %d ranks ok\n", size);
   MPI_Finalize();
   return 0;

@@ -272,7 +272,7 @@ static void check_categories(void) {
   T_OK(MPI_T_category_get_num(&num));
   T_OK(MPI_T_cvar_get_num(&num_cvars));
   T_OK(MPI_T_pvar_get_num(&num_pvars));
-  T_CHECK(num == 8, "%d categories", num);
+  T_CHECK(num == 9, "%d categories", num);
   int cvars_seen = 0, pvars_seen = 0, eager_found = 0;
   const int eager = cvar("TWINFAB_EAGER_THRESHOLD");
   for (int i = 0; i < num; ++i) {
