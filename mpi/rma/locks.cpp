@@ -83,12 +83,24 @@ void RmaEngine::acquire(Window& window, int target, LockType type, int assertion
   }
   // Test-and-set.
   (void)where;
+  // A rank that released this lock a moment ago waits one of its lock round trips before
+  // trying again: its compare-and-swap would otherwise follow its release on the QP
+  // and land before anyone else's, so that a rank locking in a loop would hold the lock
+  // against all others for ever (found by MPICH's linked_list_bench_lock_excl: 4 ranks,
+  // one spinning on its own element while the others backed off).
+  const auto now = [this] { return context_.runtime().now(); };
+  if (state.released_at >= 0) {
+    const double until = state.released_at + state.lock_round_trip;
+    while (now() < until) context_.progress_or_wait(until);
+  }
   double backoff = kBackoffInitial;
   std::uint64_t expected = 0;
   for (;;) {
     const std::uint64_t desired = type == LockType::Exclusive ? kExclusiveLockWord : expected + 1;
     ++counters_.lock_attempts;
+    const double attempt_start = now();
     const std::uint64_t old = remote_atomic(window, target, RdmaOp::Kind::CompareSwap, expected, desired, true);
+    state.lock_round_trip = std::max(kBackoffInitial, now() - attempt_start);
     if (old == expected) break;
     if (type == LockType::Shared && old != kExclusiveLockWord) {
       expected = old;  // other shared holders: try again at once with their count
@@ -134,6 +146,7 @@ void RmaEngine::release(Window& window, int target, const char* where) {
     // §4.3.3): it leaves behind them on the QP, and a later lock or the window's free
     // waits for it.
     remote_atomic(window, target, RdmaOp::Kind::FetchAdd, add, 0, false);
+    state.released_at = context_.runtime().now();
   }
   state.lock = TargetState::Lock::None;
   state.lock_nocheck = false;

@@ -119,6 +119,10 @@ struct TargetState {
   Lock lock = Lock::None;
   LockType lock_type = LockType::Shared;
   bool lock_nocheck = false;  ///< MPI_MODE_NOCHECK: held without asking the target
+  /// Test-and-set: when this rank last released the target's lock (runtime clock, -1:
+  /// never) and how long its last compare-and-swap there took (locks.cpp).
+  double released_at = -1;
+  double lock_round_trip = 0;
   std::uint64_t unlocks_sent = 0;
   std::uint64_t unlocks_acked = 0;
 };
