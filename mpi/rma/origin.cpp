@@ -434,11 +434,14 @@ void RmaEngine::accumulate(Window& window, const void* origin, std::int64_t orig
   if (op == Op::NoOp)
     throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=MPI_NO_OP)", where),
                 "MPI_NO_OP is for MPI_Get_accumulate and MPI_Fetch_and_op");
-  const BasicKind basic = accumulate_kind(origin_type, target_type, op, where);
-  if (target == kProcNull) {
+  // Nothing to combine (MPICH's badrma: zero counts or zero-size types): no element
+  // type to check either.
+  if (target == kProcNull || (origin_count * origin_type->size() == 0 && target_count * target_type->size() == 0)) {
+    if (target != kProcNull) check_access(window, target, where);
     link_request(request, {});
     return;
   }
+  const BasicKind basic = accumulate_kind(origin_type, target_type, op, where);
   check_access(window, target, where);
   if (origin_count * origin_type->size() != target_count * target_type->size())
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(origin_count={}, target_count={})", where, origin_count,
@@ -474,14 +477,16 @@ void RmaEngine::get_accumulate(Window& window, const void* origin, std::int64_t 
   if (op != Op::NoOp) check_buffer_type(origin_count, origin_type.get(), where);
   check_buffer_type(result_count, result_type.get(), where);
   check_buffer_type(target_count, target_type.get(), where);
+  if (target == kProcNull || (target_count * target_type->size() == 0 && result_count * result_type->size() == 0 &&
+                              (op == Op::NoOp || origin_count * origin_type->size() == 0))) {
+    if (target != kProcNull) check_access(window, target, where);
+    link_request(request, {});
+    return;
+  }
   const BasicKind basic = accumulate_kind(op == Op::NoOp ? nullptr : origin_type, target_type, op, where);
   if (single_basic_kind(*result_type) != basic && result_count * result_type->size() > 0)
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(result_datatype)", where),
                 "the result's elements must be of the target's predefined type");
-  if (target == kProcNull) {
-    link_request(request, {});
-    return;
-  }
   check_access(window, target, where);
   const std::int64_t target_bytes = target_count * target_type->size();
   if ((op != Op::NoOp && origin_count * origin_type->size() != target_bytes) ||

@@ -123,6 +123,7 @@ struct TargetState {
   /// never) and how long its last compare-and-swap there took (locks.cpp).
   double released_at = -1;
   double lock_round_trip = 0;
+  std::uint32_t quick_relocks = 0;  ///< re-locks right after a release, in a row
   std::uint64_t unlocks_sent = 0;
   std::uint64_t unlocks_acked = 0;
 };
