@@ -381,8 +381,7 @@ void SimFabric::agent_ended(s4u::Host* host) {
   if (--agents_on_[host] == 0) agents_on_.erase(host);
 }
 
-bool SimFabric::contended(const s4u::Host* host) const {
-  if (agents_ == 0) return false;
+bool SimFabric::runs_agents_beyond_cores(const s4u::Host* host) const {
   auto it = agents_on_.find(host);
   return it != agents_on_.end() && host->get_actor_count() > static_cast<size_t>(host->get_core_count());
 }

@@ -152,7 +152,8 @@ class SimFabric {
   /// its actors' sleeps and polling waits are then SimGrid executions sharing the cores.
   void agent_started(simgrid::s4u::Host* host);
   void agent_ended(simgrid::s4u::Host* host);
-  bool contended(const simgrid::s4u::Host* host) const;
+  /// Inline, for the common case of a simulation without agents (every wait asks).
+  bool contended(const simgrid::s4u::Host* host) const { return agents_ != 0 && runs_agents_beyond_cores(host); }
 
   /// Registered device contexts, so that a message to a context that was closed is
   /// dropped instead of delivered to freed memory. A context gets an id that is never
@@ -190,6 +191,7 @@ class SimFabric {
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;
   std::map<aid_t, std::shared_ptr<SimRuntime>> runtimes_;  ///< by actor; agents share their rank's
+  bool runs_agents_beyond_cores(const simgrid::s4u::Host* host) const;
   unsigned agents_ = 0;                                     ///< running, on all hosts
   std::map<const simgrid::s4u::Host*, unsigned> agents_on_;
   std::vector<bool> live_devices_;  // by device id
