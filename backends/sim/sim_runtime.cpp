@@ -264,14 +264,15 @@ bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool 
         try {
           exec->wait();
           k.exec = nullptr;
-          if (computes) {
-            *cpu_left -= seconds;
-          } else if (!std::isfinite(until)) {
+          // Done without a wake-up: a computation's end, a finite wait's next round,
+          // or a wait (or sleep) without end that SimGrid cannot see is stuck.
+          if (computes ? !std::isfinite(*cpu_left) : !std::isfinite(until))
             throw fabric::Error(Status::InvalidState,
-                                fmt::format("a polling wait without deadline on host '{}' used {} simulated seconds "
-                                            "of CPU and nothing woke it: nothing ever will (a deadlock)",
-                                            w.host->get_name(), kBusyHorizon));
-          }
+                                fmt::format("{} without end on host '{}' used {} simulated seconds of CPU and nothing "
+                                            "woke it: nothing ever will (a deadlock)",
+                                            computes ? "a sleep_for" : "a polling wait", w.host->get_name(),
+                                            kBusyHorizon));
+          if (computes) *cpu_left -= seconds;
         } catch (const simgrid::CancelException&) {
           k.exec = nullptr;
           if (computes) *cpu_left -= seconds - k.exec_remaining / kHostSpeed;

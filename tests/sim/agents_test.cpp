@@ -5,7 +5,8 @@
 //   does; an agent blocked in wait_for_event costs the rank nothing.
 // - An event wait returns hca.event_latency after the completion that a polling wait
 //   returns at.
-// - An agent cannot wait on a CQ of another rank (clear error).
+// - An agent cannot wait on a CQ of another rank, an unrelated actor cannot use a
+//   rank's runtime (clear errors); waits that can never end are deadlocks, not hangs.
 // - All of it is deterministic.
 #include <gtest/gtest.h>
 
@@ -244,6 +245,29 @@ TEST(AgentsErrors, AJoinThatCanNeverReturnIsADeadlockNotAHang) {
       });
       agent->join();
     }), fabric::Error);
+  });
+}
+
+TEST(AgentsErrors, APollingWaitThatCanNeverEndOnASharedCoreIsADeadlockNotAHang) {
+  // SimGrid sees a busy execution, not a blocked actor, so the runtime itself reports
+  // it once the execution ran out.
+  testing::run_forked([] {
+    sim::Simulation s(platform(1));
+    try {
+      s.run_single([&] {
+        auto device = s.open_device(0);
+        auto cq = device->create_cq(4);
+        CompletionQueue* const sources[] = {cq.get()};
+        auto agent = device->runtime().spawn("spinner", [&] {
+          device->runtime().wait_for_completion(sources, fabric::Runtime::kForever);
+        });
+        agent->join();
+      });
+      ADD_FAILURE() << "an endless polling wait ended";
+    } catch (const fabric::Error& e) {
+      EXPECT_EQ(e.status(), Status::InvalidState);
+      EXPECT_NE(std::string(e.what()).find("deadlock"), std::string::npos) << e.what();
+    }
   });
 }
 
