@@ -118,6 +118,37 @@ TEST(AgentsCpu, AnAgentBlockedOnEventsCostsNoCpu) {
   });
 }
 
+TEST(AgentsCpu, AnAgentThatOversubscribesTheHostSlowsDownWhoWasAlreadyComputing) {
+  // Two cores. Agent A computes 1 ms from 0 (a core each: no sharing). At 0.5 ms the
+  // driver spawns agent B: three actors on two cores, so A (0.5 ms left), B and the
+  // driver (1 ms each) run at 2/3 speed: A ends at 0.5 + 0.75 = 1.25 ms, having let B
+  // and the driver do 0.5 ms each; those two then have a core each: 1.75 ms.
+  testing::run_forked([] {
+    double a_end = -1, b_end = -1, driver_end = -1;
+    sim::Simulation s(platform(2));
+    s.run_single([&] {
+      auto device = s.open_device(0);
+      fabric::Runtime& rt = device->runtime();
+      auto a = rt.spawn("a", [&] {
+        rt.sleep_for(kWork);
+        a_end = rt.now();
+      });
+      rt.sleep_for(kWork / 2);
+      auto b = rt.spawn("b", [&] {
+        rt.sleep_for(kWork);
+        b_end = rt.now();
+      });
+      rt.sleep_for(kWork);
+      driver_end = rt.now();
+      a->join();
+      b->join();
+    });
+    EXPECT_NEAR(a_end, 1.25 * kWork, kExact);
+    EXPECT_NEAR(b_end, 1.75 * kWork, kExact);
+    EXPECT_NEAR(driver_end, 1.75 * kWork, kExact);
+  });
+}
+
 TEST(AgentsCpu, SharingIsDeterministic) {
   testing::run_forked([] {
     const Ends first = run_beside(1, AgentDoes::Polls);
