@@ -33,9 +33,9 @@ class CompletionQueue;
 ///   while holding it would stop the simulation).
 class Agent {
  public:
-  /// Joins the agent if it was not joined (an unjoined agent is never left running
-  /// behind its handle). An exception its body threw that no join() reported is
-  /// logged as an error here (a destructor cannot throw it).
+  /// Every backend's agent joins in its destructor if join() was not called (an agent
+  /// is never left running behind its handle); an exception its body threw that no
+  /// join() reported is then logged as an error (a destructor cannot throw it).
   virtual ~Agent() = default;
   /// Blocks, through the runtime (the caller's device contexts keep being served in
   /// the simulator; no CPU is used while blocked), until the agent's body returned.
