@@ -9,9 +9,16 @@
 // Shared (std::shared_ptr) between the actor's runtime and the deadlines it set, which
 // may outlive the runtime: a deadline of an older block finds a newer generation and
 // does nothing.
+//
+// An actor that blocks while using CPU time (a sleep or polling wait on a host whose
+// cores are shared: docs/model.md, "Agents and CPU time") cannot suspend itself:
+// SimGrid suspends an actor's executions with it. It waits on its execution instead,
+// and a wake-up cancels the execution (the actor then starts a new one for what was
+// left, which SimGrid's fluid CPU model makes equivalent to an uninterrupted one).
 #pragma once
 
 #include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Exec.hpp>
 
 #include <cstdint>
 
@@ -22,13 +29,22 @@ struct ActorWake {
   bool blocked = false;
   bool signalled = false;
   std::uint64_t generation = 0;  ///< of the current block; a deadline of an older one is stale
+  simgrid::s4u::Exec* exec = nullptr;  ///< set while blocked on an execution: waking cancels it
+  double exec_remaining = 0;           ///< flops the cancelled execution had left
 
-  /// In maestro: resumes the actor if it is blocked and nothing resumed it yet. It then
-  /// runs at the current date, after the actors resumed before it.
+  /// In maestro or another actor: resumes the actor (or cancels the execution it waits
+  /// on) if it is blocked and nothing woke it yet. It then runs at the current date,
+  /// after the actors woken before it.
   void wake() {
     if (blocked && !signalled) {
       signalled = true;
-      actor->resume();
+      if (exec == nullptr) {
+        actor->resume();
+      } else if (exec->get_state() == simgrid::s4u::Activity::State::STARTED) {
+        // (An execution that finished at this date wakes the actor by itself.)
+        exec_remaining = exec->get_remaining();
+        exec->cancel();
+      }
     }
   }
   /// A deadline set for block `of_generation` is due.

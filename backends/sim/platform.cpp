@@ -523,7 +523,7 @@ void read_hca(const Section& root, Platform& p) {
   Section s(root.reader(), root.table("hca"), "hca",
             {"post_overhead", "wqe_processing", "pcie_latency", "pcie_bandwidth", "atomic_latency", "poll_overhead",
              "header_bytes", "icm_cache_entries", "icm_miss_penalty", "ack_timeout", "retry_count", "rnr_retry",
-             "min_rnr_timer"});
+             "min_rnr_timer", "event_latency"});
   HcaParams& h = p.hca;
   s.time("post_overhead", h.post_overhead);
   s.time("wqe_processing", h.wqe_processing);
@@ -531,6 +531,7 @@ void read_hca(const Section& root, Platform& p) {
   s.bandwidth("pcie_bandwidth", h.pcie_bandwidth, /*required=*/true);
   s.time("atomic_latency", h.atomic_latency);
   s.time("poll_overhead", h.poll_overhead);
+  s.time("event_latency", h.event_latency);
   s.size("header_bytes", h.header_bytes);
   if (h.header_bytes >= p.mtu)
     s.reader().fail(s.find("header_bytes"),
@@ -578,8 +579,9 @@ void read_registration(const Section& root, Platform& p) {
 }
 
 void read_host(const Section& root, Platform& p) {
-  Section s(root.reader(), root.table("host"), "host", {"memcpy_bandwidth"});
+  Section s(root.reader(), root.table("host"), "host", {"memcpy_bandwidth", "cores"});
   s.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, /*required=*/true);
+  s.integer("cores", p.cores, 0, kMaxRanksPerHost, " (0 = one core per rank: topology.ranks_per_host)");
 }
 
 void read_loss(const Section& root, Platform& p) {

@@ -32,6 +32,10 @@ struct HcaParams {
   double pcie_bandwidth = 0;    ///< host <-> HCA DMA bandwidth, shared by the host's ranks
   double atomic_latency = 0;    ///< target HCA's atomic unit, per CAS/FAA
   double poll_overhead = 0;     ///< CPU time of one CQ poll that finds a completion
+  /// From a completion to the thread blocked on its completion channel running again
+  /// (Runtime::wait_for_event): the HCA's interrupt, the kernel's handler and the
+  /// scheduler's wake-up.
+  double event_latency = 0;
   uint32_t header_bytes = 0;    ///< wire header per packet (LRH/BTH/... or Eth/IP/UDP/BTH)
   uint32_t icm_cache_entries = 0;  ///< QP contexts cached on the HCA; 0 = no cache model
   double icm_miss_penalty = 0;     ///< PCIe fetch of a QP context on a miss
@@ -97,6 +101,11 @@ struct Platform {
   DeviceFeatures features;
   RegistrationCost registration;
   double memcpy_bandwidth = 0;  ///< bytes/s, for copies the library charges as CPU time
+  /// Cores per host, shared by the host's ranks and agents (docs/model.md, "Agents and
+  /// CPU time"); 0 = ranks_per_host, a core per rank.
+  unsigned cores = 0;
+  /// The cores a host has: `cores`, or ranks_per_host when it is 0.
+  unsigned cores_per_host() const noexcept { return cores != 0 ? cores : ranks_per_host; }
   LossParams loss;
   MemoryModel memory;
 };

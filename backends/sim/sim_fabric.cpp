@@ -89,8 +89,9 @@ std::string network_fingerprint(const Platform& p) {
   for (auto v : p.fat_tree.down) shape += fmt::format("d{}", v);
   for (auto v : p.fat_tree.up) shape += fmt::format("u{}", v);
   for (auto v : p.fat_tree.count) shape += fmt::format("c{}", v);
-  return fmt::format("{}|{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{:a}", p.name, p.hosts, static_cast<int>(p.topology), shape,
-                     p.link_bandwidth, p.link_latency, p.switch_latency, p.hca.pcie_bandwidth, fixed_one_way_cost(p));
+  return fmt::format("{}|{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{:a}|{}", p.name, p.hosts, static_cast<int>(p.topology), shape,
+                     p.link_bandwidth, p.link_latency, p.switch_latency, p.hca.pcie_bandwidth, fixed_one_way_cost(p),
+                     p.cores_per_host());
 }
 
 }  // namespace
@@ -187,7 +188,11 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   }
   hosts.assign(p.hosts, nullptr);
   auto set_netpoint = [&](s4u::NetZone* zone, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
-    s4u::Host* h = zone->create_host(fmt::format("host{}", id), 1e9)->seal();
+    // kHostSpeed flops per second per core: Runtime::sleep_for(s) on a contended host
+    // is an execution of s * kHostSpeed flops (sim_runtime.cpp).
+    s4u::Host* h = zone->create_host(fmt::format("host{}", id), kHostSpeed)
+                       ->set_core_count(static_cast<int>(p.cores_per_host()))
+                       ->seal();
     if (id < hosts.size()) hosts[id] = h;
     return std::make_pair(h->get_netpoint(), static_cast<simgrid::kernel::routing::NetPoint*>(nullptr));
   };
@@ -349,8 +354,36 @@ void SimFabric::free_message(WireMessage* m) {
 SimRuntime& SimFabric::runtime_of_self() {
   aid_t self = s4u::this_actor::get_pid();
   auto& slot = runtimes_[self];
-  if (!slot) slot = std::make_unique<SimRuntime>(*this);
+  if (!slot) slot = std::make_shared<SimRuntime>(*this, self, s4u::this_actor::get_host());
   return *slot;
+}
+
+std::shared_ptr<SimRuntime> SimFabric::shared_runtime_of_self() {
+  runtime_of_self();
+  return runtimes_.at(s4u::this_actor::get_pid());
+}
+
+void SimFabric::adopt(aid_t agent, std::shared_ptr<SimRuntime> runtime) { runtimes_[agent] = std::move(runtime); }
+
+void SimFabric::agent_started(s4u::Host* host) {
+  ++agents_;
+  ++agents_on_[host];
+  // Actors of this host that wait or compute without an execution (the host was not
+  // contended when they blocked) now share its cores: woken, they block again as
+  // executions (sim_runtime.cpp). Each runtime once: agents map to their rank's.
+  if (!contended(host)) return;
+  for (auto& [actor, rt] : runtimes_)
+    if (rt->owner() == actor) rt->wake_cpu_users(host);
+}
+
+void SimFabric::agent_ended(s4u::Host* host) {
+  --agents_;
+  if (--agents_on_[host] == 0) agents_on_.erase(host);
+}
+
+bool SimFabric::runs_agents_beyond_cores(const s4u::Host* host) const {
+  auto it = agents_on_.find(host);
+  return it != agents_on_.end() && host->get_actor_count() > static_cast<size_t>(host->get_core_count());
 }
 
 SimRuntime* SimFabric::runtime_of(aid_t actor) {

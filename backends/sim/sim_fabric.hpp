@@ -101,6 +101,9 @@ struct Route {
   double bottleneck_bw = 0;   ///< smallest link bandwidth on the path
 };
 
+/// Flops per second of a host's core (only the ratio to sleep_for's seconds matters).
+inline constexpr double kHostSpeed = 1e9;
+
 class SimFabric {
  public:
   explicit SimFabric(const Platform& platform);
@@ -135,10 +138,22 @@ class SimFabric {
   WireMessage* new_message();
   void free_message(WireMessage* m);
 
-  /// The runtime of the calling actor (created on first use).
+  /// The runtime of the calling actor (created on first use); an agent's is the
+  /// runtime of the rank that spawned it.
   SimRuntime& runtime_of_self();
+  std::shared_ptr<SimRuntime> shared_runtime_of_self();
   SimRuntime* runtime_of(aid_t actor);
   void forget_runtime(aid_t actor);
+  /// `agent` (an actor spawned by a rank) uses `runtime`, its rank's.
+  void adopt(aid_t agent, std::shared_ptr<SimRuntime> runtime);
+
+  /// CPU contention (docs/model.md, "Agents and CPU time"): an agent started or ended
+  /// on `host`. A host is contended while it runs an agent and more actors than cores:
+  /// its actors' sleeps and polling waits are then SimGrid executions sharing the cores.
+  void agent_started(simgrid::s4u::Host* host);
+  void agent_ended(simgrid::s4u::Host* host);
+  /// Inline, for the common case of a simulation without agents (every wait asks).
+  bool contended(const simgrid::s4u::Host* host) const { return agents_ != 0 && runs_agents_beyond_cores(host); }
 
   /// Registered device contexts, so that a message to a context that was closed is
   /// dropped instead of delivered to freed memory. A context gets an id that is never
@@ -175,7 +190,10 @@ class SimFabric {
   const std::vector<simgrid::s4u::Host*>* hosts_ = nullptr;  ///< by host index (the engine's)
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;
-  std::map<aid_t, std::unique_ptr<SimRuntime>> runtimes_;
+  std::map<aid_t, std::shared_ptr<SimRuntime>> runtimes_;  ///< by actor; agents share their rank's
+  bool runs_agents_beyond_cores(const simgrid::s4u::Host* host) const;
+  unsigned agents_ = 0;                                     ///< running, on all hosts
+  std::map<const simgrid::s4u::Host*, unsigned> agents_on_;
   std::vector<bool> live_devices_;  // by device id
   std::vector<bool> live_qps_;      // by QP id
   std::set<aid_t> killed_;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <typeinfo>
 
+#include "backends/sim/sim_agent.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_fabric.hpp"
 #include "backends/sim/sim_objects.hpp"
@@ -21,32 +22,29 @@ using fabric::Status;
 namespace {
 
 constexpr uint64_t kMaxEmptyPolls = 10'000'000;
-
-class SimAgent final : public fabric::Agent {
- public:
-  SimAgent(SimFabric& fabric, s4u::ActorPtr actor, std::shared_ptr<bool> done)
-      : fabric_(fabric), actor_(std::move(actor)), done_(std::move(done)) {}
-  ~SimAgent() override {
-    if (!*done_) join();
-  }
-  void join() override {
-    // Keep serving this actor's device contexts while the agent finishes; the backoff
-    // bounds how late the join returns (at most 10 us of simulated time).
-    SimRuntime& rt = fabric_.runtime_of_self();
-    double step = 1e-7;
-    while (!*done_) {
-      rt.sleep_for(step);
-      step = std::min(step * 2, 1e-5);
-    }
-  }
-
- private:
-  SimFabric& fabric_;
-  s4u::ActorPtr actor_;
-  std::shared_ptr<bool> done_;
-};
+/// A polling wait without a deadline on a contended host is an execution this long (in
+/// seconds of a core); if nothing woke it by then, the run was stuck.
+constexpr double kBusyHorizon = 1e7;
 
 }  // namespace
+
+SimRuntime::SimRuntime(SimFabric& fabric, aid_t owner, s4u::Host* host) : fabric_(fabric) {
+  owner_.actor = owner;
+  owner_.host = host;
+}
+
+SimRuntime::Waiter& SimRuntime::self(const char* where) {
+  // Alone, the owner is the caller: no lookup on the hot path.
+  if (agents_.empty()) return owner_;
+  const aid_t me = s4u::this_actor::get_pid();
+  if (me == owner_.actor) return owner_;
+  for (auto& w : agents_)
+    if (w->actor == me) return *w;
+  throw fabric::Error(Status::InvalidState,
+                      fmt::format("{}: called by actor '{}', which is neither the rank that owns this runtime nor one "
+                                  "of its agents; an actor waits through its own rank's runtime",
+                                  where, s4u::this_actor::get_name()));
+}
 
 void SimRuntime::remove_device(SimDevice* d) {
   devices_.erase(std::remove(devices_.begin(), devices_.end(), d), devices_.end());
@@ -67,11 +65,13 @@ void SimRuntime::schedule_completion(double when, SimQueuePair& qp, uint64_t seq
   timers_.push_back(Timer{when, timer_order_++, &qp.device(), qp.device_id(), nullptr,
                           qp.send_cq(), qp.ref(), seq, status, byte_len});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
+  if (!agents_.empty()) wake_for_timer(when, qp.send_cq(), status != fabric::WcStatus::Success);
 }
 
 void SimRuntime::schedule_arrival(double when, SimDevice* device, WireMessage* m) {
   timers_.push_back(Timer{when, timer_order_++, device, device->id(), m, nullptr, {}, 0, fabric::WcStatus::Success, 0});
   std::push_heap(timers_.begin(), timers_.end(), std::greater<>{});
+  if (!agents_.empty()) wake_for_timer(when, nullptr, true);
 }
 
 double SimRuntime::next_wake(std::span<fabric::CompletionQueue* const> sources, double deadline) const {
@@ -87,10 +87,12 @@ double SimRuntime::next_wake(std::span<fabric::CompletionQueue* const> sources, 
 
 void SimRuntime::run_due_timers() {
   const double now = this->now();
+  bool ran = false;
   while (!timers_.empty() && timers_.front().when <= now) {
     std::pop_heap(timers_.begin(), timers_.end(), std::greater<>{});
     Timer t = timers_.back();
     timers_.pop_back();
+    ran = true;
     if (!fabric_.device_alive(t.device_id)) {
       if (t.message) fabric_.free_message(t.message);
       continue;
@@ -101,25 +103,86 @@ void SimRuntime::run_due_timers() {
       qp->complete_send(t.seq, t.status, t.byte_len);
     }
   }
+  if (ran) wake_satisfied();
 }
 
-bool SimRuntime::blocked_on(const fabric::CompletionQueue* cq, double when) const {
-  if (blocked_until_ <= when) return false;
-  for (std::size_t i = 0; i < blocked_cq_count_; ++i)
-    if (blocked_cqs_[i] == cq) return true;
-  for (auto* s : blocked_sources_)
+bool SimRuntime::waits_on(const Waiter& w, const fabric::CompletionQueue* cq) {
+  for (std::size_t i = 0; i < w.cq_count; ++i)
+    if (w.cqs[i] == cq) return true;
+  for (auto* s : w.sources)
     if (&s->underlying() == cq) return true;
   return false;
 }
 
-void SimRuntime::set_blocked_sources(std::span<fabric::CompletionQueue* const> sources) {
-  blocked_sources_ = {};
-  blocked_cq_count_ = 0;
+bool SimRuntime::blocked_on(const fabric::CompletionQueue* cq, double when) const {
+  if (owner_.until > when && waits_on(owner_, cq)) return true;
+  for (const auto& w : agents_)
+    if (w->until > when && waits_on(*w, cq)) return true;
+  return false;
+}
+
+void SimRuntime::set_blocked_sources(Waiter& w, std::span<fabric::CompletionQueue* const> sources) {
+  w.sources = {};
+  w.cq_count = 0;
   if (sources.size() > kMaxBlockedCqs) {
-    blocked_sources_ = sources;
+    w.sources = sources;
     return;
   }
-  for (auto* s : sources) blocked_cqs_[blocked_cq_count_++] = &s->underlying();
+  for (auto* s : sources) w.cqs[w.cq_count++] = &s->underlying();
+}
+
+void SimRuntime::wake_satisfied() {
+  if (agents_.empty()) return;
+  for_each_waiter([](Waiter& w) {
+    if (w.until < 0) return;  // not blocked (the caller, or an actor outside the runtime)
+    bool ready = w.memory && w.memory_written;
+    for (std::size_t i = 0; i < w.cq_count && !ready; ++i)
+      ready = !static_cast<const SimCompletionQueue*>(w.cqs[i])->empty();
+    for (std::size_t i = 0; i < w.sources.size() && !ready; ++i)
+      ready = !static_cast<const SimCompletionQueue&>(w.sources[i]->underlying()).empty();
+    if (ready) w.wake->wake();
+  });
+}
+
+void SimRuntime::wake_for_timer(double when, const fabric::CompletionQueue* cq, bool matters_to_all) {
+  for_each_waiter([&](Waiter& w) {
+    if (w.until >= 0 && when < w.until && (matters_to_all || waits_on(w, cq))) w.wake->wake();
+  });
+}
+
+void SimRuntime::wake_one() {
+  // One actor processes the queue (one packet per look, then the others): one that was
+  // woken and has not run yet will; else the first blocked, preferring a suspended one
+  // (waking one that computes cancels its execution).
+  Waiter* pick = nullptr;
+  bool pending = false;
+  for_each_waiter([&](Waiter& w) {
+    const ActorWake& k = *w.wake;
+    if (!k.blocked || w.until < 0) return;
+    if (k.signalled) pending = true;
+    else if (pick == nullptr || (pick->wake->exec != nullptr && k.exec == nullptr)) pick = &w;
+  });
+  if (!pending && pick != nullptr) pick->wake->wake();
+}
+
+void SimRuntime::wake_cpu_users(const s4u::Host* host) {
+  for_each_waiter([&](Waiter& w) {
+    if (w.host == host && w.until >= 0 && w.cpu != Cpu::Idle && w.wake->exec == nullptr) w.wake->wake();
+  });
+}
+
+void SimRuntime::add_agent(aid_t agent, s4u::Host* host) {
+  auto w = std::make_unique<Waiter>();
+  w->actor = agent;
+  w->host = host;
+  agents_.push_back(std::move(w));
+}
+
+void SimRuntime::remove_agent(aid_t agent) {
+  agents_.erase(std::remove_if(agents_.begin(), agents_.end(), [&](const auto& w) { return w->actor == agent; }),
+                agents_.end());
+  // The packets it left queued are someone else's now.
+  if (!arrivals_.empty()) wake_one();
 }
 
 bool SimRuntime::any_ready(std::span<fabric::CompletionQueue* const> sources) const {
@@ -139,7 +202,11 @@ void SimRuntime::note_empty_poll() {
 
 void SimRuntime::deliver(SimDevice* device, WireMessage* m) {
   arrivals_.push_back({device, m});
-  wake_->wake();
+  if (agents_.empty()) {
+    owner_.wake->wake();
+  } else {
+    wake_one();
+  }
 }
 
 void SimRuntime::process_arrival() {
@@ -150,52 +217,95 @@ void SimRuntime::process_arrival() {
   if (!arrivals_.empty()) {
     auto [device, m] = arrivals_.pop_front();
     device->process_arrival(m);
+    wake_satisfied();
   }
 }
 
-void SimRuntime::block(double until) {
+bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool forever_ok) {
+  bool blocked = false;
   if (arrivals_.empty()) {
     const double now = this->now();
-    if (!(until > now)) return;  // nothing to wait for: a spurious return is allowed
-    if (devices_.empty() && !std::isfinite(until))
+    const bool executes =
+        cpu != Cpu::Idle && (cpu != Cpu::Compute || cpu_left != nullptr) && fabric_.contended(w.host);
+    const bool computes = executes && cpu == Cpu::Compute;
+    // Nothing to wait for: a spurious return is allowed. (A computation on a contended
+    // host ends with its execution, whatever `until` is.)
+    if (!(until > now) && !computes) return false;
+    if (!(until > now)) until = now;
+    if (devices_.empty() && !std::isfinite(until) && !forever_ok && !computes)
       throw fabric::Error(Status::InvalidState,
                           "Runtime::wait with no deadline and no device: nothing could ever wake this rank");
     // A deadline is an event that wakes the actor like a delivery (stale, doing
     // nothing, if something else woke it first), so the suspension itself never times
     // out and SimGrid still sees a rank that nothing can wake (deadlock detection).
-    ActorWake& w = *wake_;
-    w.blocked = true;
-    w.signalled = false;
-    blocked_until_ = until;  // what deliver_completion asks (blocked_on)
-    const std::uint64_t generation = ++w.generation;
-    if (std::isfinite(until)) {
+    ActorWake& k = *w.wake;
+    k.blocked = true;
+    k.signalled = false;
+    w.until = until;  // what deliver_completion asks (blocked_on)
+    w.cpu = cpu;
+    const std::uint64_t generation = ++k.generation;
+    if (std::isfinite(until) && until > now) {
       // In the fabric's event queue, with the packets: same-date deadlines and
       // deliveries wake their actors in the order they were set (event_queue.hpp).
-      fabric_.events().wake_at(until, wake_, generation);
+      fabric_.events().wake_at(until, w.wake, generation);
     }
-    w.actor = s4u::Actor::self();
+    k.actor = s4u::Actor::self();
     try {
-      s4u::this_actor::suspend();
+      if (!executes) {
+        s4u::this_actor::suspend();
+      } else {
+        // The host's cores are shared (docs/model.md, "Agents and CPU time"): this
+        // actor's CPU use is an execution, which SimGrid slows down by the number of
+        // executions per core. A wake-up cancels it (actor_wake.hpp).
+        const double seconds = computes ? std::min(*cpu_left, kBusyHorizon) : kBusyHorizon;
+        s4u::ExecPtr exec = s4u::this_actor::exec_init(seconds * kHostSpeed);
+        exec->start();
+        k.exec = exec.get();
+        try {
+          exec->wait();
+          k.exec = nullptr;
+          // Done without a wake-up: a computation's end, a finite wait's next round,
+          // or a wait (or sleep) without end that SimGrid cannot see is stuck.
+          if (computes ? !std::isfinite(*cpu_left) : !std::isfinite(until))
+            throw fabric::Error(Status::InvalidState,
+                                fmt::format("{} without end on host '{}' used {} simulated seconds of CPU and nothing "
+                                            "woke it: nothing ever will (a deadlock)",
+                                            computes ? "a sleep_for" : "a polling wait", w.host->get_name(),
+                                            kBusyHorizon));
+          if (computes) *cpu_left -= seconds;
+        } catch (const simgrid::CancelException&) {
+          k.exec = nullptr;
+          if (computes) *cpu_left -= seconds - k.exec_remaining / kHostSpeed;
+        }
+      }
     } catch (const simgrid::ForcefulKillException&) {
       // SimGrid kills the ranks it found blocked for good (a deadlock). The unwinding
       // may be swallowed on its way (a destructor that must not throw): remember it.
       // No longer blocked: nothing may resume this actor once it is gone.
-      w.blocked = false;
+      k.blocked = false;
+      k.exec = nullptr;
+      w.until = -1;
       fabric_.note_killed(s4u::this_actor::get_pid());
       throw;
     }
-    w.blocked = false;
-    blocked_until_ = -1;
+    k.blocked = false;
+    w.until = -1;
+    blocked = true;
   }
   process_arrival();
+  return blocked;
 }
 
 Status SimRuntime::wait(std::span<fabric::CompletionQueue* const> sources, double deadline) {
-  return wait_until(sources, deadline, true);
+  return wait_until(sources, deadline, Until::CompletionOrMemory);
 }
 
 Status SimRuntime::wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) {
-  return wait_until(sources, deadline, false);
+  return wait_until(sources, deadline, Until::Completion);
+}
+
+Status SimRuntime::wait_for_event(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  return wait_until(sources, deadline, Until::Event);
 }
 
 void SimRuntime::check_sources(std::span<fabric::CompletionQueue* const> sources, const char* where) const {
@@ -216,51 +326,113 @@ void SimRuntime::check_sources(std::span<fabric::CompletionQueue* const> sources
   }
 }
 
-Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory) {
-  const char* where = memory ? "Runtime::wait" : "Runtime::wait_for_completion";
+Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, Until kind) {
+  const char* where = kind == Until::CompletionOrMemory ? "Runtime::wait"
+                      : kind == Until::Completion       ? "Runtime::wait_for_completion"
+                                                        : "Runtime::wait_for_event";
   check_time(deadline, where);
   check_sources(sources, where);
+  if (kind == Until::Event && sources.empty())
+    throw fabric::Error(Status::InvalidArgument,
+                        fmt::format("{}: no source; an event wait ends on a completion of one of its CQs, so it needs "
+                                    "at least one (sleep_for() waits for time alone)",
+                                    where));
+  Waiter& w = self(where);
   empty_polls_ = 0;
+  const bool memory = kind == Until::CompletionOrMemory;
   // Only data placed during this wait makes it return early: the caller looked at its
   // memory before calling.
-  memory_written_ = false;
+  w.memory_written = false;
+  // An event wait that blocked and then saw a completion returns event_latency later:
+  // the interrupt and the wake-up of a thread sleeping on a completion channel.
+  bool slept = false;
+  double event_at = -1;
+  // Multi-actor: an actor leaving with packets queued hands them to another.
+  struct HandOff {
+    SimRuntime& rt;
+    ~HandOff() { rt.hand_off(); }
+  } hand_off{*this};
   for (;;) {
     run_due_timers();
-    if (any_ready(sources)) return Status::Ok;
-    if (memory_written_ && memory) {
-      memory_written_ = false;
+    if (any_ready(sources)) {
+      if (kind != Until::Event || !slept) return Status::Ok;
+      if (event_at < 0) event_at = now() + fabric_.platform().hca.event_latency;
+      if (now() >= event_at) return Status::Ok;
+    }
+    if (w.memory_written && memory) {
+      w.memory_written = false;
       return Status::Ok;
     }
-    if (now() >= deadline) return Status::Timeout;
-    set_blocked_sources(sources);
-    block(next_wake(sources, deadline));
-    set_blocked_sources({});
+    if (now() >= deadline) return event_at >= 0 ? Status::Ok : Status::Timeout;
+    double until = next_wake(sources, deadline);
+    // Once it saw its completion, an event wait only waits out the wake-up.
+    if (event_at >= 0) until = std::min(until, event_at);
+    set_blocked_sources(w, event_at >= 0 ? std::span<fabric::CompletionQueue* const>{} : sources);
+    w.memory = memory;
+    const bool blocked = block(w, until, kind == Until::Event ? Cpu::Idle : Cpu::Poll);
+    slept = slept || blocked;
+    set_blocked_sources(w, {});
+    w.memory = false;
   }
 }
 
 void SimRuntime::sleep_for(double seconds) {
   check_time(seconds, "Runtime::sleep_for");
+  Waiter& w = self("Runtime::sleep_for");
   empty_polls_ = 0;
-  const double deadline = now() + seconds;
+  struct HandOff {
+    SimRuntime& rt;
+    ~HandOff() { rt.hand_off(); }
+  } hand_off{*this};
+  // CPU seconds still to spend. While the host is not contended they pass in real
+  // (simulated) time, up to a fixed end; on a contended one, as an execution that
+  // SimGrid slows down by the host's sharing (docs/model.md, "Agents and CPU time").
+  double left = seconds > 0 ? seconds : 0;
+  double end = -1;
   for (;;) {
     run_due_timers();
-    if (now() >= deadline) break;
-    block(next_wake({}, deadline));
+    if (!fabric_.contended(w.host)) {
+      if (end < 0) end = now() + left;
+      if (now() >= end) break;
+      block(w, next_wake({}, end), Cpu::Compute);
+      left = end - now();
+    } else {
+      end = -1;
+      if (!(left > 0)) break;
+      block(w, next_wake({}, kForever), Cpu::Compute, &left);
+    }
   }
-  memory_written_ = false;
+  w.memory_written = false;
+}
+
+void SimRuntime::wait_for_agent(const bool& done, std::shared_ptr<ActorWake>& joiner, aid_t agent,
+                                const std::string& name) {
+  Waiter& w = self("Agent::join");
+  if (w.actor == agent)
+    throw fabric::Error(Status::InvalidState,
+                        fmt::format("Agent::join: agent '{}' joins itself and would never return; join it from the "
+                                    "rank or another agent",
+                                    name));
+  struct HandOff {
+    SimRuntime& rt;
+    ~HandOff() { rt.hand_off(); }
+  } hand_off{*this};
+  for (;;) {
+    run_due_timers();
+    if (done) break;
+    joiner = w.wake;
+    // Blocked as a thread in pthread_join: no CPU. The agent's end wakes it.
+    block(w, next_wake({}, kForever), Cpu::Idle, nullptr, /*forever_ok=*/true);
+  }
+  joiner.reset();
 }
 
 void SimRuntime::yield() { s4u::this_actor::yield(); }
 
 std::unique_ptr<fabric::Agent> SimRuntime::spawn(const std::string& name, std::function<void()> body) {
-  auto done = std::make_shared<bool>(false);
-  SimFabric* fabric = &fabric_;
-  auto actor = s4u::Actor::create(name, s4u::this_actor::get_host(), [fabric, done, body = std::move(body)]() {
-    body();
-    *done = true;
-    fabric->forget_runtime(s4u::this_actor::get_pid());
-  });
-  return std::make_unique<SimAgent>(fabric_, std::move(actor), std::move(done));
+  check_agent_body(name, body);
+  Waiter& w = self("Runtime::spawn");
+  return spawn_sim_agent(fabric_, fabric_.shared_runtime_of_self(), w.host, name, std::move(body));
 }
 
 }  // namespace twinfab::sim

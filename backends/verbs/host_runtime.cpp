@@ -13,6 +13,7 @@
 #include <typeinfo>
 
 #include "backends/verbs/cpu_relax.hpp"
+#include "backends/verbs/thread_agent.hpp"
 #include "backends/verbs/verbs_completion_queue.hpp"
 #include "fabric/completion_queue.hpp"
 #include "fabric/error.hpp"
@@ -63,24 +64,6 @@ thread_local uint64_t recheck_activity = 0;
 thread_local double recheck_return = -1;
 thread_local double wait_began = 0;
 
-class ThreadAgent final : public fabric::Agent {
- public:
-  ThreadAgent(const std::string& name, std::function<void()> body) : thread_(std::move(body)) {
-    // Linux limits thread names to 15 characters; the name is for debuggers only.
-    pthread_setname_np(thread_.native_handle(), name.substr(0, 15).c_str());
-  }
-  ~ThreadAgent() override {
-    // Destroying a joinable std::thread would terminate the process.
-    if (thread_.joinable()) thread_.join();
-  }
-  void join() override {
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  std::thread thread_;
-};
-
 /// How long to sleep after waiting `waited` seconds (past kYieldTime), before `deadline`.
 double nap(double waited, double now, double deadline) noexcept {
   return std::min({std::clamp(waited / 10, kNapTime, kMaxNapTime), deadline - now});
@@ -126,6 +109,32 @@ bool block_on_events(std::span<VerbsCompletionQueue* const> cqs, double now, dou
   return true;
 }
 
+/// At most this many CQs per wait (no allocation on the waiting path).
+constexpr size_t kMaxCqs = 16;
+
+/// `sources` as verbs CQs in `cqs`; returns how many, or kMaxCqs + 1 when there are
+/// more (the caller then returns at once). Throws fabric::Error(InvalidArgument)
+/// naming `where` for a null or non-verbs source.
+size_t verbs_cqs(std::span<fabric::CompletionQueue* const> sources, const char* where,
+                 std::array<VerbsCompletionQueue*, kMaxCqs>& cqs) {
+  size_t n = 0;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i] == nullptr)
+      throw fabric::Error(fabric::Status::InvalidArgument, fmt::format("{}: source {} is a null CQ", where, i));
+    fabric::CompletionQueue& cq = sources[i]->underlying();
+    // VerbsCompletionQueue is final: comparing the dynamic type is the whole
+    // dynamic_cast, at a fraction of its cost on this (spun) path.
+    if (typeid(cq) != typeid(VerbsCompletionQueue))
+      throw fabric::Error(fabric::Status::InvalidArgument,
+                          fmt::format("{}: source {} is not a CQ of a verbs device; a verbs runtime can only wait "
+                                      "on CQs of verbs device contexts",
+                                      where, i));
+    if (n == kMaxCqs) return kMaxCqs + 1;
+    cqs[n++] = static_cast<VerbsCompletionQueue*>(&cq);
+  }
+  return n;
+}
+
 }  // namespace
 
 double HostRuntime::now() const {
@@ -147,24 +156,10 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
   const char* where = memory ? "Runtime::wait" : "Runtime::wait_for_completion";
   check_time(deadline, where);
   // At most a few CQs per wait; no allocation on this path.
-  constexpr size_t kMaxCqs = 16;
   std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
-  size_t n = 0;
-  for (size_t i = 0; i < sources.size(); ++i) {
-    if (sources[i] == nullptr)
-      throw fabric::Error(fabric::Status::InvalidArgument, fmt::format("{}: source {} is a null CQ", where, i));
-    fabric::CompletionQueue& cq = sources[i]->underlying();
-    // VerbsCompletionQueue is final: comparing the dynamic type is the whole
-    // dynamic_cast, at a fraction of its cost on this (spun) path.
-    if (typeid(cq) != typeid(VerbsCompletionQueue))
-      throw fabric::Error(fabric::Status::InvalidArgument,
-                          fmt::format("{}: source {} is not a CQ of a verbs device; a verbs runtime can only wait "
-                                      "on CQs of verbs device contexts",
-                                      where, i));
-    // A CQ beyond kMaxCqs might hold anything: returning at once never hangs.
-    if (n == kMaxCqs) return fabric::Status::Ok;
-    cqs[n++] = static_cast<VerbsCompletionQueue*>(&cq);
-  }
+  const size_t n = verbs_cqs(sources, where, cqs);
+  // A CQ beyond kMaxCqs might hold anything: returning at once never hangs.
+  if (n > kMaxCqs) return fabric::Status::Ok;
   // What is already there ends the wait before any clock read (a reply that came
   // while the caller was busy: the common case of a ping-pong).
   for (size_t i = 0; i < n; ++i) {
@@ -215,6 +210,32 @@ fabric::Status HostRuntime::wait_until(std::span<fabric::CompletionQueue* const>
   }
 }
 
+fabric::Status HostRuntime::wait_for_event(std::span<fabric::CompletionQueue* const> sources, double deadline) {
+  const char* where = "Runtime::wait_for_event";
+  check_time(deadline, where);
+  std::array<VerbsCompletionQueue*, kMaxCqs> cqs;
+  const size_t n = verbs_cqs(sources, where, cqs);
+  if (n == 0)
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("{}: no source; an event wait ends on a completion of one of its CQs, so it needs "
+                                    "at least one (sleep_for() waits for time alone)",
+                                    where));
+  if (n > kMaxCqs) return fabric::Status::Ok;
+  recheck_return = -1;
+  const auto waiting = std::span(cqs.data(), n);
+  for (;;) {
+    for (VerbsCompletionQueue* cq : waiting) {
+      if (cq->has_completion()) return fabric::Status::Ok;
+    }
+    const double t = now();
+    if (t >= deadline) return fabric::Status::Timeout;
+    // Sleeps in the kernel until an event (block_on_events re-checks the CQs after
+    // arming them); a CQ without a channel cannot raise one: nap and look again.
+    if (!block_on_events(waiting, t, deadline))
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(kMaxNapTime, deadline - t)));
+  }
+}
+
 void HostRuntime::sleep_for(double seconds) {
   check_time(seconds, "Runtime::sleep_for");
   if (!(seconds > 0)) return;
@@ -225,6 +246,7 @@ void HostRuntime::sleep_for(double seconds) {
 void HostRuntime::yield() { std::this_thread::yield(); }
 
 std::unique_ptr<fabric::Agent> HostRuntime::spawn(const std::string& name, std::function<void()> body) {
+  check_agent_body(name, body);
   return std::make_unique<ThreadAgent>(name, std::move(body));
 }
 

@@ -16,7 +16,8 @@
 // between its waits always spins. A runtime made with yield_when_idle (an
 // oversubscribed host, idle_policy.hpp) does not spin: it yields from the start. One
 // made with blocking_wait does not nap in wait_for_completion(): it sleeps in the
-// kernel until one of its CQs has a completion (idle_policy.hpp).
+// kernel until one of its CQs has a completion (idle_policy.hpp). wait_for_event()
+// always sleeps that way, from the start.
 #pragma once
 
 #include <atomic>
@@ -53,6 +54,9 @@ class HostRuntime final : public fabric::Runtime {
   double now() const override;
   fabric::Status wait(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   fabric::Status wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
+  /// Arms the CQs' completion channels and sleeps in ppoll() until one has a
+  /// completion or the deadline; a CQ without a channel is napped on (1 ms at most).
+  fabric::Status wait_for_event(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   void sleep_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;

@@ -10,11 +10,12 @@
 // them against each other, and the stash holds at most one entry (has_completion
 // only fills an empty stash), so neither allocates.
 //
-// With blocking waits (TWINFAB_BLOCKING_WAIT), each CQ has a completion channel of its
-// own (when the kernel gives one), so that a thread that has waited long can sleep in
-// the kernel until the CQ's next completion instead of napping and polling
-// (HostRuntime::wait_for_completion): MVAPICH2's blocking mode. The CQ is armed (ibv_req_notify_cq) only by such a
-// waiter, so a spinning wait costs nothing more. A channel per CQ rather than per device: a thread only ever reads the
+// Each CQ has a completion channel of its own (when the kernel gives one), so that a
+// thread can sleep in the kernel until the CQ's next completion instead of polling:
+// Runtime::wait_for_event (an event-driven helper thread), and with blocking waits
+// (TWINFAB_BLOCKING_WAIT) a wait_for_completion() that has waited long (MVAPICH2's
+// blocking mode). The CQ is armed (ibv_req_notify_cq) only by such a waiter, so a
+// spinning wait costs nothing more. A channel per CQ rather than per device: a thread only ever reads the
 // events of the CQs it waits on, so it cannot take the event that would have woken another thread.
 #pragma once
 
@@ -35,8 +36,8 @@ class VerbsCompletionQueue final : public fabric::CompletionQueue {
  public:
   /// Throws fabric::Error(InvalidArgument) for 0 or more than `max_cqe` entries.
   /// `events` are the context's asynchronous events, where an overrun is reported.
-  /// `with_channel`: give the CQ a completion channel, for a runtime whose long waits
-  /// block (HostRuntime::blocks_when_idle); one file descriptor more.
+  /// `with_channel`: give the CQ a completion channel, for waits that sleep until a
+  /// completion (HostRuntime); one file descriptor more.
   VerbsCompletionQueue(ibv_context* context, AsyncEvents& events, uint32_t capacity, uint32_t max_cqe,
                        bool with_channel);
   ~VerbsCompletionQueue() override;

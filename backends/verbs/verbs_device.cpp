@@ -102,8 +102,9 @@ std::unique_ptr<fabric::MemoryRegion> VerbsDevice::register_memory(void* addr, s
 }
 
 std::unique_ptr<fabric::CompletionQueue> VerbsDevice::create_cq(uint32_t capacity) {
-  return std::make_unique<VerbsCompletionQueue>(context_, *events_, capacity, caps_.max_cqe,
-                                                runtime_.blocks_when_idle());
+  // Every CQ gets a completion channel (one file descriptor): Runtime::wait_for_event
+  // may sleep on any CQ, and so may wait_for_completion() with blocking waits.
+  return std::make_unique<VerbsCompletionQueue>(context_, *events_, capacity, caps_.max_cqe, /*with_channel=*/true);
 }
 
 std::unique_ptr<fabric::SharedReceiveQueue> VerbsDevice::create_srq(uint32_t capacity, uint32_t max_sge) {

@@ -28,11 +28,14 @@ class FakeRuntime final : public Runtime {
   double now() const override { return now_; }
   Status wait(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
   Status wait_for_completion(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
+  Status wait_for_event(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
   void sleep_for(double seconds) override { now_ += seconds; }
   void yield() override {}
   std::unique_ptr<Agent> spawn(const std::string&, std::function<void()> body) override {
     struct Done final : Agent {
       void join() override {}
+      const std::string& name() const override { return name_; }
+      std::string name_ = "fake";
     };
     body();
     return std::make_unique<Done>();

@@ -274,6 +274,7 @@ TEST(Presets, FatTree4096IsConnectXDdrScaledUp) {
   EXPECT_EQ(a.pcie_bandwidth, b.pcie_bandwidth);
   EXPECT_EQ(a.atomic_latency, b.atomic_latency);
   EXPECT_EQ(a.poll_overhead, b.poll_overhead);
+  EXPECT_EQ(a.event_latency, b.event_latency);
   EXPECT_EQ(a.header_bytes, b.header_bytes);
   EXPECT_EQ(a.icm_cache_entries, b.icm_cache_entries);
   EXPECT_EQ(a.icm_miss_penalty, b.icm_miss_penalty);
@@ -297,6 +298,7 @@ TEST(Presets, FatTree4096IsConnectXDdrScaledUp) {
   EXPECT_EQ(big.registration.per_page, pair.registration.per_page);
   EXPECT_EQ(big.registration.page_size, pair.registration.page_size);
   EXPECT_EQ(big.memcpy_bandwidth, pair.memcpy_bandwidth);
+  EXPECT_EQ(big.cores, pair.cores);
   EXPECT_EQ(big.loss.probability, pair.loss.probability);
   EXPECT_EQ(big.loss.seed, pair.loss.seed);
   EXPECT_EQ(big.memory.rc_qp_bytes, pair.memory.rc_qp_bytes);
@@ -416,6 +418,7 @@ pcie_latency = "3ns"
 pcie_bandwidth = "3GB/s"
 atomic_latency = "4ns"
 poll_overhead = "5ns"
+event_latency = "7us"
 header_bytes = 26
 icm_cache_entries = 64
 icm_miss_penalty = "6ns"
@@ -441,6 +444,7 @@ per_page = "8ns"
 page_size = "64KiB"
 [host]
 memcpy_bandwidth = "5GB/s"
+cores = 3
 [loss]
 probability = 0.25
 seed = 99
@@ -494,6 +498,9 @@ qp_context_bytes = 4
   EXPECT_DOUBLE_EQ(p.registration.per_page, 8e-9);
   EXPECT_EQ(p.registration.page_size, 65536u);
   EXPECT_DOUBLE_EQ(p.memcpy_bandwidth, 5e9);
+  EXPECT_DOUBLE_EQ(p.hca.event_latency, 7e-6);
+  EXPECT_EQ(p.cores, 3u);
+  EXPECT_EQ(p.cores_per_host(), 3u);
   EXPECT_DOUBLE_EQ(p.loss.probability, 0.25);
   EXPECT_EQ(p.loss.seed, 99u);
   ASSERT_EQ(p.loss.per_host.size(), 2u);
@@ -698,6 +705,28 @@ TEST(Errors, OtherRanges) {
   expect_message(error_of("registration", "page_size", "\"3KiB\""),
                  {"registration.page_size", "power of two from 512 bytes to 1GiB"});
   expect_message(error_of("loss", "seed", "-1"), {"loss.seed", "integer in 0.."});
+  expect_message(error_of("host", "cores", "-1"), {"host.cores", "0 = one core per rank"});
+  expect_message(error_of("hca", "event_latency", "\"-1us\""), {"hca.event_latency", ">= 0"});
+}
+
+TEST(Schema, CoresDefaultToOnePerRank) {
+  const Platform p = Doc().set("topology", "ranks_per_host", "4").parse();
+  EXPECT_EQ(p.cores, 0u);
+  EXPECT_EQ(p.cores_per_host(), 4u);
+  EXPECT_EQ(p.hca.event_latency, 0.0);
+}
+
+TEST(Presets, EveryHardwarePresetHasACompletionEventLatency) {
+  for (const auto& file : shipped_preset_files()) {
+    SCOPED_TRACE(file.string());
+    const Platform p = load_platform(file.string());
+    if (p.name == "ideal") {
+      EXPECT_EQ(p.hca.event_latency, 0.0) << "the ideal platform costs nothing";
+    } else {
+      EXPECT_GE(p.hca.event_latency, 1e-6) << "an interrupt and a thread wake-up take microseconds";
+      EXPECT_LE(p.hca.event_latency, 50e-6);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------
