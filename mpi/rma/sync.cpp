@@ -172,9 +172,9 @@ void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::u
 }
 
 bool RmaEngine::completed(Window& window, int origin, std::uint64_t wanted) {
-  if (window.design == RmaDesign::SendRecv && origin != window.rank())
-    return window.completes_received[origin] >= wanted;
-  return load(window.control()[window.layout.complete_count(origin)]) >= wanted;
+  // The epochs `origin` ended by its RDMA-written counter plus those it ended by a
+  // Completed message (complete()).
+  return load(window.control()[window.layout.complete_count(origin)]) + window.completes_received[origin] >= wanted;
 }
 
 void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, const char* where) {
@@ -235,43 +235,31 @@ void RmaEngine::complete(Window& window, const char* where) {
   if (!window.epoch.started)
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(win)", where),
                 "no access epoch of MPI_Win_start is open");
-  // Every operation complete at its target, then the target's flag: the flag's RDMA
-  // write is posted only after the data's completed.
-  // Where the device places one QP's RDMA writes in order, the flag goes right behind
-  // the data (seed 001 §3.3: one round trip, not two); elsewhere (iWARP), and behind
-  // operations that went as messages, it waits until they are complete at the target.
-  if (window.design == RmaDesign::SendRecv) {
-    // Seed 001's baseline: a Completed message behind the operations, which the target
-    // applies in order, so it needs no round trip first.
-    for (int target : window.epoch.start_group) {
-      ++window.completes_sent[target];
-      if (target == window.rank()) {
-        write_counter(window, target, window.layout.complete_count(window.rank()), window.completes_sent[target], 1);
-        continue;
-      }
-      TargetState& state = window.target(target);
+  // Each target learns that the epoch ended in one of two ways; it counts both
+  // (completed()):
+  //  - a Completed message, where operations went to it as messages (always in the
+  //    send/receive design, seed 001's baseline): the target applies it in order behind
+  //    them, so no round trip is needed first;
+  //  - otherwise the RDMA-written counter of seed 001 §3.3, right behind the data where
+  //    the device places one QP's writes in order.
+  // Without in-order placement (iWARP), RDMA data must be complete at the target before
+  // either leaves.
+  const bool in_order = context_.capabilities().in_order_placement;
+  for (int target : window.epoch.start_group) {
+    TargetState& state = window.target(target);
+    if (target != window.rank() && !in_order) wait_until([&] { return state.rdma_in_flight == 0; });
+    const bool by_message = target != window.rank() && (window.design == RmaDesign::SendRecv ||
+                                                        state.unflushed_messages > 0 || !state.requests.empty());
+    if (by_message) {
       ControlHeader h;
       h.kind = MessageKind::Completed;
       send_control(window, target, h, true);
       state.unflushed_messages = 0;
+    } else {
+      write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
     }
-    for (int target : window.epoch.start_group) complete_target(window, target, true, where);
-    window.epoch.started = false;
-    window.epoch.start_group.clear();
-    return;
   }
-  const bool flag_behind_data = context_.capabilities().in_order_placement;
-  for (int target : window.epoch.start_group) {
-    TargetState& state = window.target(target);
-    if (flag_behind_data && state.unflushed_messages == 0 && state.requests.empty()) continue;
-    request_flush(window, target);
-  }
-  for (int target : window.epoch.start_group) {
-    TargetState& state = window.target(target);
-    if (!(flag_behind_data && state.unflushed_messages == 0 && state.requests.empty()))
-      complete_target(window, target, false, where);
-    write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
-  }
+  // Complete at the origin: buffers reusable, results arrived.
   for (int target : window.epoch.start_group) complete_target(window, target, true, where);
   window.epoch.started = false;
   window.epoch.start_group.clear();

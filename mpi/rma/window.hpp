@@ -216,7 +216,7 @@ class Window {
   std::unordered_map<int, std::uint64_t> posts_seen;
   std::unordered_map<int, std::uint64_t> completes_seen;
   std::unordered_map<int, std::uint64_t> posts_sent;
-  std::unordered_map<int, std::uint64_t> completes_sent;
+  std::unordered_map<int, std::uint64_t> completes_sent;  ///< by the RDMA-written counter only
   /// The send/receive design's PSCW messages received, by sender rank.
   std::unordered_map<int, std::uint64_t> posts_received;
   std::unordered_map<int, std::uint64_t> completes_received;
