@@ -19,7 +19,7 @@
  *   multi_origin,<design>,<lock>,origins_<n>,<MB/s>,MB/s */
 #include "common.h"
 
-/* a zero-byte put/get is not issued: TWINFAB_RMA=rdma refuses it (../repro/zero_count_put.c) */
+/* a size of 0 times the synchronization alone (no put/get is issued) */
 
 #define USAGE                                                                          \
   "bandwidth bw put|get SIZES [W [ITERS]] | overlap SIZE LOOPS [LOOP_US [W [ITERS]]] | " \

@@ -7,7 +7,7 @@
  *       bidir,twosided,<lock>,isend_irecv_<size>,<us>,us */
 #include "common.h"
 
-/* a zero-byte put/get is not issued: TWINFAB_RMA=rdma refuses it (../repro/zero_count_put.c) */
+/* a size of 0 times the synchronization alone (no put/get is issued) */
 
 #define USAGE "bidir SIZES [ITERS]"
 

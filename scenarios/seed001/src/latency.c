@@ -15,7 +15,7 @@
  * Rows: latency,<design>,<lock>,put_<size>|get_<size>,<us>,us */
 #include "common.h"
 
-/* a zero-byte put/get is not issued: TWINFAB_RMA=rdma refuses it (../repro/zero_count_put.c) */
+/* a size of 0 times the synchronization alone (no put/get is issued) */
 
 #define USAGE "latency put|get|put-calls SIZES [ITERS]"
 
