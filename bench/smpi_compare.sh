@@ -22,13 +22,6 @@ source "$here/lib/smpi.sh"
 # the link figures (it has no HCA model, so its simulated latency is lower).
 smpi_prepare smpi_compare "$build" "$work" "$here/mpi/pingpong_wall.c" 2
 
-wall() {  # seconds of wall clock of a command, its output to $work/out
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
 # SMPI as a user runs it (its defaults: the time between MPI calls is measured and
 # injected as simulated computation), and the faster variant without that.
 smpi() {

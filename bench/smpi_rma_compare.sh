@@ -20,13 +20,6 @@ trap 'rm -rf "$work"' EXIT
 source "$here/lib/smpi.sh"
 smpi_prepare smpi_rma_compare "$build" "$work" "$here/mpi/put_flush_wall.c" 2
 
-wall() {  # seconds of wall clock of a command, its output to $work/out
-  local t0 t1
-  t0=$(date +%s.%N)
-  "$@" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
-  t1=$(date +%s.%N)
-  echo "$t1 - $t0" | bc -l
-}
 smpi() {
   wall smpirun -np 2 -platform "$work/platform.xml" -hostfile "$work/hosts" \
     --cfg=smpi/simulate-computation:no --log=root.thres:critical "$work/prog.smpi" "$1"

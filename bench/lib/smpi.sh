@@ -1,6 +1,16 @@
 # Shell helpers of the scripts that run one C program under both twinfab sim and
 # SimGrid's SMPI (sourced by bench/smpi_compare.sh and bench/smpi_ring.sh).
 
+# wall COMMAND...: the seconds of wall clock COMMAND took, its output to $work/out
+# (the caller's `work`); the caller exits, printing that output, if it fails.
+wall() {
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$@" > "$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc -l
+}
+
 # smpi_prepare NAME BUILD WORK SOURCE HOSTS: checks for smpicc/smpirun and a built
 # twinfab, builds SOURCE with twinfab-mpicc into WORK/prog.twinfab and with smpicc into
 # WORK/prog.smpi, and writes WORK/platform.xml (a flat SMPI cluster of HOSTS nodes with

@@ -30,6 +30,15 @@ MPI_Request* const kNoRequest = &no_request_slot;
 MPI_Request* const kRequestForm = &null_request_slot;
 MPI_Request* request_arg(MPI_Request* request) { return request != nullptr ? request : kRequestForm; }
 
+/// Where a shared body stores the request it makes: null for the forms without one;
+/// MPI_ERR_ARG for a request form given no pointer; MPI_REQUEST_NULL until then.
+MPI_Request* request_out(MPI_Request* request, const char* where) {
+  if (request == kRequestForm) require_pointer(nullptr, where, "request");
+  if (request == kNoRequest) return nullptr;
+  *request = MPI_REQUEST_NULL;
+  return request;
+}
+
 WindowTable& table(RankState& s) {
   if (!s.windows) s.windows = std::make_unique<WindowTable>(s.ctx());
   return *s.windows;
@@ -177,9 +186,7 @@ int shared_query(const char* where, MPI_Win win, int rank, MPI_Aint* size, MPI_A
 int put(const char* where, const void* origin, long long origin_count, MPI_Datatype origin_type, int target,
         MPI_Aint disp, long long target_count, MPI_Datatype target_type, MPI_Win win, MPI_Request* request) {
   return win_entry(where, win, [&](RankState& s) {
-    if (request == kRequestForm) require_pointer(nullptr, where, "request");
-    if (request == kNoRequest) request = nullptr;
-    if (request != nullptr) *request = MPI_REQUEST_NULL;
+    request = request_out(request, where);
     check_count(origin_count, where, "origin_count");
     check_count(target_count, where, "target_count");
     rma::Window& w = window_of(s, win, where);
@@ -195,9 +202,7 @@ int put(const char* where, const void* origin, long long origin_count, MPI_Datat
 int get(const char* where, void* origin, long long origin_count, MPI_Datatype origin_type, int target, MPI_Aint disp,
         long long target_count, MPI_Datatype target_type, MPI_Win win, MPI_Request* request) {
   return win_entry(where, win, [&](RankState& s) {
-    if (request == kRequestForm) require_pointer(nullptr, where, "request");
-    if (request == kNoRequest) request = nullptr;
-    if (request != nullptr) *request = MPI_REQUEST_NULL;
+    request = request_out(request, where);
     check_count(origin_count, where, "origin_count");
     check_count(target_count, where, "target_count");
     rma::Window& w = window_of(s, win, where);
@@ -214,9 +219,7 @@ int accumulate(const char* where, const void* origin, long long origin_count, MP
                MPI_Aint disp, long long target_count, MPI_Datatype target_type, MPI_Op op, MPI_Win win,
                MPI_Request* request) {
   return win_entry(where, win, [&](RankState& s) {
-    if (request == kRequestForm) require_pointer(nullptr, where, "request");
-    if (request == kNoRequest) request = nullptr;
-    if (request != nullptr) *request = MPI_REQUEST_NULL;
+    request = request_out(request, where);
     check_count(origin_count, where, "origin_count");
     check_count(target_count, where, "target_count");
     rma::Window& w = window_of(s, win, where);
@@ -234,9 +237,7 @@ int get_accumulate(const char* where, const void* origin, long long origin_count
                    void* result, long long result_count, MPI_Datatype result_type, int target, MPI_Aint disp,
                    long long target_count, MPI_Datatype target_type, MPI_Op op, MPI_Win win, MPI_Request* request) {
   return win_entry(where, win, [&](RankState& s) {
-    if (request == kRequestForm) require_pointer(nullptr, where, "request");
-    if (request == kNoRequest) request = nullptr;
-    if (request != nullptr) *request = MPI_REQUEST_NULL;
+    request = request_out(request, where);
     check_count(result_count, where, "result_count");
     check_count(target_count, where, "target_count");
     rma::Window& w = window_of(s, win, where);

@@ -182,107 +182,91 @@ std::vector<RequestId> RmaEngine::send_operation(Window& window, int target, Con
   return ids;
 }
 
-void RmaEngine::rdma_put(Window& window, int target, const void* origin, std::int64_t count,
-                         const DatatypePtr& type, std::uint64_t offset, const std::vector<Block>& blocks,
-                         RequestId* request) {
+std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base,
+                                     std::byte* local, std::uint64_t offset, const std::vector<Block>& blocks,
+                                     RequestId* request) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
-  const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
-  RdmaInFlight base;
-  base.window = window.id;
-  base.target = target;
-  const std::byte* source;
-  // Small enough to go inline: copied at post, so no registration, and the operation is
-  // complete at the origin at once (MPI_Win_complete need not wait for it).
-  const std::uint32_t inline_limit = context_.max_inline_write();
-  const bool all_inline = std::all_of(blocks.begin(), blocks.end(), [&](const Block& b) {
-    return static_cast<std::uint64_t>(b.length) <= inline_limit;
-  });
-  if (is_one_run(count, *type) && all_inline) {
-    source = contiguous_start(origin, *type);
-  } else if (is_one_run(count, *type)) {
-    source = contiguous_start(origin, *type);
-    base.region = context_.registration().acquire(const_cast<std::byte*>(source), bytes);
-  } else {
-    base.staging = std::make_shared<std::vector<std::byte>>(packed(origin, count, *type, "MPI_Put"));
-    source = base.staging->data();
-    base.region = context_.device().register_memory(base.staging->data(), bytes, fabric::Access::LocalWrite);
-  }
   std::uint32_t pieces = 0;
   for (const Block& b : blocks) pieces += static_cast<std::uint32_t>((b.length + kRdmaChunk - 1) / kRdmaChunk);
+  if (base.unpack) base.unpack->remaining = pieces;
   if (request != nullptr) {
     *request = context_.start_generalized();
     base.user_request = *request;
     base.user_remaining = std::make_shared<std::uint32_t>(pieces);
   }
+  const std::uint32_t inline_limit = context_.max_inline_write();
   TargetState& state = window.target(target);
   std::uint64_t position = 0;
   for (const Block& b : blocks) {
     for (std::uint64_t done = 0; done < static_cast<std::uint64_t>(b.length); done += kRdmaChunk) {
       const std::uint64_t n = std::min<std::uint64_t>(kRdmaChunk, static_cast<std::uint64_t>(b.length) - done);
       RdmaOp op;
-      op.kind = RdmaOp::Kind::Write;
+      op.kind = kind;
       if (base.region)
         op.local = base.region->sge(
-            static_cast<std::size_t>(source + position - static_cast<const std::byte*>(base.region->addr())),
+            static_cast<std::size_t>(local + position - static_cast<const std::byte*>(base.region->addr())),
             static_cast<std::uint32_t>(n));
-      else
-        op.local = fabric::Sge{reinterpret_cast<std::uint64_t>(source + position), static_cast<std::uint32_t>(n), 0};
-      op.inline_data = n <= inline_limit;
+      else  // an inline write: copied at post, no key needed
+        op.local = fabric::Sge{reinterpret_cast<std::uint64_t>(local + position), static_cast<std::uint32_t>(n), 0};
+      op.inline_data = kind == RdmaOp::Kind::Write && n <= inline_limit;
       op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(b.offset) + done;
       op.rkey = peer.rkey;
       base.inline_data = op.inline_data;
       op.cookie = new_cookie(base);
       ++state.rdma_in_flight;
       if (op.inline_data) ++state.rdma_inline_in_flight;
-      ++counters_.rdma_writes;
+      ++(kind == RdmaOp::Kind::Read ? counters_.rdma_reads : counters_.rdma_writes);
       context_.post_rdma(window.comm->world_rank(target), op);
       position += n;
     }
   }
+  return pieces;
+}
+
+void RmaEngine::rdma_put(Window& window, int target, const void* origin, std::int64_t count,
+                         const DatatypePtr& type, std::uint64_t offset, const std::vector<Block>& blocks,
+                         RequestId* request) {
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
+  RdmaInFlight base;
+  base.window = window.id;
+  base.target = target;
+  std::byte* source;
+  // Small enough to go inline: copied at post, so no registration, and the operation is
+  // complete at the origin at once (MPI_Win_complete need not wait for it).
+  const std::uint32_t inline_limit = context_.max_inline_write();
+  const bool all_inline = std::all_of(blocks.begin(), blocks.end(), [&](const Block& b) {
+    return static_cast<std::uint64_t>(b.length) <= inline_limit;
+  });
+  if (is_one_run(count, *type)) {
+    source = const_cast<std::byte*>(contiguous_start(origin, *type));
+    if (!all_inline) base.region = context_.registration().acquire(source, bytes);
+  } else {
+    base.staging = std::make_shared<std::vector<std::byte>>(packed(origin, count, *type, "MPI_Put"));
+    source = base.staging->data();
+    base.region = context_.device().register_memory(source, bytes, fabric::Access::LocalWrite);
+  }
+  post_pieces(window, target, RdmaOp::Kind::Write, std::move(base), source, offset, blocks, request);
 }
 
 void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t count, const DatatypePtr& type,
                          std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request) {
-  const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
   const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
   RdmaInFlight base;
   base.window = window.id;
   base.target = target;
   std::byte* sink;
-  std::uint32_t pieces = 0;
-  for (const Block& b : blocks) pieces += static_cast<std::uint32_t>((b.length + kRdmaChunk - 1) / kRdmaChunk);
   if (is_one_run(count, *type)) {
     sink = const_cast<std::byte*>(contiguous_start(origin, *type));
     base.region = context_.registration().acquire(sink, bytes);
   } else {
+    // Read into a staging buffer, unpacked into the origin's layout when the last piece
+    // arrived (post_pieces sets how many).
     base.staging = std::make_shared<std::vector<std::byte>>(bytes);
     sink = base.staging->data();
     base.region = context_.device().register_memory(sink, bytes, fabric::Access::LocalWrite);
-    base.unpack = std::make_shared<RdmaInFlight::Unpack>(RdmaInFlight::Unpack{origin, count, type, pieces});
+    base.unpack = std::make_shared<RdmaInFlight::Unpack>(RdmaInFlight::Unpack{origin, count, type, 0});
   }
-  if (request != nullptr) {
-    *request = context_.start_generalized();
-    base.user_request = *request;
-    base.user_remaining = std::make_shared<std::uint32_t>(pieces);
-  }
-  TargetState& state = window.target(target);
-  std::uint64_t position = 0;
-  for (const Block& b : blocks) {
-    for (std::uint64_t done = 0; done < static_cast<std::uint64_t>(b.length); done += kRdmaChunk) {
-      const std::uint64_t n = std::min<std::uint64_t>(kRdmaChunk, static_cast<std::uint64_t>(b.length) - done);
-      RdmaOp op;
-      op.kind = RdmaOp::Kind::Read;
-      op.local = base.region->sge(static_cast<std::size_t>(sink + position - static_cast<std::byte*>(base.region->addr())),
-                                  static_cast<std::uint32_t>(n));
-      op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(b.offset) + done;
-      op.rkey = peer.rkey;
-      op.cookie = new_cookie(base);
-      ++state.rdma_in_flight;
-      ++counters_.rdma_reads;
-      context_.post_rdma(window.comm->world_rank(target), op);
-      position += n;
-    }
-  }
+  post_pieces(window, target, RdmaOp::Kind::Read, std::move(base), sink, offset, blocks, request);
 }
 
 void RmaEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {

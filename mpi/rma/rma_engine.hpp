@@ -196,6 +196,13 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   void rdma_get(Window& window, int target, void* origin, std::int64_t count, const DatatypePtr& type,
                 std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
   std::uint32_t new_cookie(RdmaInFlight entry);
+  /// Posts one RDMA write or read per piece (at most 1 GiB) of the target's `blocks`,
+  /// moving consecutive bytes at `local` (in base.region; writes of at most the inline
+  /// size without a region, inline). Each piece's completion gets a copy of `base`;
+  /// `request` (when not null) becomes a request that completes with the last piece.
+  /// Returns the number of pieces.
+  std::uint32_t post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base, std::byte* local,
+                            std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
   /// Makes *user (when not null) a request that completes with `internal`.
   void link_request(RequestId* user, const std::vector<RequestId>& internal);
   /// An internal request completed and was released: completes its user request.
