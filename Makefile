@@ -55,6 +55,7 @@ bench: build
 	bash bench/smpi_rma_compare.sh $(BUILD)
 	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
 	@if [ -x bench/vm_mpi_perftest.sh ]; then bash bench/vm_mpi_perftest.sh $(BUILD); fi
+	@if [ -x bench/vm_rma_perftest.sh ]; then bash bench/vm_rma_perftest.sh $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
