@@ -120,8 +120,7 @@ void RmaEngine::fence(Window& window, int assertions, const char* where) {
                 "a fence cannot end a PSCW or passive-target epoch (close it with MPI_Win_complete, MPI_Win_wait "
                 "or MPI_Win_unlock first)");
   // Assertions are the program's promises; this fence completes whatever it has (a
-  // wrong MPI_MODE_NOPRECEDE costs nothing here), as MPICH does.
-  (void)assertions;
+  // wrong MPI_MODE_NOPRECEDE costs nothing here), as MPICH does. Only NOSUCCEED matters.
   complete_all(window, false, where);
   // Everyone's operations are complete at their targets once everyone got here.
   barrier(context_, *window.comm);
