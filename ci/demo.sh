@@ -31,3 +31,7 @@ done
 
 step "seed 000 fig. 6: PingPong with copy-only, RDMA without a cache, DME and the lazy engine (infinihost-sdr)"
 "$twinfab" experiment seed000-regcache --csv "${TMPDIR:-/tmp}/seed000-regcache.csv"
+
+step "seed 001 fig. 3.5: MPI_Put ping-pong latency, RDMA-mapped vs send/receive one-sided (infinihost-sdr; simulated, next to the seed's figures)"
+TWINFAB_BUILD="$(cd "$(dirname "$twinfab")/../.." && pwd)" SEED001_OUT="${TMPDIR:-/tmp}/seed001" \
+  python3 "$(dirname "$0")/../scenarios/seed001/put_get_latency.py"
