@@ -291,29 +291,41 @@ void RmaEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
 
 // ---------------------------------------------------------------- the calls
 
-void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_count, const DatatypePtr& origin_type,
-                    int target, std::int64_t target_disp, std::int64_t target_count, const DatatypePtr& target_type,
-                    const char* where, RequestId* request) {
+std::optional<std::uint64_t> RmaEngine::begin_transfer(Window& window, std::int64_t origin_count,
+                                                       const DatatypePtr& origin_type, int target,
+                                                       std::int64_t target_disp, std::int64_t target_count,
+                                                       const DatatypePtr& target_type, std::vector<Block>& blocks,
+                                                       const char* where, RequestId* request) {
   check_buffer_type(origin_count, origin_type.get(), where);
   check_buffer_type(target_count, target_type.get(), where);
   if (target == kProcNull) {
     link_request(request, {});
-    return;
+    return std::nullopt;
   }
   check_access(window, target, where);
   if (origin_count * origin_type->size() != target_count * target_type->size())
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(origin_count={}, target_count={})", where, origin_count,
                                                      target_count),
-                fmt::format("the origin has {} bytes, the target layout {}", origin_count * origin_type->size(),
-                            target_count * target_type->size()));
-  std::vector<Block> blocks;
+                fmt::format("the origin buffer holds {} bytes, the target layout {}",
+                            origin_count * origin_type->size(), target_count * target_type->size()));
   const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
   window.epoch.fence_had_ops = true;
-  ++counters_.puts;
-  if (blocks.empty()) {  // a zero-byte put moves nothing (and registers nothing)
+  if (blocks.empty()) {  // zero bytes: nothing moves (and nothing is registered)
     link_request(request, {});
-    return;
+    return std::nullopt;
   }
+  return offset;
+}
+
+void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_count, const DatatypePtr& origin_type,
+                    int target, std::int64_t target_disp, std::int64_t target_count, const DatatypePtr& target_type,
+                    const char* where, RequestId* request) {
+  std::vector<Block> blocks;
+  const std::optional<std::uint64_t> at = begin_transfer(window, origin_count, origin_type, target, target_disp,
+                                                         target_count, target_type, blocks, where, request);
+  if (!at) return;
+  const std::uint64_t offset = *at;
+  ++counters_.puts;
   if (target == window.rank()) {
     const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
     std::byte* base = local_target(window, offset);
@@ -338,26 +350,12 @@ void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_coun
 void RmaEngine::get(Window& window, void* origin, std::int64_t origin_count, const DatatypePtr& origin_type,
                     int target, std::int64_t target_disp, std::int64_t target_count, const DatatypePtr& target_type,
                     const char* where, RequestId* request) {
-  check_buffer_type(origin_count, origin_type.get(), where);
-  check_buffer_type(target_count, target_type.get(), where);
-  if (target == kProcNull) {
-    link_request(request, {});
-    return;
-  }
-  check_access(window, target, where);
-  if (origin_count * origin_type->size() != target_count * target_type->size())
-    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(origin_count={}, target_count={})", where, origin_count,
-                                                     target_count),
-                fmt::format("the origin has room for {} bytes, the target layout holds {}",
-                            origin_count * origin_type->size(), target_count * target_type->size()));
   std::vector<Block> blocks;
-  const std::uint64_t offset = target_range(window, target, target_disp, target_count, *target_type, blocks, where);
-  window.epoch.fence_had_ops = true;
+  const std::optional<std::uint64_t> at = begin_transfer(window, origin_count, origin_type, target, target_disp,
+                                                         target_count, target_type, blocks, where, request);
+  if (!at) return;
+  const std::uint64_t offset = *at;
   ++counters_.gets;
-  if (blocks.empty()) {
-    link_request(request, {});
-    return;
-  }
   if (target == window.rank()) {
     std::vector<std::byte> data;
     const std::byte* base = local_target(window, offset);

@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -185,6 +186,13 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   std::uint64_t target_range(Window& window, int target, std::int64_t disp, std::int64_t count,
                              const Datatype& type, std::vector<Block>& blocks, const char* where);
   bool uses_rdma(const Window& window, int target) const;
+  /// What a put and a get start with: the buffers' and the target's checks, the target
+  /// layout (into `blocks`) and its offset; nothing when no byte moves (MPI_PROC_NULL,
+  /// zero bytes), `request` then complete at once.
+  std::optional<std::uint64_t> begin_transfer(Window& window, std::int64_t origin_count,
+                                              const DatatypePtr& origin_type, int target, std::int64_t target_disp,
+                                              std::int64_t target_count, const DatatypePtr& target_type,
+                                              std::vector<Block>& blocks, const char* where, RequestId* request);
   /// Sends an operation message (header, blocks, and the data inline or apart);
   /// returns the ids of the sends, which the target state tracks.
   std::vector<RequestId> send_operation(Window& window, int target, ControlHeader header,
