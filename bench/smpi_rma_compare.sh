@@ -6,7 +6,8 @@
 # on the equivalent two-host platform of bench/lib/smpi.sh. Prints wall-clock time per
 # operation, measured as (run with N operations - run with 1) / (N - 1) so that start-up
 # is not counted, best of 3, the runs of the two simulators interleaved; and the ratio
-# against the target (twinfab <= 0.5 x SMPI).
+# against the target (twinfab <= 0.5 x SMPI). Exit status 3 when the rdma design misses
+# the target.
 #
 #   bench/smpi_rma_compare.sh [BUILD_DIR=build] [OPERATIONS=20000]
 set -euo pipefail
@@ -42,3 +43,6 @@ printf '  twinfab sim, TWINFAB_RMA=sendrecv:  %.2f us per operation\n' "${best[t
 printf '  SMPI (smpi/simulate-computation:no): %.2f us per operation\n' "${best[smpi]}"
 printf '  ratio twinfab (rdma) / SMPI = %.2f, (sendrecv) / SMPI = %.2f (target <= 0.50)\n' \
   "$(echo "${best[twin_rdma]} / ${best[smpi]}" | bc -l)" "$(echo "${best[twin_sendrecv]} / ${best[smpi]}" | bc -l)"
+awk -v t="${best[twin_rdma]}" -v s="${best[smpi]}" 'BEGIN { exit !(t / s <= 0.5) }' ||
+  { echo "  target NOT met"; exit 3; }
+echo "  target met"

@@ -327,13 +327,7 @@ void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_coun
   const std::uint64_t offset = *at;
   ++counters_.puts;
   if (target == window.rank()) {
-    const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
-    std::byte* base = local_target(window, offset);
-    std::size_t position = 0;
-    for (const Block& b : blocks) {
-      std::memcpy(base + b.offset, data.data() + position, static_cast<std::size_t>(b.length));
-      position += static_cast<std::size_t>(b.length);
-    }
+    scatter_blocks(local_target(window, offset), blocks, packed(origin, origin_count, *origin_type, where).data());
     link_request(request, {});
     return;
   }
@@ -357,10 +351,7 @@ void RmaEngine::get(Window& window, void* origin, std::int64_t origin_count, con
   const std::uint64_t offset = *at;
   ++counters_.gets;
   if (target == window.rank()) {
-    std::vector<std::byte> data;
-    const std::byte* base = local_target(window, offset);
-    for (const Block& b : blocks) data.insert(data.end(), base + b.offset, base + b.offset + b.length);
-    if (!data.empty()) unpack(data, origin, origin_count, *origin_type, 0, where);
+    unpack(gather_blocks(local_target(window, offset), blocks), origin, origin_count, *origin_type, 0, where);
     link_request(request, {});
     return;
   }
@@ -487,8 +478,7 @@ void RmaEngine::get_accumulate(Window& window, const void* origin, std::int64_t 
   }
   if (target == window.rank()) {
     std::byte* base = local_target(window, offset);
-    std::vector<std::byte> old;
-    for (const Block& b : blocks) old.insert(old.end(), base + b.offset, base + b.offset + b.length);
+    const std::vector<std::byte> old = gather_blocks(base, blocks);
     if (op != Op::NoOp) {
       const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
       accumulate_into(base, blocks, data.data(), data.size(), op, basic);

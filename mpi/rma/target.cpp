@@ -145,13 +145,7 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
   std::byte* base = valid ? local_target(window, h.target_offset) : nullptr;
   switch (h.kind) {
     case MessageKind::Put:
-      if (valid && h.data_inline) {
-        std::size_t position = 0;
-        for (const Block& b : p.blocks) {
-          std::memcpy(base + b.offset, data.data() + position, static_cast<std::size_t>(b.length));
-          position += static_cast<std::size_t>(b.length);
-        }
-      }
+      if (valid && h.data_inline) scatter_blocks(base, p.blocks, data.data());
       ++counters_.operations_applied;
       break;
     case MessageKind::Get:
@@ -170,7 +164,7 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
     case MessageKind::GetAccumulate: {
       std::vector<std::byte> old;
       if (valid) {
-        for (const Block& b : p.blocks) old.insert(old.end(), base + b.offset, base + b.offset + b.length);
+        old = gather_blocks(base, p.blocks);
         if (static_cast<Op>(h.op) != Op::NoOp)
           accumulate_into(base, p.blocks, data.data(), data.size(), static_cast<Op>(h.op),
                           static_cast<BasicKind>(h.basic_kind));
@@ -378,8 +372,7 @@ void RmaEngine::accumulate_into(std::byte* base, const std::vector<Block>& block
     // the blocks) leaves the padding out, the op works on the C layout. Unpack both
     // operands, combine, pack the result back.
     const std::uint64_t n = bytes / packed_element;
-    std::vector<std::byte> target_packed;
-    for (const Block& b : blocks) target_packed.insert(target_packed.end(), base + b.offset, base + b.offset + b.length);
+    std::vector<std::byte> target_packed = gather_blocks(base, blocks);
     const auto extent = static_cast<std::size_t>(element_type->extent());
     std::vector<std::byte> in(n * extent), inout(n * extent);
     unpack(std::span(data, n * packed_element), in.data(), static_cast<std::int64_t>(n), *element_type, 0);
@@ -387,11 +380,7 @@ void RmaEngine::accumulate_into(std::byte* base, const std::vector<Block>& block
            *element_type, 0);
     mpi::apply(op, basic, in.data(), inout.data(), n);
     pack(inout.data(), static_cast<std::int64_t>(n), *element_type, 0, target_packed);
-    std::size_t position = 0;
-    for (const Block& b : blocks) {
-      std::memcpy(base + b.offset, target_packed.data() + position, static_cast<std::size_t>(b.length));
-      position += static_cast<std::size_t>(b.length);
-    }
+    scatter_blocks(base, blocks, target_packed.data());
     return;
   }
   std::uint64_t position = 0;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -29,6 +30,21 @@
 #include "mpi/core/request.hpp"
 
 namespace twinfab::mpi::rma {
+
+/// The bytes of `blocks` (relative to `base`), in order: a target layout's packed form.
+inline std::vector<std::byte> gather_blocks(const std::byte* base, const std::vector<Block>& blocks) {
+  std::vector<std::byte> out;
+  for (const Block& b : blocks) out.insert(out.end(), base + b.offset, base + b.offset + b.length);
+  return out;
+}
+
+/// The inverse: `packed` spread over `blocks` at `base`.
+inline void scatter_blocks(std::byte* base, const std::vector<Block>& blocks, const std::byte* packed) {
+  for (const Block& b : blocks) {
+    std::memcpy(base + b.offset, packed, static_cast<std::size_t>(b.length));
+    packed += b.length;
+  }
+}
 
 /// MPI_WIN_FLAVOR_*: how the window's memory came to be.
 enum class Flavor : std::uint8_t { Create, Allocate, Dynamic, Shared };
