@@ -15,6 +15,7 @@ core=(
   time  # /usr/bin/time: peak memory in bench/smpi_ring.sh
   valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
   curl libblas-dev  # bench/real_programs.sh: fetches NetPIPE and HPCC; HPL needs a BLAS
+  slurmctld slurmd slurm-client munge  # python/twinfab/slurm.py; tests/python start a private one-node cluster
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware
