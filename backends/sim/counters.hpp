@@ -1,4 +1,19 @@
 // What the simulated fabric counts, for researchers and for tests.
+//
+// Each simulated HCA (host) keeps its own Counters (Simulation::hca_counters); the
+// simulation's total (Simulation::counters) is their sum. Which HCA counts an event:
+//
+//   sending HCA (puts the packets on the wire; for an RDMA read's or atomic's
+//   response, the responder's):    messages, packets, wire_bytes, retransmissions
+//   receiving HCA (where the data lands or was addressed to; for a read's response
+//   data, the requester's):        bytes, packets_dropped, messages_dropped, rnr_naks
+//   the HCA whose cache it is:     icm_hits, icm_misses (sender and receiver each touch
+//                                  their own QP context)
+//   the HCA of the device that registered or created:  registrations,
+//                                  registered_bytes, the modelled memory
+//
+// Losses are counted by the HCA the lost packets were addressed to (the loss model's
+// per-host probability is that host's too), retransmissions by the one that resends.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +39,13 @@ struct Counters {
   uint64_t communication_buffer_bytes = 0; ///< per-connection library buffers (by transport)
   uint64_t data_structure_bytes = 0;       ///< registered-memory bookkeeping and such
 
+  /// Adds every counter of `other` (totals over HCAs).
+  Counters& operator+=(const Counters& other);
+  bool operator==(const Counters&) const = default;
+
   /// One "key value" line per counter, stable order (for golden outputs).
   std::string to_text() const;
-  /// A JSON object.
+  /// A JSON object, one key per counter, in to_text's order and with its names.
   std::string to_json() const;
 };
 

@@ -27,6 +27,7 @@
 #include <system_error>
 #include <utility>
 
+#include "backends/sim/platform_overrides.hpp"
 #include "fabric/error.hpp"
 
 namespace twinfab::sim {
@@ -205,14 +206,27 @@ std::string join_path(std::string_view parent, std::string_view key) {
 
 class Reader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
-
-  // "file:line:col" when the node carries a position, else "file".
-  std::string where(const toml::source_region* region) const {
-    if (region && region->begin.line > 0)
-      return fmt::format("{}:{}:{}", source_, region->begin.line, region->begin.column);
-    return source_;
+  Reader(std::string source, const std::vector<std::string>& overrides)
+      : source_(std::move(source)), overrides_(overrides) {
+    if (!overrides_.empty())
+      context_note_ = fmt::format(" (with override{} {})", overrides_.size() > 1 ? "s" : "", fmt::join(overrides_, ", "));
   }
+
+  // "file (with override key=value)" for a node an override put there (its source
+  // path is the override's text: platform_overrides.hpp); else "file:line:col" when
+  // the node carries a position, else "file" -- each followed by the overrides
+  // applied, since they may be why a value of the file no longer fits.
+  std::string where(const toml::source_region* region) const {
+    if (region && region->path &&
+        std::find(overrides_.begin(), overrides_.end(), *region->path) != overrides_.end())
+      return fmt::format("{} (with override {})", source_, *region->path);
+    if (region && region->begin.line > 0)
+      return fmt::format("{}:{}:{}{}", source_, region->begin.line, region->begin.column, context_note_);
+    return context();
+  }
+  /// The document, and the overrides applied to it: for errors that no node explains
+  /// (a missing key).
+  std::string context() const { return source_ + context_note_; }
   std::string where(const toml::node* node) const { return where(node ? &node->source() : nullptr); }
 
   [[noreturn]] void fail(const toml::node* at, std::string_view message) const {
@@ -264,6 +278,8 @@ class Reader {
 
  private:
   std::string source_;
+  const std::vector<std::string>& overrides_;
+  std::string context_note_;
 };
 
 // ---------------------------------------------------------------------------------
@@ -303,7 +319,7 @@ class Section {
     const toml::node* node = find(key);
     if (!node)
       throw Error(Status::InvalidArgument,
-                  fmt::format("{}: missing required key {} ({})", reader_.source(), key_path(key), what));
+                  fmt::format("{}: missing required key {} ({})", reader_.context(), key_path(key), what));
     return node;
   }
 
@@ -470,7 +486,7 @@ void read_topology(const Section& root, Platform& p) {
     throw Error(Status::InvalidArgument,
                 fmt::format("{}: topology.kind = \"fat-tree\" needs a topology.fat_tree table "
                             "(fat_tree = {{ levels = 2, down = [...], up = [...], count = [...] }})",
-                            s.reader().source()));
+                            s.reader().context()));
   Section ft(s.reader(), tree, "topology.fat_tree", {"levels", "down", "up", "count"});
   const toml::node* levels_node = ft.require("levels", "the number of switch levels, an integer >= 1");
   p.fat_tree.levels = static_cast<unsigned>(ft.integer_of(*levels_node, "topology.fat_tree.levels", 1, 8, {}));
@@ -632,7 +648,7 @@ bool is_path_like(std::string_view s) {
   return s.find('/') != std::string_view::npos || (s.size() >= 5 && s.substr(s.size() - 5) == ".toml");
 }
 
-Platform parse_file(const fs::path& path) {
+Platform parse_file(const fs::path& path, const std::vector<std::string>& overrides) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) {
@@ -660,7 +676,7 @@ Platform parse_file(const fs::path& path) {
   }
   // (an empty file parses as an empty document and then fails as "missing name")
   if (in.bad()) throw Error(Status::IoError, fmt::format("error while reading platform file \"{}\"", path.string()));
-  return parse_platform(text, path.string());
+  return parse_platform(text, path.string(), overrides);
 }
 
 std::string describe_search_path(const std::vector<fs::path>& dirs) {
@@ -678,6 +694,11 @@ std::string describe_search_path(const std::vector<fs::path>& dirs) {
 }  // namespace
 
 Platform parse_platform(const std::string& toml_text, const std::string& source) {
+  return parse_platform(toml_text, source, {});
+}
+
+Platform parse_platform(const std::string& toml_text, const std::string& source,
+                        const std::vector<std::string>& overrides) {
   toml::table document;
   try {
     document = toml::parse(toml_text, source);
@@ -692,12 +713,16 @@ Platform parse_platform(const std::string& toml_text, const std::string& source)
                     in_number ? " (a value with a unit is a string: quote it, e.g. \"10Gbps\", \"1.2us\")" : ""));
   }
 
-  const Reader reader(source);
+  // Before validation: an override gets the file's checks and messages.
+  apply_platform_overrides(document, overrides, source);
+
+  const Reader reader(source, overrides);
   const Section root(
       reader, &document, "",
       {"name", "description", "topology", "network", "hca", "features", "registration", "host", "loss", "memory"});
   Platform p;
   p.source = source;
+  p.overrides = overrides;
   p.name = root.required_string("name", "a short name for the platform, e.g. name = \"connectx-ddr\"");
   if (trim(p.name).empty()) reader.fail(root.find("name"), "name must not be empty");
   root.string("description", p.description);
@@ -755,18 +780,20 @@ std::vector<std::string> list_presets() {
   return {names.begin(), names.end()};
 }
 
-Platform load_platform(const std::string& name_or_path) {
+Platform load_platform(const std::string& name_or_path) { return load_platform(name_or_path, {}); }
+
+Platform load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides) {
   if (trim(name_or_path).empty())
     throw Error(Status::InvalidArgument,
                 fmt::format("empty platform name; give a preset name (one of: {}) or a path to a .toml file",
                             fmt::join(list_presets(), ", ")));
-  if (is_path_like(name_or_path)) return parse_file(fs::path(name_or_path));
+  if (is_path_like(name_or_path)) return parse_file(fs::path(name_or_path), overrides);
 
   const auto dirs = preset_search_path();
   for (const auto& dir : dirs) {
     const fs::path candidate = dir / (name_or_path + ".toml");
     std::error_code ec;
-    if (fs::is_regular_file(candidate, ec)) return parse_file(candidate);
+    if (fs::is_regular_file(candidate, ec)) return parse_file(candidate, overrides);
   }
   const auto presets = list_presets();
   std::vector<std::string_view> names(presets.begin(), presets.end());

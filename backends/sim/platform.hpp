@@ -85,6 +85,8 @@ struct MemoryModel {
 struct Platform {
   std::string name;
   std::string source;  ///< the file it came from (for error messages)
+  /// The "key=value" overrides applied on top of `source`, in order (load_platform).
+  std::vector<std::string> overrides;
   std::string description;
 
   unsigned hosts = 2;
@@ -115,8 +117,21 @@ struct Platform {
 /// or from a path to a TOML file. Throws fabric::Error(InvalidArgument / NotFound) with
 /// a message naming the file, the key and the allowed values.
 Platform load_platform(const std::string& name_or_path);
+/// As above, with `overrides` applied to the file's TOML before it is validated. Each
+/// is "dotted.key=value" (as `twinfab sim --set` takes it): "hca.icm_cache_entries=64",
+/// "network.link_bandwidth=20Gbps", "loss.probability=0.01", "features.atomics=false".
+/// The value is read as a TOML value, or as a string when it is not one (so units need
+/// no quotes); missing tables are created; a later override of a key wins. An override
+/// goes through the file's checks (unknown key with "did you mean", type, range), and
+/// its errors name it: "<file> (with override hca.icm_cache_entries=abc): ...". A
+/// malformed override (no '=', an empty key or key part, a key through a value that is
+/// not a table, as "name.x=1") throws fabric::Error(InvalidArgument) naming it.
+Platform load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides);
 /// Parses TOML text; `source` names it in errors.
 Platform parse_platform(const std::string& toml_text, const std::string& source);
+/// Parses TOML text with `overrides` applied, as load_platform does.
+Platform parse_platform(const std::string& toml_text, const std::string& source,
+                        const std::vector<std::string>& overrides);
 /// Names of the presets found on the search path, sorted.
 std::vector<std::string> list_presets();
 /// The directories searched for presets, in order.

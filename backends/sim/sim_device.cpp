@@ -140,7 +140,7 @@ std::unique_ptr<fabric::MemoryRegion> SimDevice::register_memory(void* addr, siz
   uint64_t page = cost.page_size ? cost.page_size : 4096;
   uint64_t pages = (base + length + page - 1) / page - base / page;
   auto mr = std::make_unique<SimMemoryRegion>(*this, hca_, addr, length, access);
-  Counters& c = fabric_.counters();
+  Counters& c = hca_.counters();
   ++c.registrations;
   c.registered_bytes += length;
   // Registration is CPU time in the kernel (pinning, translation tables): the rank
@@ -185,7 +185,7 @@ std::unique_ptr<fabric::QueuePair> SimDevice::create_qp(const fabric::QpConfig& 
   if (config.max_send_wr == 0 || config.max_send_wr > caps.max_qp_wr || config.max_recv_wr > caps.max_qp_wr)
     throw Error(Status::InvalidArgument, fmt::format("create_qp: max_send_wr/max_recv_wr must be in 1..{}", caps.max_qp_wr));
   const auto& mem = fabric_.platform().memory;
-  Counters& c = fabric_.counters();
+  Counters& c = hca_.counters();
   c.qp_context_bytes += mem.qp_context_bytes;
   c.communication_buffer_bytes += config.transport == Transport::RC   ? mem.rc_qp_bytes
                                   : config.transport == Transport::UC ? mem.uc_qp_bytes
@@ -225,7 +225,7 @@ double SimDevice::book_cpu(double now, double cost) {
 
 void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   const Platform& p = fabric_.platform();
-  Counters& c = fabric_.counters();
+  Counters& c = hca_.counters();  // the sender's (counters.hpp)
   const double now = s4u::Engine::get_clock();
   // Queueing behind earlier posts (CPU) and earlier WQEs (HCA); an isolated message
   // waits for neither, its own post and WQE time being part of the route latency.
@@ -266,8 +266,10 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     runtime_.schedule_completion(now + extra + static_cast<double>(wire) / r.bottleneck_bw, qp, m->sq_seq,
                                  WcStatus::Success, m->length);
     if (lost || !responder_alive) {
-      if (lost) ++c.packets_dropped;
-      ++c.messages_dropped;
+      // Lost on the way to, or not taken by, the destination: its HCA counts it.
+      Counters& dst = fabric_.hca(m->dst_host).counters();
+      if (lost) ++dst.packets_dropped;
+      ++dst.messages_dropped;
       fabric_.free_message(m);
       return;
     }
@@ -287,10 +289,12 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   uint64_t pos = 0, resent = 0;
   unsigned losses = 0, in_a_row = 0;
   bool exhausted = false;
+  Counters* dst = nullptr;  // the destination HCA's, looked up on the first loss only
   for (;;) {
     uint64_t first = fabric_.loss().first_loss(pkts - pos, prob);
     if (first >= pkts - pos) break;
-    ++c.packets_dropped;
+    if (dst == nullptr) dst = &fabric_.hca(m->dst_host).counters();
+    ++dst->packets_dropped;
     ++losses;
     in_a_row = first > 0 ? 1 : in_a_row + 1;
     if (in_a_row > cfg.retry_count) {
@@ -371,7 +375,7 @@ void SimDevice::nak(WireMessage* m, WcStatus status) {
     double when = s4u::Engine::get_clock() + r.latency + static_cast<double>(fabric_.wire_bytes(0)) / r.bottleneck_bw;
     deliver_completion(m->src_qp, m->sq_seq, status, 0, when);
   } else {
-    ++fabric_.counters().messages_dropped;
+    ++hca_.counters().messages_dropped;
   }
   fabric_.free_message(m);
 }
@@ -391,7 +395,7 @@ void SimDevice::requester_response(WireMessage* m) {
       scatter_payload(*m, local, 0);
       m->local = std::move(local);
       runtime_.note_memory_written();
-      fabric_.counters().bytes += m->length;
+      hca_.counters().bytes += m->length;
       qp->complete_send(m->sq_seq, WcStatus::Success, m->length);
     }
   }
@@ -431,14 +435,14 @@ void SimDevice::process_arrival(WireMessage* m) {
           rq->runtime().schedule_completion(now + timeout, *rq, m->sq_seq, WcStatus::RetryExceededError, 0);
       }
     } else {
-      ++fabric_.counters().messages_dropped;
+      ++hca_.counters().messages_dropped;
     }
     fabric_.free_message(m);
     return;
   }
   if (!m->icm_charged) {
     m->icm_charged = true;
-    Counters& c = fabric_.counters();
+    Counters& c = hca_.counters();
     if (hca_.icm().touch(qp->icm_entry())) {
       ++c.icm_hits;
     } else {
@@ -451,13 +455,13 @@ void SimDevice::process_arrival(WireMessage* m) {
   }
   const auto st = qp->state();
   if (st != fabric::QpState::ReadyToReceive && st != fabric::QpState::ReadyToSend) {
-    ++fabric_.counters().messages_dropped;  // a responder outside RTR/RTS drops packets
+    ++hca_.counters().messages_dropped;  // a responder outside RTR/RTS drops packets
     fabric_.free_message(m);
     return;
   }
   if (m->transport == Transport::UD) {
     if (m->qkey != qp->config().qkey) {
-      ++fabric_.counters().messages_dropped;
+      ++hca_.counters().messages_dropped;
       fabric_.free_message(m);
       return;
     }
@@ -517,11 +521,11 @@ bool SimDevice::execute(SimQueuePair& qp, WireMessage* m) {
 
 bool SimDevice::wait_for_receive(SimQueuePair& qp, WireMessage* m) {
   if (m->transport != Transport::RC) {
-    ++fabric_.counters().messages_dropped;  // UC/UD: no receive posted, message lost
+    ++hca_.counters().messages_dropped;  // UC/UD: no receive posted, message lost
     fabric_.free_message(m);
     return false;
   }
-  ++fabric_.counters().rnr_naks;
+  ++hca_.counters().rnr_naks;
   ++m->rnr_attempts;
   SimQueuePair* requester = fabric_.device_alive(m->from_id) ? fabric_.resolve(m->src_qp) : nullptr;
   if (requester == nullptr) {
@@ -602,7 +606,7 @@ void SimDevice::responder_send(SimQueuePair& qp, WireMessage* m) {
   wc.byte_len = static_cast<uint32_t>(m->length + offset);
   qp.push_recv_completion(wc);
   runtime_.note_memory_written();
-  fabric_.counters().bytes += m->length;
+  hca_.counters().bytes += m->length;
   if (m->transport == Transport::RC)
     ack(m, m->length);
   else
@@ -621,7 +625,7 @@ void SimDevice::responder_write(SimQueuePair& qp, WireMessage* m) {
   }
   copy_payload_to(*m, reinterpret_cast<std::byte*>(m->remote_addr));
   runtime_.note_memory_written();
-  fabric_.counters().bytes += m->length;
+  hca_.counters().bytes += m->length;
   if (m->has_imm) {
     fabric::WorkCompletion wc;
     wc.wr_id = r.wr_id;
@@ -666,7 +670,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   SimDevice* requester = m->from;
   const uint32_t requester_id = m->from_id;
   fabric_.free_message(m);
-  Counters& c = fabric_.counters();
+  Counters& c = hca_.counters();
   ++c.messages;
   c.packets += fabric_.packets(r->length);
   c.wire_bytes += fabric_.wire_bytes(r->length);
@@ -719,7 +723,7 @@ void SimDevice::responder_atomic(SimQueuePair& qp, WireMessage* m) {
   SimDevice* requester = m->from;
   const uint32_t requester_id = m->from_id;
   fabric_.free_message(m);
-  Counters& c = fabric_.counters();
+  Counters& c = hca_.counters();
   ++c.messages;
   ++c.packets;
   c.wire_bytes += fabric_.wire_bytes(8);

@@ -1,6 +1,6 @@
 // Internal: the state the simulated fabric shares across ranks of one simulation — the
-// SimGrid platform, one simulated HCA per host, counters, the loss generator and the
-// message pool. Not part of the public API (see simulation.hpp).
+// SimGrid platform, one simulated HCA per host (each with its counters), the loss
+// generator and the message pool. Not part of the public API (see simulation.hpp).
 #pragma once
 
 #include "backends/sim/event_queue.hpp"
@@ -42,6 +42,9 @@ class SimHca {
   simgrid::s4u::Host* host() const noexcept { return host_; }
   SimFabric& fabric() noexcept { return fabric_; }
   IcmCache& icm() noexcept { return icm_; }
+  /// This HCA's share of the simulation's counters (counters.hpp says which HCA
+  /// counts what). Its icm_hits/icm_misses are those of icm().
+  Counters& counters() noexcept { return counters_; }
 
   uint32_t add_qp(SimQueuePair* qp);
   /// Forgets `qp` (its number and its cached context); called as it is destroyed.
@@ -82,6 +85,7 @@ class SimHca {
   uint32_t index_;
   simgrid::s4u::Host* host_;
   IcmCache icm_;
+  Counters counters_;
   uint32_t next_qpn_ = 0x100;
   uint32_t next_key_ = 0x1000;
   double wqe_free_at_ = 0;
@@ -113,7 +117,6 @@ class SimFabric {
   const fabric::DeviceCapabilities& capabilities() const noexcept { return caps_; }
   SimHca& hca(uint32_t host) { return *hcas_.at(host); }
   uint32_t host_count() const noexcept { return static_cast<uint32_t>(hcas_.size()); }
-  Counters& counters() noexcept { return counters_; }
   LossModel& loss() noexcept { return loss_; }
   double loss_probability(uint32_t dst_host) const;
 
@@ -183,7 +186,6 @@ class SimFabric {
   Platform platform_;
   fabric::DeviceCapabilities caps_;
   std::vector<std::unique_ptr<SimHca>> hcas_;
-  Counters counters_;
   LossModel loss_;
   std::vector<double> loss_by_host_;
   std::unordered_map<uint64_t, Route> routes_;

@@ -103,25 +103,38 @@ std::unique_ptr<fabric::Device> Simulation::open_device(unsigned host) {
 }
 
 Counters Simulation::counters() const {
-  Counters c = fabric_->counters();
-  c.icm_hits = c.icm_misses = 0;
-  for (uint32_t h = 0; h < fabric_->host_count(); ++h) {
-    c.icm_hits += fabric_->hca(h).icm().hits();
-    c.icm_misses += fabric_->hca(h).icm().misses();
-  }
+  Counters total;
+  for (unsigned h = 0; h < host_count(); ++h) total += hca_counters(h);
+  return total;
+}
+
+Counters Simulation::hca_counters(unsigned host) const {
+  if (host >= host_count())
+    throw Error(Status::InvalidArgument, fmt::format("hca_counters: host {} does not exist (platform '{}' has {}: 0..{})",
+                                                     host, fabric_->platform().name, host_count(), host_count() - 1));
+  SimHca& hca = fabric_->hca(host);
+  Counters c = hca.counters();
+  // The cache's own tallies: reset with it, and the ones its tests read.
+  c.icm_hits = hca.icm().hits();
+  c.icm_misses = hca.icm().misses();
   return c;
 }
 
+unsigned Simulation::host_count() const { return fabric_->host_count(); }
+
 void Simulation::reset_counters() {
-  auto& c = fabric_->counters();
-  // Modelled memory and pinned bytes describe live objects: they survive a reset.
-  Counters kept;
-  kept.registered_bytes = c.registered_bytes;
-  kept.qp_context_bytes = c.qp_context_bytes;
-  kept.communication_buffer_bytes = c.communication_buffer_bytes;
-  kept.data_structure_bytes = c.data_structure_bytes;
-  c = kept;
-  for (uint32_t h = 0; h < fabric_->host_count(); ++h) fabric_->hca(h).icm().reset_counters();
+  for (unsigned h = 0; h < host_count(); ++h) {
+    SimHca& hca = fabric_->hca(h);
+    Counters& c = hca.counters();
+    // Modelled memory and pinned bytes describe live objects: they survive a reset.
+    Counters kept;
+    kept.registered_bytes = c.registered_bytes;
+    kept.qp_context_bytes = c.qp_context_bytes;
+    kept.communication_buffer_bytes = c.communication_buffer_bytes;
+    kept.data_structure_bytes = c.data_structure_bytes;
+    c = kept;
+    hca.icm().reset_counters();
+  }
 }
 
 double Simulation::now() const { return s4u::Engine::get_clock(); }

@@ -62,8 +62,16 @@ class Simulation {
   /// Opens a device context on `host` for the calling actor; only inside run().
   std::unique_ptr<fabric::Device> open_device(unsigned host);
 
-  /// Counters since construction or the last reset (ICM totals summed over HCAs).
+  /// Counters since construction or the last reset: the sum over the HCAs.
   Counters counters() const;
+  /// One HCA's (host's) counters since construction or the last reset; counters.hpp
+  /// says which HCA counts what. Throws fabric::Error(InvalidArgument) when `host` is
+  /// not below host_count().
+  Counters hca_counters(unsigned host) const;
+  /// The platform's hosts, each with one simulated HCA.
+  unsigned host_count() const;
+  /// Zeroes every HCA's event counters; the modelled memory and the pinned bytes
+  /// describe live objects and are kept.
   void reset_counters();
   /// Simulated seconds since the process's first simulation started.
   double now() const;

@@ -1,13 +1,20 @@
 // twinfab: the command-line tool.
 //
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
-//   twinfab perf  TEST --backend sim --platform P [--size N] [--iters N] [--csv FILE]
-//   twinfab sim   -n N [--platform P] [--ranks-per-host K] [--simulate-computation ...] [--] ./prog args...
-//                 (sim_launch.hpp)
+//   twinfab perf  TEST --backend sim --platform P [--set KEY=VALUE]... [--loss P] [--seed S]
+//                 [--counters] [--size N] [--iters N] [--csv FILE]
+//   twinfab sim   -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]
+//                 [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]
+//                 [--simulate-computation ...] [--] ./prog args...   (sim_launch.hpp)
+//   --set overrides one platform key, as a platform file would set it (repeatable):
+//   --set hca.icm_cache_entries=64 --set network.link_bandwidth=20Gbps (platform.hpp).
+//   `twinfab sim --counters` takes its format only as --counters=json: a separate
+//   word after it is the program.
 //   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -48,6 +55,7 @@ struct Args {
   double loss = -1;        ///< override the platform's per-packet loss probability
   long long seed = -1;     ///< override the platform's loss seed
   bool counters = false;   ///< print the simulator's counters after the table
+  std::vector<std::string> overrides;  ///< --set KEY=VALUE: platform overrides
   // Which of the options above were given (their values may be anything then).
   bool loss_given = false;
   bool seed_given = false;
@@ -119,7 +127,7 @@ int cmd_info(const Args& a) {
 }
 
 tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
-  sim::Platform p = sim::load_platform(a.platform);
+  sim::Platform p = sim::load_platform(a.platform, a.overrides);
   if (a.device_given)
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("--device '{}' applies to --backend verbs only", a.device));
@@ -138,8 +146,8 @@ tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
   if (p.hosts < 2)
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("platform '{}' has {} host(s); perf needs two", p.name, p.hosts));
-  fmt::print("# twinfab perf {} | backend sim | platform {} ({}) | RC | simulated time\n", tools::to_string(o.test),
-             p.name, p.source);
+  fmt::print("# twinfab perf {} | backend sim | platform {} ({}{}) | RC | simulated time\n", tools::to_string(o.test),
+             p.name, p.source, p.overrides.empty() ? "" : fmt::format(" with {}", fmt::join(p.overrides, ", ")));
   tools::PerfReport report;
   sim::Simulation s(p);
   s.run(2, [&](sim::RankEnv& env) { tools::run_perf_rank(o, env.device, env.oob, env.rank == 0 ? &report : nullptr); },
@@ -156,8 +164,9 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
   open.device_name = a.device;
   auto d0 = verbs::open_device(open);
   auto d1 = verbs::open_device(open);
-  if (a.loss_given || a.seed_given || a.counters)
-    throw fabric::Error(fabric::Status::InvalidArgument, "--loss, --seed and --counters apply to --backend sim only");
+  if (a.loss_given || a.seed_given || a.counters || !a.overrides.empty())
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        "--set, --loss, --seed and --counters apply to --backend sim only");
   fmt::print("# twinfab perf {} | backend verbs | device {} | RC | wall-clock time\n", tools::to_string(o.test),
              d0->capabilities().device_name);
   tools::PerfReport report;
@@ -237,8 +246,11 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
       argc = j;
       return program;
     }
+    // The options that take a value as the next word (--counters takes one only as
+    // --counters=json, which is one word).
     if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host" ||
-        word == "--compute-scale" || word == "--cpu-threshold") {
+        word == "--compute-scale" || word == "--cpu-threshold" || word == "--set" || word == "--loss" ||
+        word == "--seed" || word == "--result-json") {
       ++j;  // its value
     } else if (word.empty() || word[0] != '-') {
       break;  // the program
@@ -272,6 +284,10 @@ int main(int argc, char** argv) {
   perf->add_option("--loss", a.loss, "Simulator: per-packet loss probability (overrides the platform's)");
   perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)");
   perf->add_flag("--counters", a.counters, "Simulator: print packet, drop, retransmission and ICM counters");
+  perf->add_option("--set", a.overrides,
+                   "Simulator: override a platform key, KEY=VALUE as in the platform file "
+                   "(e.g. hca.icm_cache_entries=64, network.link_bandwidth=20Gbps); repeatable")
+      ->allow_extra_args(false);
 
   tools::SimLaunchOptions launch;
   auto* simcmd = app.add_subcommand("sim", "Run an MPI program built with twinfab-mpicc as N simulated ranks");
@@ -300,10 +316,27 @@ int main(int argc, char** argv) {
                                         "TIME"))
       ->needs(simulate_computation)
       ->capture_default_str();
+  simcmd->add_option("--set", launch.overrides,
+                     "Override a platform key, KEY=VALUE as in the platform file (e.g. hca.icm_cache_entries=64, "
+                     "network.link_bandwidth=20Gbps, features.atomics=false); repeatable")
+      ->allow_extra_args(false);
+  double sim_loss = 0;
+  long long sim_seed = 0;
+  simcmd->add_option("--loss", sim_loss, "Per-packet loss probability in [0, 1] (overrides the platform's)");
+  simcmd->add_option("--seed", sim_seed, "Loss seed (overrides the platform's)");
+  simcmd->add_flag("--counters{text}", launch.counters,
+                   "After the run, print the simulator's counters (summed over HCAs) to stderr; "
+                   "--counters=json prints them as one JSON object");
+  simcmd->add_option("--result-json", launch.result_json,
+                     "After the run, write times, peak memory, the loss settings and the counters (total and "
+                     "per HCA) to this file as JSON");
   simcmd->prefix_command();  // everything from the program name on is the program's
   simcmd->footer("The program and its arguments follow the options:\n"
-                 "  twinfab sim -n N [--platform P] [--ranks-per-host K] [--simulate-computation\n"
-                 "              [--compute-scale F] [--cpu-threshold T]] [--] ./prog [args...]\n"
+                 "  twinfab sim -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]\n"
+                 "              [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]\n"
+                 "              [--simulate-computation [--compute-scale F] [--cpu-threshold T]]\n"
+                 "              [--] ./prog [args...]\n"
+                 "--counters takes its format only as --counters=json (a separate word is the program).\n"
                  "Build the program with twinfab-mpicc; docs/mpi.md, \"Running under twinfab sim\".");
   tools::ExperimentCommand experiment(app);
 
@@ -321,6 +354,7 @@ int main(int argc, char** argv) {
   a.loss_given = perf->count("--loss") > 0;
   a.seed_given = perf->count("--seed") > 0;
   a.device_given = perf->count("--device") > 0;
+  if (simcmd->count("--loss") > 0) launch.loss = sim_loss;
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
@@ -328,6 +362,12 @@ int main(int argc, char** argv) {
     if (info->parsed()) return cmd_info(a);
     if (perf->parsed()) return cmd_perf(a);
     if (simcmd->parsed()) {
+      if (simcmd->count("--seed") > 0) {
+        if (sim_seed < 0)
+          throw fabric::Error(fabric::Status::InvalidArgument,
+                              fmt::format("--seed {} must be a non-negative integer", sim_seed));
+        launch.seed = static_cast<std::uint64_t>(sim_seed);
+      }
       launch.command = simcmd->remaining();
       if (after_separator) {
         if (!launch.command.empty())
@@ -338,9 +378,9 @@ int main(int argc, char** argv) {
         // Not an option of sim, and no program starts with '-' unless after "--".
         throw fabric::Error(fabric::Status::InvalidArgument,
                             fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
-                                        "--ranks-per-host, --simulate-computation, --compute-scale, "
-                                        "--cpu-threshold; the program and its arguments come after them, or "
-                                        "after --)",
+                                        "--set, --loss, --seed, --counters, --result-json, --ranks-per-host, "
+                                        "--simulate-computation, --compute-scale, --cpu-threshold; the program "
+                                        "and its arguments come after them, or after --)",
                                         launch.command.front()));
       }
       return tools::run_sim_program(launch);

@@ -4,9 +4,12 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -293,16 +296,33 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
 
 }  // namespace
 
-int run_sim_program(const SimLaunchOptions& options) {
+int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
+  const auto started = std::chrono::steady_clock::now();
   if (options.nranks < 1)
     throw Error(Status::InvalidArgument, fmt::format("-n {}: the number of ranks must be at least 1", options.nranks));
   if (options.command.empty())
     throw Error(Status::InvalidArgument, "no program given: twinfab sim -n N [--] ./prog [args...]");
   (void)ComputationMeter(options.computation);  // refuses bad options before N copies are loaded
+  if (options.loss && !(*options.loss >= 0 && *options.loss <= 1))  // NaN included
+    throw Error(Status::InvalidArgument,
+                fmt::format("--loss {} must be a probability in [0, 1]", *options.loss));
+  if (!options.counters.empty() && options.counters != "text" && options.counters != "json")
+    throw Error(Status::InvalidArgument,
+                fmt::format("--counters={}: expected text or json (--counters alone is text)", options.counters));
+  // Opened before the run: a path that cannot be written fails now, not after it.
+  std::ofstream result_file;
+  if (!options.result_json.empty()) {
+    result_file.open(options.result_json);
+    if (!result_file)
+      throw Error(Status::IoError, fmt::format("--result-json: cannot write {}: {}", options.result_json,
+                                               std::strerror(errno)));
+  }
   const fs::path program = find_program(options.command.front());
   std::vector<char> image = load_and_unmark_pie(program);
 
-  sim::Platform platform = sim::load_platform(options.platform);
+  sim::Platform platform = sim::load_platform(options.platform, options.overrides);
+  if (options.loss) platform.loss.probability = *options.loss;
+  if (options.seed) platform.loss.seed = *options.seed;
   unsigned ranks_per_host = options.ranks_per_host;
   const unsigned n = static_cast<unsigned>(options.nranks);
   if (ranks_per_host == 0) {
@@ -360,6 +380,7 @@ int run_sim_program(const SimLaunchOptions& options) {
   std::vector<int> status(n, 0);
   RankTracking tracking(n);
   sim::Simulation simulation(platform);
+  const double simulated_start = simulation.now();
   try {
     run_ranks(simulation, n, options.command, program, mains, host, status, tracking, ranks_per_host);
   } catch (const simgrid::ForcefulKillException&) {
@@ -379,12 +400,41 @@ int run_sim_program(const SimLaunchOptions& options) {
     host.abort(1, fmt::format("error: {}{}", e.what(), calls.empty() ? "" : " (" + calls + ")"));
   }
   std::fflush(stdout);
+  int exit_status = 0;
   for (unsigned r = 0; r < n; ++r) {
     if (status[r] == 0) continue;
     fmt::print(stderr, "twinfab: rank {} exited with status {}\n", r, status[r]);
-    return (status[r] & 0xff) != 0 ? (status[r] & 0xff) : 1;
+    exit_status = (status[r] & 0xff) != 0 ? (status[r] & 0xff) : 1;
+    break;
   }
-  return 0;
+
+  SimRunResult report;
+  report.exit_status = exit_status;
+  report.simulated_time = simulation.now() - simulated_start;
+  report.platform_name = platform.name;
+  report.nranks = n;
+  report.ranks_per_host = ranks_per_host;
+  report.loss_probability = platform.loss.probability;
+  report.loss_seed = platform.loss.seed;
+  report.total = simulation.counters();
+  const unsigned hosts_used = (n + ranks_per_host - 1) / ranks_per_host;
+  for (unsigned h = 0; h < hosts_used; ++h) report.per_hca.push_back(simulation.hca_counters(h));
+  if (options.counters == "text")
+    fmt::print(stderr, "# counters (platform {}, {} rank(s), loss probability {}, seed {})\n{}", platform.name, n,
+               platform.loss.probability, platform.loss.seed, report.total.to_text());
+  else if (options.counters == "json")
+    fmt::print(stderr, "{}\n", report.total.to_json());
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) report.peak_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  report.wall_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (result_file.is_open()) {
+    result_file << to_json(report) << '\n';
+    if (!result_file.flush())
+      throw Error(Status::IoError, fmt::format("--result-json: error writing {}: {}", options.result_json,
+                                               std::strerror(errno)));
+  }
+  if (result != nullptr) *result = std::move(report);
+  return exit_status;
 }
 
 namespace {

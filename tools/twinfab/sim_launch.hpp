@@ -1,6 +1,8 @@
-// `twinfab sim -n N [--platform P] [--ranks-per-host K] [--simulate-computation
-// [--compute-scale F] [--cpu-threshold T]] [--] ./prog args...`: runs an
-// unmodified MPI program, built with twinfab-mpicc, as N ranks on the simulated fabric.
+// `twinfab sim -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]
+// [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]
+// [--simulate-computation [--compute-scale F] [--cpu-threshold T]] [--] ./prog args...`:
+// runs an unmodified MPI program, built with twinfab-mpicc, as N ranks on the
+// simulated fabric.
 //
 // Every rank gets private globals and statics: the program is copied once per rank
 // into a private temporary directory, the copy's DF_1_PIE flag is cleared (glibc
@@ -14,13 +16,21 @@
 // Exit status: 0 when every rank returned 0 from main; otherwise the first nonzero
 // status (by rank), with a line naming the rank. MPI_Abort and MPI_ERRORS_ARE_FATAL
 // end the whole simulation at once with the error's code; so does a rank that
-// returns from main without MPI_Finalize (status 1).
+// returns from main without MPI_Finalize (status 1). The counters and the result file
+// are written when the ranks returned (whatever their status), not after such an end.
+//
+// This is a library (twinfab_sim_launch), so that another binary (the Python module)
+// can run programs as the CLI does; it links libtwinfab-mpi.so.0, the instance the
+// loaded programs bind to, and a process may run one job at a time.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tools/twinfab/computation_meter.hpp"
+#include "tools/twinfab/sim_result.hpp"
 
 namespace twinfab::tools {
 
@@ -31,10 +41,24 @@ struct SimLaunchOptions {
   std::vector<std::string> command;  ///< program and its arguments
   /// --simulate-computation, --compute-scale, --cpu-threshold (computation_meter.hpp).
   ComputationOptions computation;
+  std::vector<std::string> overrides;  // --set KEY=VALUE (repeatable)
+  std::optional<double> loss;  // --loss P in [0,1]
+  std::optional<std::uint64_t> seed;  // --seed S (loss seed)
+  std::string counters;  // --counters[=text|json]: "" none, "text" or "json"; printed to stderr after the run
+  std::string result_json;  // --result-json FILE
 };
+// overrides: platform overrides as sim::load_platform takes them ("hca.icm_cache_entries=64");
+//   loss and seed are applied after them (they win over loss.probability / loss.seed).
+// counters: the total over HCAs, after the run, on stderr: "text" is a "# counters ..."
+//   line then Counters::to_text; "json" is Counters::to_json on one line.
+// result_json: to_json(SimRunResult) is written to this file after the run; the file is
+//   opened before anything is loaded, so a path that cannot be written fails at once.
 
-/// Runs the job; returns the exit status. Throws fabric::Error for bad options, a
-/// program that cannot be loaded, or a deadlocked simulation.
-int run_sim_program(const SimLaunchOptions& options);
+/// Runs the job; returns the exit status, and fills `*result` when it is not null
+/// (with the same exit status). Throws fabric::Error for bad options (an override the
+/// platform refuses, --loss outside [0, 1], --counters other than text or json, a
+/// result file that cannot be written), a program that cannot be loaded, or a
+/// deadlocked simulation.
+int run_sim_program(const SimLaunchOptions& options, SimRunResult* result = nullptr);
 
 }  // namespace twinfab::tools
