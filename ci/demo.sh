@@ -2,7 +2,8 @@
 # The main job on the simulated fabric, as `make demo` runs it: what the simulator
 # offers, then perftest-style tables on two platforms of different eras, a loss
 # experiment with its counters, the MPI ping-pong example on two presets and seed 000's
-# registration-cache experiment. Everything here is simulated time.
+# registration-cache experiment, seed 001's put latency and a Python-driven drop-rate
+# sweep with its figures. Everything here is simulated time.
 set -euo pipefail
 twinfab=${1:-build/tools/twinfab/twinfab}
 # The MPI ping-pong example, built by the same build with twinfab-mpicc.
@@ -35,3 +36,7 @@ step "seed 000 fig. 6: PingPong with copy-only, RDMA without a cache, DME and th
 step "seed 001 fig. 3.5: MPI_Put ping-pong latency, RDMA-mapped vs send/receive one-sided (infinihost-sdr; simulated, next to the seed's figures)"
 TWINFAB_BUILD="$(cd "$(dirname "$twinfab")/../.." && pwd)" SEED001_OUT="${TMPDIR:-/tmp}/seed001" \
   python3 "$(dirname "$0")/../scenarios/seed001/put_get_latency.py"
+
+step "A scripted experiment (Python, scenarios/drop-rate): RC under 0-10 % packet loss, swept on this machine's cores"
+"$twinfab" experiment drop-rate --quick --no-progress --out "${TMPDIR:-/tmp}/twinfab-demo/drop-rate"
+echo "figures: $(ls "${TMPDIR:-/tmp}"/twinfab-demo/drop-rate/*.png | head -1) (and the other PNG/SVG files beside it)"

@@ -4,11 +4,13 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "mpi/core/config_variables.hpp"
 #include "mpi/core/error.hpp"
 
 namespace twinfab::mpi {
@@ -98,9 +100,13 @@ std::uint64_t parse_number(const char* name, const char* text) {
   return value;
 }
 
+/// Where the TWINFAB_* values come from: the process environment, or a map of
+/// name -> text (a launcher or sweep checking parameters before a run).
+using Lookup = std::function<const char*(const char* name)>;
+
 template <class T>
-void override_from(const char* name, T& field) {
-  if (const char* text = std::getenv(name)) {
+void override_from(const Lookup& lookup, const char* name, T& field) {
+  if (const char* text = lookup(name)) {
     const std::uint64_t value = parse_number(name, text);
     if (value > static_cast<std::uint64_t>(static_cast<T>(~T{})))
       throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("{} is too large", value));
@@ -111,8 +117,9 @@ void override_from(const char* name, T& field) {
 /// `field` set from the word in environment variable `name`, one of `choices`; an
 /// unknown word is MPI_ERR_ARG listing the allowed ones.
 template <class E>
-void choice_from(const char* name, E& field, std::initializer_list<std::pair<std::string_view, E>> choices) {
-  const char* text = std::getenv(name);
+void choice_from(const Lookup& lookup, const char* name, E& field,
+                 std::initializer_list<std::pair<std::string_view, E>> choices) {
+  const char* text = lookup(name);
   if (text == nullptr) return;
   std::string allowed;
   for (const auto& [word, value] : choices) {
@@ -125,32 +132,30 @@ void choice_from(const char* name, E& field, std::initializer_list<std::pair<std
   throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not one of {}", text, allowed));
 }
 
-}  // namespace
-
-Config apply_environment(Config base) {
-  override_from("TWINFAB_PACKET_SIZE", base.packet_size);
-  override_from("TWINFAB_CREDITS", base.credits);
-  override_from("TWINFAB_SEND_BUFFERS", base.send_buffers);
-  override_from("TWINFAB_TINY_THRESHOLD", base.tiny_threshold);
-  override_from("TWINFAB_EAGER_THRESHOLD", base.eager_threshold);
-  override_from("TWINFAB_CREDIT_UPDATE", base.credit_update_threshold);
-  choice_from("TWINFAB_RENDEZVOUS", base.rendezvous,
+Config apply_from(Config base, const Lookup& lookup) {
+  override_from(lookup, "TWINFAB_PACKET_SIZE", base.packet_size);
+  override_from(lookup, "TWINFAB_CREDITS", base.credits);
+  override_from(lookup, "TWINFAB_SEND_BUFFERS", base.send_buffers);
+  override_from(lookup, "TWINFAB_TINY_THRESHOLD", base.tiny_threshold);
+  override_from(lookup, "TWINFAB_EAGER_THRESHOLD", base.eager_threshold);
+  override_from(lookup, "TWINFAB_CREDIT_UPDATE", base.credit_update_threshold);
+  choice_from(lookup, "TWINFAB_RENDEZVOUS", base.rendezvous,
               {{"auto", RendezvousVariant::Auto},
                {"write-imm", RendezvousVariant::WriteImm},
                {"read", RendezvousVariant::Read},
                {"write-fin", RendezvousVariant::WriteFin}});
-  override_from("TWINFAB_ON_DEMAND_THRESHOLD", base.on_demand_threshold);
-  choice_from("TWINFAB_CONNECT", base.connect,
+  override_from(lookup, "TWINFAB_ON_DEMAND_THRESHOLD", base.on_demand_threshold);
+  choice_from(lookup, "TWINFAB_CONNECT", base.connect,
               {{"auto", ConnectMode::Auto}, {"startup", ConnectMode::Startup}, {"on-demand", ConnectMode::OnDemand}});
-  override_from("TWINFAB_REGCACHE_MAX_ENTRIES", base.regcache_max_entries);
-  override_from("TWINFAB_REGCACHE_MAX_BYTES", base.regcache_max_bytes);
-  choice_from("TWINFAB_REGCACHE", base.regcache,
+  override_from(lookup, "TWINFAB_REGCACHE_MAX_ENTRIES", base.regcache_max_entries);
+  override_from(lookup, "TWINFAB_REGCACHE_MAX_BYTES", base.regcache_max_bytes);
+  choice_from(lookup, "TWINFAB_REGCACHE", base.regcache,
               {{"none", regcache::CacheKind::None},
                {"dme", regcache::CacheKind::Dme},
                {"lazy", regcache::CacheKind::Lazy}});
-  choice_from("TWINFAB_RMA", base.rma,
+  choice_from(lookup, "TWINFAB_RMA", base.rma,
               {{"auto", RmaDesign::Auto}, {"rdma", RmaDesign::Rdma}, {"sendrecv", RmaDesign::SendRecv}});
-  choice_from("TWINFAB_RMA_LOCK", base.rma_lock,
+  choice_from(lookup, "TWINFAB_RMA_LOCK", base.rma_lock,
               {{"auto", RmaLockDesign::Auto},
                {"ts", RmaLockDesign::TestAndSet},
                {"mcs", RmaLockDesign::Mcs},
@@ -159,6 +164,26 @@ Config apply_environment(Config base) {
                {"progress", RmaLockDesign::TargetProgress}});
   base.validate();
   return base;
+}
+
+}  // namespace
+
+Config apply_environment(Config base) {
+  return apply_from(std::move(base), [](const char* name) { return static_cast<const char*>(std::getenv(name)); });
+}
+
+Config apply_variables(Config base, const std::map<std::string, std::string>& values) {
+  for (const auto& [name, text] : values) {
+    if (!find_config_variable(name)) {
+      std::string known;
+      for (const auto& v : config_variables()) known += known.empty() ? std::string(v.name) : fmt::format(", {}", v.name);
+      throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("is not a twinfab MPI parameter; known: {}", known));
+    }
+  }
+  return apply_from(std::move(base), [&values](const char* name) -> const char* {
+    const auto it = values.find(name);
+    return it == values.end() ? nullptr : it->second.c_str();
+  });
 }
 
 }  // namespace twinfab::mpi

@@ -36,6 +36,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <string_view>
 
 #include "mpi/regcache/registration_cache.hpp"
@@ -106,5 +108,9 @@ struct Config {
 
 /// `base` with every TWINFAB_* variable that is set applied; validated.
 Config apply_environment(Config base);
+/// `base` with the TWINFAB_* variables in `values` (name -> the text the environment
+/// variable would hold) applied, parsed and checked exactly as apply_environment does;
+/// a name that is not a parameter (config_variables.hpp) is MPI_ERR_ARG listing them.
+Config apply_variables(Config base, const std::map<std::string, std::string>& values);
 
 }  // namespace twinfab::mpi

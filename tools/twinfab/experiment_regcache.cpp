@@ -195,7 +195,9 @@ int run_seed000_regcache(const RegcacheExperimentOptions& options) {
 
 ExperimentCommand::ExperimentCommand(CLI::App& app)
     : name_(std::make_shared<std::string>()), options_(std::make_shared<RegcacheExperimentOptions>()) {
-  command_ = app.add_subcommand("experiment", "Run a seed's experiment in the simulator (seed000-regcache)");
+  command_ = app.add_subcommand("experiment",
+                                "Run an experiment in the simulator: seed000-regcache (here), or one of scenarios/ "
+                                "(twinfab experiment --list; run by python3 -m twinfab.experiments)");
   command_->add_option("name", *name_, "seed000-regcache: PingPong with/without RDMA and registration caches")
       ->required();
   command_->add_option("--platform", options_->platform, "Simulated platform")->capture_default_str();
@@ -210,7 +212,9 @@ bool ExperimentCommand::parsed() const { return command_->parsed(); }
 int ExperimentCommand::run() const {
   if (*name_ == "seed000-regcache") return run_seed000_regcache(*options_);
   throw fabric::Error(fabric::Status::InvalidArgument,
-                      fmt::format("unknown experiment '{}'; available: seed000-regcache", *name_));
+                      fmt::format("unknown experiment '{}'; available: seed000-regcache, and those of "
+                                  "twinfab experiment --list",
+                                  *name_));
 }
 
 }  // namespace twinfab::tools

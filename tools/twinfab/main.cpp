@@ -11,6 +11,8 @@
 //   `twinfab sim --counters` takes its format only as --counters=json: a separate
 //   word after it is the program.
 //   twinfab experiment seed000-regcache [--platform P] [--sizes N...] [--csv FILE]
+//   twinfab experiment NAME [--quick] [--out DIR] [--jobs N] [--slurm] | --list
+//                 (the Python experiments of scenarios/: experiment_python.hpp)
 //
 // Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
 #include <fmt/format.h>
@@ -31,8 +33,10 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "tools/twinfab/experiment_python.hpp"
 #include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
+#include "tools/twinfab/perf_sim.hpp"
 #include "tools/twinfab/sim_launch.hpp"
 #include "tools/twinfab/thread_oob.hpp"
 #ifdef TWINFAB_HAVE_VERBS
@@ -148,14 +152,11 @@ tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
                         fmt::format("platform '{}' has {} host(s); perf needs two", p.name, p.hosts));
   fmt::print("# twinfab perf {} | backend sim | platform {} ({}{}) | RC | simulated time\n", tools::to_string(o.test),
              p.name, p.source, p.overrides.empty() ? "" : fmt::format(" with {}", fmt::join(p.overrides, ", ")));
-  tools::PerfReport report;
-  sim::Simulation s(p);
-  s.run(2, [&](sim::RankEnv& env) { tools::run_perf_rank(o, env.device, env.oob, env.rank == 0 ? &report : nullptr); },
-        1);
-  fmt::print("{}", tools::format_report(report));
+  tools::PerfSimResult r = tools::run_perf_sim(o, p);
+  fmt::print("{}", tools::format_report(r.report));
   if (a.counters) fmt::print("# counters (loss probability {}, seed {})\n{}", p.loss.probability, p.loss.seed,
-                             s.counters().to_text());
-  return report;
+                             r.total.to_text());
+  return r.report;
 }
 
 tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[maybe_unused]] const Args& a) {
@@ -262,6 +263,7 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (tools::is_python_experiment(argc, argv)) return tools::exec_python_experiment(argc, argv);
   CLI::App app{"twinfab: MPI over RDMA fabrics, simulated (SimGrid) and on hardware (rdma-core)"};
   app.require_subcommand(1);
   Args a;

@@ -1,0 +1,31 @@
+// twinfab._core: what this twinfab is and where its parts are.
+#include <pybind11/pybind11.h>
+
+#include "python/src/bindings.hpp"
+#include "python/src/revision.hpp"
+
+namespace py = pybind11;
+
+namespace twinfab::python {
+
+void init_fabric(py::module_& m) {
+  m.attr("version") = TWINFAB_VERSION;
+  // `git describe --always --dirty` of the source tree when this module was built
+  // ("unknown" outside a git checkout): sweeps record it in every row and key their
+  // cache on it, so results of different code are never mixed.
+  m.attr("revision") = std::string(revision());
+  // Baked in at build time; the package decides at import which of these applies
+  // (a module under build_dir is the build tree's, else the installed one).
+  m.attr("source_dir") = TWINFAB_SOURCE_DIR_STR;
+  m.attr("build_dir") = TWINFAB_BINARY_DIR_STR;
+  m.attr("install_prefix") = TWINFAB_INSTALL_PREFIX_STR;
+  m.attr("install_bindir") = TWINFAB_INSTALL_BINDIR_STR;
+  m.attr("install_datadir") = TWINFAB_INSTALL_DATADIR_STR;
+#ifdef TWINFAB_HAVE_VERBS
+  m.attr("have_verbs") = true;
+#else
+  m.attr("have_verbs") = false;
+#endif
+}
+
+}  // namespace twinfab::python
