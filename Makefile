@@ -53,6 +53,8 @@ bench: build
 	$(BUILD)/bench/bench_mpi_ring
 	bash bench/smpi_ring.sh $(BUILD)
 	-bash bench/smpi_rma_compare.sh $(BUILD)
+	-PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/sweep_speedup.py
+	-PYTHONPATH=$(BUILD)/python /usr/bin/python3 bench/python/point_overhead.py
 	@if [ -x bench/vm_perftest.sh ]; then bash bench/vm_perftest.sh $(BUILD); fi
 	@if [ -x bench/vm_mpi_perftest.sh ]; then bash bench/vm_mpi_perftest.sh $(BUILD); fi
 	-@if [ -x bench/vm_rma_perftest.sh ]; then bash bench/vm_rma_perftest.sh $(BUILD); fi

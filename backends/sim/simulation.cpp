@@ -5,18 +5,55 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_fabric.hpp"
 #include "backends/sim/sim_oob.hpp"
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 
 namespace twinfab::sim {
 
 namespace s4u = simgrid::s4u;
 using fabric::Error;
 using fabric::Status;
+
+namespace {
+
+std::size_t count_lines(const char* path) {
+  std::ifstream in(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+/// SimGrid gives each actor's stack a guard page (mprotect), which splits the heap
+/// into two more memory mappings per rank; the kernel caps a process's mappings
+/// (vm.max_map_count, 65530 by default). When `nranks` ranks' guards would not fit
+/// under the cap beside what is mapped already (at 16384 ranks of a program loaded by
+/// twinfab sim: two mappings per rank's copy), the ranks run without guard pages: a
+/// rank that overflows its stack (TWINFAB_SIM_STACK_KIB, 1 MiB by default) then
+/// corrupts memory instead of faulting, which the info line says.
+void fit_stack_guards(unsigned nranks) {
+  std::ifstream limit_file("/proc/sys/vm/max_map_count");
+  std::size_t limit = 0;
+  limit_file >> limit;
+  if (limit == 0) return;
+  const std::size_t mapped = count_lines("/proc/self/maps");
+  constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
+  if (mapped + kGuardMappings * nranks + kSlack <= limit) return;
+  s4u::Engine::set_config("contexts/guard-size:0");
+  fabric::log().info(
+      "sim: {} ranks with stack guard pages would need ~{} memory mappings, more than vm.max_map_count ({}): "
+      "running without guard pages (a stack overflow is not caught; raise the limit with sysctl -w "
+      "vm.max_map_count=N to keep them)",
+      nranks, mapped + kGuardMappings * nranks + kSlack, limit);
+}
+
+}  // namespace
 
 Simulation::Simulation(const Platform& platform) : fabric_(std::make_unique<SimFabric>(platform)) {}
 Simulation::~Simulation() = default;
@@ -39,6 +76,7 @@ unsigned check_placement(const Platform& p, unsigned nranks, unsigned ranks_per_
 void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body, unsigned ranks_per_host) {
   const Platform& p = fabric_->platform();
   ranks_per_host = check_placement(p, nranks, ranks_per_host);
+  fit_stack_guards(nranks);
 
   SimOob oob_shared(nranks);
   std::vector<std::exception_ptr> errors(nranks);

@@ -16,33 +16,39 @@ Each simulation runs in a worker process of its own (SimGrid keeps one engine pe
 process); `twinfab._core` is the C++ extension the workers call. The sweep, plot and
 experiment modules (pandas, matplotlib, tqdm) load on first use.
 """
-from . import _core
-from ._core import Platform, mpi_parameters, check_mpi_parameters, presets, perf_tests
-from .runner import Perf, Program, RunError, RunResult, build_program, perf, run
+import importlib
 
-__version__ = _core.version
-#: `git describe` of the tree this package was built from ("-dirty": with changes).
-revision = _core.revision
-version = _core.version
-
-__all__ = ["Platform", "presets", "perf_tests", "mpi_parameters", "check_mpi_parameters", "Program", "Perf",
-           "RunResult", "RunError", "run", "perf", "build_program", "sweep", "Sweep", "save", "plots",
-           "experiments", "version", "revision"]
-
+# Everything loads on first use: a worker process (python3 -m twinfab._point), which
+# runs one point, imports only the extension, and a user who never sweeps never
+# imports pandas or matplotlib (~0.5 s).
 # name -> (module, attribute or None for the module itself). The sweep engine is the
 # module `sweeps`, so that `twinfab.sweep` stays the function once it is imported.
-_LAZY = {"sweep": ("sweeps", "sweep"), "Sweep": ("sweeps", "Sweep"), "save": ("sweeps", "save"),
-         "sweeps": ("sweeps", None), "plots": ("plots", None), "experiments": ("experiments", None),
-         "slurm": ("slurm", None)}
+_LAZY = {
+    "Platform": ("_core", "Platform"), "presets": ("_core", "presets"), "perf_tests": ("_core", "perf_tests"),
+    "mpi_parameters": ("_core", "mpi_parameters"), "check_mpi_parameters": ("_core", "check_mpi_parameters"),
+    "version": ("_core", "version"), "__version__": ("_core", "version"),
+    # `git describe` of the tree this package was built from ("-dirty": with changes)
+    "revision": ("_core", "revision"),
+    "Program": ("runner", "Program"), "Perf": ("runner", "Perf"), "RunResult": ("runner", "RunResult"),
+    "RunError": ("runner", "RunError"), "run": ("runner", "run"), "perf": ("runner", "perf"),
+    "build_program": ("runner", "build_program"),
+    "sweep": ("sweeps", "sweep"), "Sweep": ("sweeps", "Sweep"), "save": ("sweeps", "save"),
+    "sweeps": ("sweeps", None), "plots": ("plots", None), "experiments": ("experiments", None),
+    "slurm": ("slurm", None),
+}
+
+__all__ = sorted(k for k in _LAZY if not k.startswith("_"))
 
 
 def __getattr__(name):
-    # pandas and matplotlib take ~0.5 s to import: a worker process, which only runs
-    # one point, never pays for them.
     if name in _LAZY:
-        import importlib
-
         module, attr = _LAZY[name]
         m = importlib.import_module(f".{module}", __name__)
-        return m if attr is None else getattr(m, attr)
+        value = m if attr is None else getattr(m, attr)
+        globals()[name] = value  # once
+        return value
     raise AttributeError(f"module 'twinfab' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -19,9 +19,13 @@ if IN_BUILD_TREE:
     SCENARIOS = os.path.join(_core.source_dir, "scenarios")
     WORK = os.path.join(_core.build_dir, "python-work")
 else:
-    BINDIR = _core.install_bindir
-    TWINFAB = os.path.join(_core.install_bindir, "twinfab")
-    SCENARIOS = os.path.join(_core.install_datadir, "scenarios")
+    # <prefix>/<install_pythondir>/twinfab/_core*.so: the prefix is what is left.
+    _site = os.path.dirname(os.path.dirname(os.path.abspath(_core.__file__)))
+    _depth = len([p for p in _core.install_pythondir.split("/") if p])
+    PREFIX = os.path.abspath(os.path.join(_site, *([os.pardir] * _depth)))
+    BINDIR = os.path.join(PREFIX, _core.install_bindir)
+    TWINFAB = os.path.join(BINDIR, "twinfab")
+    SCENARIOS = os.path.join(PREFIX, _core.install_datadir, "scenarios")
     WORK = os.path.join(os.path.expanduser("~"), ".cache", "twinfab")
 
 MPICC = os.path.join(BINDIR, "twinfab-mpicc")

@@ -23,6 +23,9 @@ def _write(path, data):
 
 
 def _run(spec):
+    # Lazy binding: most of SimGrid's (and ns-3's) symbols are never called by a run,
+    # and Python's default, RTLD_NOW, would resolve them all when the extension loads.
+    sys.setdlopenflags(os.RTLD_LAZY)
     from . import _core  # after the environment is set: the MPI library reads it at MPI_Init
 
     if spec["kind"] == "program":

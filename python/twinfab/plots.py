@@ -27,6 +27,14 @@ def _save(fig, path: str) -> list:
     return paths
 
 
+def _label(hue, key):
+    """A series' legend entry: the value itself for a column named "series" (already
+    a label), else column=value."""
+    if key is None:
+        return None
+    return str(key) if hue == "series" else f"{hue}={key}"
+
+
 def line_plot(df, x: str, y: str, path: str, *, hue: Optional[str] = None, xlabel: str = "", ylabel: str = "",
               title: str = "", logx: bool = False, logy: bool = False, reference=None,
               reference_label: str = "seed (published)") -> list:
@@ -41,12 +49,12 @@ def line_plot(df, x: str, y: str, path: str, *, hue: Optional[str] = None, xlabe
     groups = [(None, df)] if hue is None else list(df.groupby(hue, sort=False))
     for key, g in groups:
         g = g.sort_values(x)
-        ax.plot(g[x], g[y], marker="o", markersize=3, label=None if key is None else f"{hue}={key}")
+        ax.plot(g[x], g[y], marker="o", markersize=3, label=_label(hue, key))
     if reference is not None and not reference.empty:
         rgroups = [(None, reference)] if hue is None or hue not in reference else list(reference.groupby(hue))
         for key, g in rgroups:
             ax.plot(g[x], g[y], linestyle="none", marker="x", markersize=7,
-                    label=reference_label if key is None else f"{reference_label}, {hue}={key}")
+                    label=reference_label if key is None else f"{reference_label}: {_label(hue, key)}")
     ax.set_xlabel(xlabel or x)
     ax.set_ylabel(ylabel or y)
     if title:
@@ -96,7 +104,9 @@ def markdown_table(df, columns: Sequence[str], floatfmt: str = ".3g") -> str:
     tabulate)."""
     def cell(v):
         if isinstance(v, float):
-            return format(v, floatfmt) if v == v else "–"
+            if v != v:
+                return "–"
+            return str(int(v)) if v.is_integer() and abs(v) < 1e15 else format(v, floatfmt)
         return "–" if v is None else str(v)
 
     lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]

@@ -264,7 +264,9 @@ def perf(test: str = "write-lat", *, platform: str = "connectx-ddr", sizes: Sequ
 def worker_command(spec: dict, result_path: str) -> list:
     """The argv that runs `spec` in a fresh process and writes its result to
     `result_path` (the local pool and Slurm tasks run exactly this)."""
-    return [_paths.PYTHON, "-m", "twinfab._point", json.dumps(spec, sort_keys=True), result_path]
+    # -S: no site module (~6 ms of start-up per point): the worker needs the standard
+    # library and this package, whose folder _worker_env() puts on PYTHONPATH.
+    return [_paths.PYTHON, "-S", "-m", "twinfab._point", json.dumps(spec, sort_keys=True), result_path]
 
 
 def _worker_env() -> dict:
@@ -386,6 +388,8 @@ def _verbs_command(spec: dict) -> list:
     if spec["launcher"] == "srun":
         return ["srun", "--mpi=pmix", "-n", n] + spec["command"]
     words = ["mpirun", "--oversubscribe", "-n", n]
+    if os.geteuid() == 0:
+        words.insert(1, "--allow-run-as-root")  # Open MPI refuses root otherwise (containers, VMs)
     for k in sorted(spec["env"]):
         words += ["-x", k]
     return words + spec["command"]

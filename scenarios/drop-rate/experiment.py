@@ -43,24 +43,29 @@ def run(ctx):
         m = mean_over_seeds(df, value)
         if m.empty:
             continue
-        m["series"] = m["bytes"].astype(str) + " B, retry_count " + m["retry_count"].astype(str)
+        m["series"] = m["bytes"].astype(int).astype(str) + " B, retry_count " + m["retry_count"].astype(str)
         ctx.figure(plots.metric_vs_loss(m, value, ctx.path(f"drop-rate-{stem}"), hue="series", ylabel=label,
                                         logy=value != "bw_average_MBps",
                                         title=f"{stem} on {c['platform']} (mean over loss seeds; simulated)"))
 
-    # Failures by retry_count: retry exceeded is what a lower retry_count buys.
-    failed = lambda df: df.groupby(["loss", "retry_count"], as_index=False)["ok"].apply(  # noqa: E731
-        lambda s: int((~s).sum()))
-    summary = mean_over_seeds(lat, "t_avg_us").merge(
-        mean_over_seeds(mpi, "latency_us"), on=["loss", "retry_count", "bytes"], how="outer")
-    summary = summary.merge(failed(lat).rename(columns={"ok": "perf_failed"}), on=["loss", "retry_count"], how="left")
-    summary = summary.merge(failed(mpi).rename(columns={"ok": "mpi_failed"}), on=["loss", "retry_count"], how="left")
-    retrans = mpi[mpi["ok"]].groupby(["loss", "retry_count"], as_index=False)["retransmissions"].mean()
-    summary = summary.merge(retrans, on=["loss", "retry_count"], how="left").sort_values(
-        ["retry_count", "bytes", "loss"], ascending=[False, True, True])
+    # Every (loss, retry_count, size), failed or not: failed = points whose transfers
+    # hit the retry limit (retry exceeded), which is what a lower retry_count buys.
+    keys = ["loss", "retry_count", "bytes"]
+    sizes = sorted(set(c["latency_sizes"]) | set(c["mpi_sizes"]))
+    summary = pd.DataFrame([{"loss": l, "retry_count": rc, "bytes": b} for rc in c["retry_count"]
+                            for b in sizes for l in c["loss"]])
+    failed = lambda df, col: (df.groupby(["loss", "retry_count"], as_index=False)["ok"]  # noqa: E731
+                              .agg(lambda s: int((~s).sum())).rename(columns={"ok": col}))
+    summary = (summary.merge(mean_over_seeds(lat, "t_avg_us"), on=keys, how="left")
+               .merge(mean_over_seeds(mpi, "latency_us"), on=keys, how="left")
+               .merge(mpi[mpi["ok"]].groupby(["loss", "retry_count"], as_index=False)["retransmissions"].mean(),
+                      on=["loss", "retry_count"], how="left")
+               .merge(failed(lat, "perf_failed"), on=["loss", "retry_count"], how="left")
+               .merge(failed(mpi, "mpi_failed"), on=["loss", "retry_count"], how="left"))
     md = [f"# drop-rate on {c['platform']} (simulated)\n",
           f"Per-packet loss on every link; RC retransmits after the ACK timeout. Mean over loss seeds "
-          f"{c['seeds']}; failed = points whose transfers hit the retry limit (of {len(c['seeds'])}). "
+          f"{c['seeds']} (retransmissions: per MPI run); failed = runs whose transfers hit the retry limit (of "
+          f"{len(c['seeds'])}; send-lat and MPI ping-pong). "
           f"Seed: {c['seed']['note']}.\n",
           plots.markdown_table(summary, ["loss", "retry_count", "bytes", "t_avg_us", "latency_us", "retransmissions",
                                          "perf_failed", "mpi_failed"])]
