@@ -39,7 +39,8 @@ test-fast: build
 
 test-asan: deps
 	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then \
-	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTWINFAB_SANITIZE=ON -DTWINFAB_WITH_VERBS=OFF; fi
+	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTWINFAB_SANITIZE=ON -DTWINFAB_WITH_VERBS=OFF \
+	    -DTWINFAB_WITH_PYTHON=OFF; fi
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	# Leak checking is off: SimGrid keeps its engine until exit by design.
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -93,10 +93,11 @@ def metric_vs_loss(df, y: str, path: str, *, x: str = "loss", hue: Optional[str]
 
 
 def metric_vs_ranks(df, y: str, path: str, *, x: str = "n", hue: Optional[str] = None, ylabel: str = "",
-                    title: str = "", logy: bool = True, reference=None) -> list:
+                    title: str = "", logy: bool = True, reference=None,
+                    reference_label: str = "seed (published)") -> list:
     """A metric against the number of ranks (log2 axis)."""
     return line_plot(df, x, y, path, hue=hue, xlabel="ranks", ylabel=ylabel or y, title=title, logx=True,
-                     logy=logy, reference=reference)
+                     logy=logy, reference=reference, reference_label=reference_label)
 
 
 def markdown_table(df, columns: Sequence[str], floatfmt: str = ".3g") -> str:

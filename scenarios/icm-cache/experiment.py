@@ -49,5 +49,10 @@ def run(ctx):
           f"nearly doubles the latency of messages under 1 KB (seed_ratio: {s['miss_latency_ratio']}, beyond the "
           "cache, for the preset's cache size).\n",
           plots.markdown_table(table, ["cache_entries", "bytes", "peers", "latency_us", "ratio_to_one_peer",
-                                       "seed_ratio", "icm_misses"])]
+                                       "seed_ratio", "icm_misses"]),
+          "\nWhy twinfab's ratio past the cache stays below the seed's: here only rank 0's HCA holds "
+          "many connections (each peer's holds one), and in a ping-pong the reply arrives on the QP whose "
+          "context the request just brought into the cache, so a round trip pays one miss "
+          "(`hca.icm_miss_penalty`) at rank 0 rather than one per message at both ends (docs/model.md, "
+          "\"ICM cache\"). The seed's \"nearly doubles\" is a miss on every message.\n"]
     ctx.write_markdown("\n".join(md))

@@ -16,6 +16,7 @@ namespace twinfab::tools {
 namespace fs = std::filesystem;
 
 bool is_python_experiment(int argc, char** argv) {
+  if (!TWINFAB_WITH_PYTHON) return false;  // (-DTWINFAB_WITH_PYTHON=OFF: the package is not built)
   if (argc < 3 || std::string_view(argv[1]) != "experiment") return false;
   const std::string_view name = argv[2];
   if (name == "seed000-regcache" || name == "--help" || name == "-h") return false;

@@ -212,8 +212,9 @@ bool ExperimentCommand::parsed() const { return command_->parsed(); }
 int ExperimentCommand::run() const {
   if (*name_ == "seed000-regcache") return run_seed000_regcache(*options_);
   throw fabric::Error(fabric::Status::InvalidArgument,
-                      fmt::format("unknown experiment '{}'; available: seed000-regcache, and those of "
-                                  "twinfab experiment --list",
+                      fmt::format("unknown experiment '{}'; available: seed000-regcache (this twinfab was built "
+                                  "without its Python package, -DTWINFAB_WITH_PYTHON=OFF, which runs the "
+                                  "experiments of scenarios/)",
                                   *name_));
 }
 
