@@ -73,15 +73,20 @@ class RunResult:
 
 def _check_env(env: Optional[dict]) -> dict:
     env = {str(k): str(v) for k, v in (env or {}).items()}
-    mpi = {k: v for k, v in env.items() if k.startswith("TWINFAB_") and k not in _NOT_MPI_PARAMETERS}
+    mpi = {k: v for k, v in env.items() if k.startswith("TWINFAB_") and k not in NOT_MPI_PARAMETERS}
     if mpi:
         _core.check_mpi_parameters(mpi)  # ValueError naming the parameter and what it allows
     return env
 
 
-#: TWINFAB_* variables that are not MPI parameters (logging, paths).
-_NOT_MPI_PARAMETERS = {"TWINFAB_LOG", "TWINFAB_LOG_LEVEL", "TWINFAB_PLATFORM_PATH", "TWINFAB_DEVICE", "TWINFAB_WORK",
-                       "TWINFAB_BUILD"}
+#: TWINFAB_* variables that are not MPI parameters: logging, paths, device choice, the
+#: simulator's and the runtime's own settings, this package's. Any other TWINFAB_* name
+#: in `env` is checked as an MPI parameter, so a misspelt one is an error, not ignored
+#: (tests/python/test_bindings.py checks this list against the sources).
+NOT_MPI_PARAMETERS = frozenset({
+    "TWINFAB_LOG_LEVEL", "TWINFAB_PLATFORM_PATH", "TWINFAB_DEVICE", "TWINFAB_GID_INDEX", "TWINFAB_IWARP_ADDR",
+    "TWINFAB_BLOCKING_WAIT", "TWINFAB_YIELD_WHEN_IDLE", "TWINFAB_SIM_CONTEXTS", "TWINFAB_SIM_STACK_KIB",
+    "TWINFAB_WORK", "TWINFAB_SCENARIO_PATH", "TWINFAB_BUILD"})
 
 
 def _file_digest(path: str) -> str:

@@ -105,3 +105,19 @@ def test_one_simulation_per_process(pingpong_program):
     p = subprocess.run([_paths.PYTHON, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert "refused: this process already ran a simulation" in p.stdout
+
+
+def test_every_twinfab_variable_is_known():
+    """Each TWINFAB_* variable the C++ code reads is an MPI parameter or one the
+    package knows is not (runner.NOT_MPI_PARAMETERS): else a run's env would refuse it."""
+    import os
+    from twinfab.runner import NOT_MPI_PARAMETERS
+    root = _core.source_dir
+    names = set()
+    for top in ("fabric", "backends", "mpi", "launch", "tools"):
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if f.endswith((".cpp", ".hpp")):
+                    names |= set(re.findall(r'getenv\("(TWINFAB_[A-Z_]+)"\)', open(os.path.join(d, f)).read()))
+    mpi = {p["name"] for p in twinfab.mpi_parameters()}
+    assert names and not names - mpi - NOT_MPI_PARAMETERS, names - mpi - NOT_MPI_PARAMETERS
