@@ -15,7 +15,6 @@ declare -A known=(
   [attr/keyval_double_free_type]="as keyval_double_free, with the datatype functions"
   [init/session]="asks its session for MPI_THREAD_MULTIPLE and fails unless it gets it; twinfab provides at most MPI_THREAD_FUNNELED (one thread per rank makes MPI calls), for sessions as for MPI_Init_thread"
   [mpi_t/cvarwrite]="writes every control variable after MPI_Init and expects to read the value back (123 into each MPI_INT one, 133 into each MPI_UNSIGNED one); twinfab's take effect at MPI_Init, so a later write is MPI_T_ERR_CVAR_SET_NOT_NOW (MPI-3.1 14.3.6), and it refuses values MPI_Init would (123 is no TWINFAB_RENDEZVOUS word); the test ignores the codes"
-  [rma/large_acc_flush_local]="accumulates with MPI_SUM on MPI_CHAR; MPI-3.1 5.9.2 leaves MPI_CHAR out of the C integer types the arithmetic ops take (it is for text), MPICH accepts it as an extension, twinfab reports MPI_ERR_OP as its reductions do"
   [topo/cartsuball]="expects MPI_Cart_sub with no remaining dimension to give MPI_COMM_NULL on all ranks but 0; MPI-3.1 7.5.7 gives every rank a zero-dimensional Cartesian communicator, and so does twinfab"
 )
 declare -A known_sim=(
