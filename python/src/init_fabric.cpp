@@ -2,18 +2,18 @@
 #include <pybind11/pybind11.h>
 
 #include "python/src/bindings.hpp"
-#include "python/src/revision.hpp"
+#include "tools/twinfab/revision.hpp"
 
 namespace py = pybind11;
 
 namespace twinfab::python {
 
 void init_fabric(py::module_& m) {
-  m.attr("version") = TWINFAB_VERSION;
+  m.attr("version") = std::string(tools::version());
   // `git describe --always --dirty` of the source tree when this module was built
   // ("unknown" outside a git checkout): sweeps record it in every row and key their
   // cache on it, so results of different code are never mixed.
-  m.attr("revision") = std::string(revision());
+  m.attr("revision") = std::string(tools::revision());
   // Baked in at build time; the package decides at import which applies (a module
   // under build_dir is the build tree's). Installed, the paths are relative to the
   // prefix, which the package derives from where the module is: the python dir is

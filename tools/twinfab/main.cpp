@@ -1,5 +1,6 @@
 // twinfab: the command-line tool.
 //
+//   twinfab --version
 //   twinfab info  [--backend sim|verbs|all] [--platform P]
 //   twinfab perf  TEST --backend sim --platform P [--set KEY=VALUE]... [--loss P] [--seed S]
 //                 [--counters] [--size N] [--iters N] [--csv FILE]
@@ -37,6 +38,7 @@
 #include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
 #include "tools/twinfab/perf_sim.hpp"
+#include "tools/twinfab/revision.hpp"
 #include "tools/twinfab/sim_launch.hpp"
 #include "tools/twinfab/thread_oob.hpp"
 #ifdef TWINFAB_HAVE_VERBS
@@ -265,6 +267,8 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
 int main(int argc, char** argv) {
   if (tools::is_python_experiment(argc, argv)) return tools::exec_python_experiment(argc, argv);
   CLI::App app{"twinfab: MPI over RDMA fabrics, simulated (SimGrid) and on hardware (rdma-core)"};
+  app.set_version_flag("--version", fmt::format("twinfab {} ({})", tools::version(), tools::revision()),
+                       "Print the version and the git revision this twinfab was built from, and exit");
   app.require_subcommand(1);
   Args a;
 
