@@ -20,12 +20,14 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Actor.hpp>
 #include <typeinfo>
+#include <xbt/config.hpp>
 
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "tools/twinfab/computation_meter.hpp"
+#include "tools/twinfab/crash_report.hpp"
 #include "tools/twinfab/rank_getopt.hpp"
 
 namespace twinfab::tools {
@@ -246,6 +248,16 @@ class SimRankHost final : public mpi::capi::RankHost {
     std::_Exit(status != 0 || code == 0 ? status : 1);
   }
   std::string_view name() const noexcept override { return "simulator"; }
+  /// The crashing rank, for CrashReport (reads the running actor's record only).
+  static CrashSite locate_crash() noexcept {
+    CrashSite site;
+    if (RankRecord* record = current()) {
+      site.in_rank = true;
+      site.rank = record->env->rank;
+      site.mpi_call = mpi::capi::call_in_progress(record->state);
+    }
+    return site;
+  }
   // MPI_Wtime reads the simulated time (s4u::Engine's clock), the same for every rank.
   bool clock_is_global() const noexcept override { return true; }
   mpi::capi::ProgramServices* program_services() noexcept override {
@@ -380,6 +392,9 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   std::vector<int> status(n, 0);
   RankTracking tracking(n);
   sim::Simulation simulation(platform);
+  // After the engine exists: it installs SimGrid's own handler, which this replaces.
+  const CrashReport crash_report(n, static_cast<std::size_t>(simgrid::config::get_value<int>("contexts/stack-size")) * 1024,
+                                 &SimRankHost::locate_crash);
   const double simulated_start = simulation.now();
   try {
     run_ranks(simulation, n, options.command, program, mains, host, status, tracking, ranks_per_host);
