@@ -347,13 +347,21 @@ int main(int argc, char** argv) {
   tools::ExperimentCommand experiment(app);
 
   std::optional<std::vector<std::string>> after_separator = take_program_after_separator(argc, argv);
-  // CLI11 reports an unknown first word as "A subcommand is required": name it.
-  if (argc > 1 && argv[1][0] != '-') {
+  // CLI11 reports an unknown first word, or an option before any command, as "A
+  // subcommand is required": name it.
+  if (argc > 1) {
     const std::string_view word = argv[1];
-    if (word != "info" && word != "perf" && word != "sim" && word != "experiment") {
+    if (word[0] != '-' && word != "info" && word != "perf" && word != "sim" && word != "experiment") {
       fmt::print(stderr, "twinfab: unknown command '{}'; commands: info, perf, sim, experiment (twinfab --help)\n",
                  word);
       return 106;  // CLI11's exit status for a usage error
+    }
+    if (word[0] == '-' && word != "-h" && word != "--help" && word != "--version") {
+      fmt::print(stderr,
+                 "twinfab: unknown option '{}': the options that come before a command are --help and --version; "
+                 "the others follow a command (info, perf, sim, experiment; twinfab COMMAND --help)\n",
+                 word);
+      return 106;
     }
   }
   CLI11_PARSE(app, argc, argv);
