@@ -31,7 +31,8 @@
 # skipped, e.g. EXCLUDE='^(scancel|pscancel|scancel_unmatch|cancelrecv|sendflood)$' in
 # the micro-VM, where those known failures hang until their limit, ~45 minutes in
 # all), KEEP=1 (keep the work directory and print it).
-# Needs the network (deb.debian.org); ~10-20 minutes for the default directories.
+# Needs the network (the Debian archive this machine's apt uses); ~10-20 minutes for the
+# default directories.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 shift || true
@@ -46,6 +47,8 @@ case $launch in
   *) echo "mpich_tests: LAUNCH must be sim, rxe or siw, not '$launch'" >&2; exit 2 ;;
 esac
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/debian_source.sh
+. "$here/lib/debian_source.sh"
 mpicc="$build/bin/twinfab-mpicc"
 twinfab="$build/tools/twinfab/twinfab"
 for f in "$mpicc" "$twinfab"; do
@@ -60,12 +63,10 @@ if [[ ${KEEP:-0} == 1 ]]; then echo "mpich_tests: work directory $work"; else tr
 cd "$work"
 
 # The upstream tarball Debian ships for bookworm's mpich 4.0.2-3 (sha256 from the
-# Sources index).
+# Sources index), through this machine's apt configuration (bench/lib/debian_source.sh).
 tarball=mpich_4.0.2.orig.tar.xz
-sum=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
-curl -fsS -m 300 -o "$tarball" "http://deb.debian.org/debian/pool/main/m/mpich/$tarball" ||
-  { echo "mpich_tests: cannot download $tarball" >&2; exit 1; }
-echo "$sum  $tarball" | sha256sum -c --quiet - || { echo "mpich_tests: $tarball does not match its checksum" >&2; exit 1; }
+debian_orig_tarball mpich "$tarball" b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860 ||
+  { echo "mpich_tests: cannot get $tarball" >&2; exit 1; }
 tar xJf "$tarball" --wildcards 'mpich-4.0.2/test/mpi/*'
 cd mpich-4.0.2/test/mpi
 

@@ -15,8 +15,11 @@
 # next to the first run's.
 #
 #   bench/real_programs.sh [BUILD_DIR=build] [PLATFORM=connectx-ddr]
-# Needs the network (deb.debian.org) and libblas-dev (HPL); ~3 minutes.
+# Needs the network (the Debian archive this machine's apt uses) and libblas-dev (HPL);
+# ~3 minutes.
 set -euo pipefail
+# shellcheck source=lib/debian_source.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/debian_source.sh"
 build=$(cd "${1:-build}" && pwd)
 platform=${2:-connectx-ddr}
 mpicc="$build/bin/twinfab-mpicc"
@@ -30,16 +33,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-real.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-fetch() {  # fetch URL SHA256: the tarball, checked, unpacked here
-  local url=$1 sum=$2 file
-  file=$(basename "$url")
-  curl -fsS -m 120 -o "$file" "$url" || { echo "real_programs: cannot download $url" >&2; exit 1; }
-  echo "$sum  $file" | sha256sum -c --quiet - || { echo "real_programs: $file does not match its checksum" >&2; exit 1; }
-  tar xzf "$file"
+fetch() {  # fetch PACKAGE FILE SHA256: the upstream tarball, checked, unpacked here
+  debian_orig_tarball "$1" "$2" "$3" || { echo "real_programs: cannot get $2" >&2; exit 1; }
+  tar xzf "$2"
 }
-pool=http://deb.debian.org/debian/pool/main
-fetch "$pool/n/netpipe/netpipe_3.7.2.orig.tar.gz" 13dac884ff52951636f651c421f5ff4a853218a95aa28a4a852402ee385a2ab8
-fetch "$pool/h/hpcc/hpcc_1.5.0.orig.tar.gz" 0a6fef7ab9f3347e549fed65ebb98234feea9ee18aea0c8f59baefbe3cf7ffb8
+fetch netpipe netpipe_3.7.2.orig.tar.gz 13dac884ff52951636f651c421f5ff4a853218a95aa28a4a852402ee385a2ab8
+fetch hpcc hpcc_1.5.0.orig.tar.gz 0a6fef7ab9f3347e549fed65ebb98234feea9ee18aea0c8f59baefbe3cf7ffb8
 
 echo "== NetPIPE 3.7.2 (NPmpi), 2 ranks on $platform, up to 4 MiB"
 (cd NetPIPE-3.7.2 && "$mpicc" -O2 -DMPI -Isrc src/netpipe.c src/mpi.c -o NPmpi -lm)
