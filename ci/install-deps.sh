@@ -14,7 +14,7 @@ core=(
   python3-matplotlib python3-tqdm
   time  # /usr/bin/time: peak memory in bench/smpi_ring.sh
   valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
-  curl libblas-dev  # bench/real_programs.sh: fetches NetPIPE and HPCC; HPL needs a BLAS
+  libblas-dev  # bench/real_programs.sh: HPL needs a BLAS (its sources come through apt-get source)
   slurmctld slurmd slurm-client munge  # python/twinfab/slurm.py; tests/python start a private one-node cluster
 )
 hardware=(
