@@ -105,6 +105,13 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   qp_config_.max_send_sge = 1;
   qp_config_.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
   qp_config_.max_inline = std::min<std::uint32_t>(caps.max_inline, kMaxInlinePacket);
+  // An RC QP offers RDMA write and read on every device; the rest as the device says.
+  capabilities_.max_payload = packet_size_ - kPacketHeaderBytes;
+  capabilities_.rdma_write = true;
+  capabilities_.rdma_read = true;
+  capabilities_.rdma_write_with_imm = caps.write_with_imm;
+  capabilities_.rdma_atomics = caps.atomics;
+  capabilities_.max_inline_write = qp_config_.max_inline;
 
   // Untouched pages of these buffers cost no memory (buffer_storage.hpp), which
   // keeps many simulated ranks in one process affordable.
@@ -377,9 +384,9 @@ void RcChannel::post_receive(int peer, std::uint32_t slot) {
 }
 
 void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
-  if (payload_bytes > max_payload())
+  if (payload_bytes > capabilities_.max_payload)
     throw Error(ErrorClass::MPI_ERR_INTERN, "send_packet",
-                fmt::format("{} payload bytes exceed a packet's {}", payload_bytes, max_payload()));
+                fmt::format("{} payload bytes exceed a packet's {}", payload_bytes, capabilities_.max_payload));
   Connection& c = connection_for_send(peer);
   const bool may_overtake = header.type == PacketType::CreditUpdate;
   if ((c.pending.empty() || may_overtake) && try_send(peer, c, header, payload_bytes, fill) == Try::Sent) return;
@@ -589,7 +596,7 @@ void RcChannel::maybe_send_credit_update(int peer) {
   update.type = PacketType::CreditUpdate;
   // If this cannot leave now (no credit or send buffer), the next completion or
   // packet from the peer brings this peer back here; the waiter must then wake for
-  // send completions too (wait_sources()).
+  // send completions too (wait_set()).
   if (try_send(peer, c, update, 0, [](std::span<std::byte>) {}) == Try::Blocked) update_blocked_ = true;
 }
 

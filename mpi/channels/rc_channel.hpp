@@ -1,5 +1,6 @@
 // twinfab MPI channels: the RC channel, a reliable-connection QP to every peer with
-// pre-registered packet buffers and static credit-based flow control.
+// pre-registered packet buffers and static credit-based flow control. It implements
+// the Channel interface (channel.hpp), with every RDMA operation the device has.
 //
 // Connections (seed 000 §III.B) are made in one of two ways (Config::connect):
 //  - at start-up: every rank creates one RC QP per peer, publishes all their
@@ -61,9 +62,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
-#include <cstring>
-#include <functional>
-#include <type_traits>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -72,60 +70,14 @@
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
 #include "mpi/channels/buffer_storage.hpp"
+#include "mpi/channels/channel.hpp"
 #include "mpi/channels/packet.hpp"
 #include "mpi/channels/ud_connector.hpp"
 #include "mpi/core/config.hpp"
 
 namespace twinfab::mpi {
 
-/// What the channel hands packets and completions to (the pt2pt engine).
-class PacketSink {
- public:
-  virtual ~PacketSink() = default;
-  /// A packet from `peer` (its credits already taken). `payload` is valid only during
-  /// the call: keep a copy of what is needed later. May submit packets or RDMA.
-  virtual void on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) = 0;
-  /// An RDMA write with immediate `imm` from `peer` has landed.
-  virtual void on_write_immediate(int peer, std::uint32_t imm) = 0;
-  /// An RDMA operation this rank submitted with `cookie` completed.
-  virtual void on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) = 0;
-};
-
-/// An RDMA operation for post_rdma. `local` must stay registered until on_rdma_done.
-/// The atomics (8 bytes at an 8-byte aligned remote address; `local` is 8 bytes and
-/// receives the old value) count against the device's max_rd_atomic like reads.
-struct RdmaOp {
-  enum class Kind : std::uint8_t { Write, WriteWithImm, Read, CompareSwap, FetchAdd };
-  Kind kind = Kind::Write;
-  fabric::Sge local{};
-  std::uint64_t remote_addr = 0;
-  std::uint32_t rkey = 0;
-  std::uint32_t imm = 0;
-  std::uint32_t cookie = 0;  ///< handed back to on_rdma_done
-  std::uint64_t compare_add = 0;  ///< CompareSwap: the expected value; FetchAdd: the addend
-  std::uint64_t swap = 0;         ///< CompareSwap: the value written when equal
-  /// Write: the data is copied at post (SendFlags::Inline; `local.lkey` is ignored), so
-  /// the source may change as soon as post_rdma returns. Only for writes of at most
-  /// max_inline_write() bytes.
-  bool inline_data = false;
-  /// Whether the operation needs one of the responder's outstanding read/atomic slots.
-  bool is_read_like() const noexcept { return kind == Kind::Read || kind == Kind::CompareSwap || kind == Kind::FetchAdd; }
-};
-
-/// What the channel did, for tests and experiments.
-struct ChannelCounters {
-  std::uint64_t packets_sent = 0;
-  std::uint64_t packets_received = 0;
-  std::uint64_t credit_updates_sent = 0;
-  std::uint64_t controls_as_immediates = 0;  ///< credit updates and Byes sent as writes with immediate
-  std::uint64_t packets_deferred = 0;  ///< went through a pending FIFO
-  std::uint64_t pending_peak = 0;      ///< most packets waiting at once
-  std::uint64_t rdma_posted = 0;
-  std::uint64_t connections = 0;         ///< RC connections made (both directions count once per rank)
-  std::uint64_t connect_messages = 0;    ///< on-demand Requests and Replies sent, re-sends included
-};
-
-class RcChannel {
+class RcChannel final : public Channel {
  public:
   /// Connects to every other rank of `oob`, or sets up on-demand connections
   /// (collective). Throws fabric::Error or mpi::Error on a set-up failure, e.g.
@@ -133,73 +85,46 @@ class RcChannel {
   RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink);
   /// Drains pending packets, exchanges Byes with every peer (see the file comment),
   /// then destroys the QPs. Collective.
-  ~RcChannel();
+  ~RcChannel() override;
   RcChannel(const RcChannel&) = delete;
   RcChannel& operator=(const RcChannel&) = delete;
 
-  /// Fills a packet's payload in place (in a send buffer, or a pending copy): a
-  /// non-owning reference to any callable taking std::span<std::byte>, valid for the
-  /// send_packet call it is passed to. Not std::function: building one per packet (a
-  /// heap allocation for a lambda of a few references) was a measurable part of a
-  /// small message's cost.
-  class Fill {
-   public:
-    template <class F>
-      requires(!std::is_same_v<std::remove_cvref_t<F>, Fill> && std::is_invocable_v<F&, std::span<std::byte>>)
-    Fill(F&& f) noexcept  // NOLINT(google-explicit-constructor): used like a lambda parameter
-        : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-          call_([](void* object, std::span<std::byte> out) { (*static_cast<std::remove_reference_t<F>*>(object))(out); }) {}
-    void operator()(std::span<std::byte> out) const { call_(object_, out); }
+  /// Every RDMA operation: write, read and (where the device has them) write with
+  /// immediate and atomics; packets of Config::packet_size bytes.
+  const ChannelCapabilities& capabilities() const noexcept override { return capabilities_; }
 
-   private:
-    void* object_;
-    void (*call_)(void*, std::span<std::byte>);
-  };
-
-  /// The longest RDMA write that can be posted with inline data (RdmaOp::inline_data).
-  std::uint32_t max_inline_write() const noexcept { return qp_config_.max_inline; }
-  /// Bytes of payload one packet can carry.
-  std::size_t max_payload() const noexcept { return packet_size_ - kPacketHeaderBytes; }
-
-  /// Sends `header` + `payload_bytes` of payload written by `fill` to `peer` (never
-  /// this rank), now or, under back-pressure, from the pending FIFO. `fill` is called
-  /// exactly once, before this returns.
-  void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill);
-  /// The same with a payload that is already contiguous bytes.
-  void send_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
-    send_packet(peer, header, payload.size(), [payload](std::span<std::byte> out) {
-      if (!payload.empty()) std::memcpy(out.data(), payload.data(), payload.size());
-    });
-  }
-  /// Submits an RDMA operation to `peer`, ordered with that peer's packets.
-  void post_rdma(int peer, const RdmaOp& op);
+  /// Sends now or, under back-pressure, from the connection's pending FIFO; on
+  /// demand, the first packet to a peer requests the connection (see above).
+  void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) override;
+  using Channel::send_packet;
+  void post_rdma(int peer, const RdmaOp& op) override;
 
   /// Polls both CQs once, re-drives pending FIFOs, sends due credit updates. Returns
   /// the events handled (completions, packets that left a FIFO); 0 means idle.
-  std::size_t progress();
+  std::size_t progress() override;
   /// Every CQ of the channel.
   std::span<fabric::CompletionQueue* const> completion_queues() const noexcept { return cq_list_; }
-  /// The CQs a waiter hands to Runtime::wait: the send CQ only when a send completion
-  /// can change what happens next (an RDMA operation of a protocol is in flight, a
-  /// packet waits for a send buffer or queue slot, or a due credit update does). Otherwise a packet's completion
-  /// only returns its buffer, which the next progress() finds; not waking up for it
-  /// saves the simulator an ACK message per packet (sim_device.cpp: an ACK travels as
-  /// a message only when the requester sleeps on that CQ).
-  std::span<fabric::CompletionQueue* const> wait_sources() const noexcept {
-    return pending_total_ == 0 && rdma_outstanding_ == 0 && !update_blocked_
-               ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
-               : std::span<fabric::CompletionQueue* const>(cq_list_);
+  /// The receive CQs (and the connector's), and the send CQ only when a send
+  /// completion can change what happens next (an RDMA operation of a protocol is in
+  /// flight, a packet waits for a send buffer or queue slot, or a due credit update
+  /// does). Otherwise a packet's completion only returns its buffer, which the next
+  /// progress() finds; not waking up for it saves the simulator an ACK message per
+  /// packet (sim_device.cpp: an ACK travels as a message only when the requester
+  /// sleeps on that CQ). The deadline is wake_deadline().
+  WaitSet wait_set() const noexcept override {
+    return {pending_total_ == 0 && rdma_outstanding_ == 0 && !update_blocked_
+                ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
+                : std::span<fabric::CompletionQueue* const>(cq_list_),
+            wake_deadline()};
   }
-  /// The deadline a waiter hands to Runtime::wait: when a connection Request must be
-  /// re-sent, or kForever.
+  /// When a connection Request must be re-sent, or kForever.
   double wake_deadline() const noexcept;
   /// Whether connections are made on demand (resolved from Config::connect).
   bool on_demand() const noexcept { return connector_ != nullptr; }
   /// Nothing pending and no send outstanding.
   bool quiescent() const noexcept;
 
-  const ChannelCounters& counters() const noexcept { return counters_; }
-  const fabric::DeviceCapabilities& capabilities() const noexcept { return device_.capabilities(); }
+  const ChannelCounters& counters() const noexcept override { return counters_; }
 
  private:
   struct Outgoing {
@@ -324,6 +249,7 @@ class RcChannel {
   fabric::OobExchange& oob_;
   PacketSink& sink_;
   const std::uint32_t packet_size_;
+  ChannelCapabilities capabilities_;
   /// Receives are posted as two SGEs, a head slot of this size from an array of
   /// them and the rest of the packet buffer: a stream of small packets then touches
   /// the head array only (a page per 32 packets), not a page per 8 KB buffer

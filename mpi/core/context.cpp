@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "mpi/channels/rc_channel.hpp"
+
 namespace twinfab::mpi {
 
 namespace {
@@ -207,16 +209,20 @@ std::size_t Context::run_progress_hooks() {
 }
 
 void Context::progress_or_wait_for_memory(double deadline) {
-  if (progress() == 0)
-    device_.runtime().wait(channel_->wait_sources(), std::min(deadline, channel_->wake_deadline()));
+  if (progress() == 0) {
+    const Channel::WaitSet wait = channel_->wait_set();
+    device_.runtime().wait(wait.sources, std::min(deadline, wait.deadline));
+  }
 }
 
 void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever); }
 
 void Context::progress_or_wait(double deadline) {
   // The channel may need to wake earlier (a connection request to re-send).
-  if (progress() == 0)
-    device_.runtime().wait_for_completion(channel_->wait_sources(), std::min(deadline, channel_->wake_deadline()));
+  if (progress() == 0) {
+    const Channel::WaitSet wait = channel_->wait_set();
+    device_.runtime().wait_for_completion(wait.sources, std::min(deadline, wait.deadline));
+  }
 }
 
 MessageStatus Context::wait(RequestId& id) {

@@ -4,9 +4,11 @@
 // simulator: RankEnv::device and RankEnv::oob; on hardware: the opened device and
 // PMIx). It owns everything MPI state of the rank: configuration, predefined
 // datatypes, COMM_WORLD, COMM_SELF and the derived communicators, the request
-// table, the pt2pt engine with its matching queues, and the RC channel. No globals, threads, clocks or sleeps
-// (ARCHITECTURE rule 1): wait() is "progress until done, and when progress finds
-// nothing, Runtime::wait on the channel's CQs".
+// table, the pt2pt engine with its matching queues, and the channel behind the
+// Channel interface (mpi/channels/channel.hpp; the RC channel today). No globals,
+// threads, clocks or sleeps (ARCHITECTURE rule 1): wait() is "progress until done,
+// and when progress finds nothing, Runtime::wait on the channel's wait sources until
+// its wake deadline".
 //
 // Construction and destruction are collective (connection set-up; a drain and a
 // barrier). Argument errors throw mpi::Error naming the function and argument, e.g.
@@ -28,7 +30,7 @@
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
-#include "mpi/channels/rc_channel.hpp"
+#include "mpi/channels/channel.hpp"
 #include "mpi/core/background_operation.hpp"
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/config.hpp"
@@ -348,7 +350,7 @@ class Context {
   /// completion goes to the handler of set_rdma_completion_handler.
   void post_rdma(int world_peer, const RdmaOp& op) { channel_->post_rdma(world_peer, op); }
   /// The longest RDMA write post_rdma() can send with inline data.
-  std::uint32_t max_inline_write() const noexcept { return channel_->max_inline_write(); }
+  std::uint32_t max_inline_write() const noexcept { return channel_->capabilities().max_inline_write; }
   void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept {
     engine_.set_rdma_completion_handler(handler);
   }
@@ -453,7 +455,7 @@ class Context {
   bool running_progress_hooks_ = false;
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
-  std::unique_ptr<RcChannel> channel_;
+  std::unique_ptr<Channel> channel_;
 };
 
 }  // namespace twinfab::mpi

@@ -59,9 +59,9 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
     deliver_eager(rank_, header, packed);
     return;
   }
-  const Protocol protocol = choose_protocol(request.bytes, config_, channel_->max_payload());
+  const Protocol protocol = choose_protocol(request.bytes, config_, channel_caps_);
   if (protocol == Protocol::Rendezvous) {
-    send_rts(request, source, resolve_variant(config_.rendezvous, channel_->capabilities()));
+    send_rts(request, source, resolve_variant(config_.rendezvous, channel_caps_));
   } else {
     send_eager(request, source, sync, protocol);
   }
@@ -69,7 +69,7 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
 
 bool Pt2ptEngine::send_tiny(const void* buffer, std::uint64_t bytes, const Datatype& type, int peer_world,
                             ContextId context_id, int source, int tag) {
-  if (peer_world == rank_ || choose_protocol(bytes, config_, channel_->max_payload()) != Protocol::Tiny) return false;
+  if (peer_world == rank_ || choose_protocol(bytes, config_, channel_caps_) != Protocol::Tiny) return false;
   ++counters_.tiny;
   PacketHeader header;
   header.type = PacketType::Eager;
@@ -98,7 +98,7 @@ PacketHeader Pt2ptEngine::eager_header(const Request& request, int source, bool 
 void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol protocol) {
   ++(protocol == Protocol::Tiny ? counters_.tiny : counters_.short_eager);
   PacketHeader header = eager_header(request, source, sync);
-  const std::uint64_t chunk = channel_->max_payload();
+  const std::uint64_t chunk = channel_caps_.max_payload;
   std::uint64_t position = 0;
   do {
     const std::uint64_t n = std::min(chunk, request.bytes - position);

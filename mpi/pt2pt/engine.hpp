@@ -1,12 +1,13 @@
 // twinfab MPI pt2pt: the point-to-point engine of one rank (protocols and matching).
 //
-// Sits between the Context (argument checking, request table, waiting) and the RC
-// channel (packets, credits, RDMA). It owns the posted and unexpected queues:
+// Sits between the Context (argument checking, request table, waiting) and the
+// rank's channel (mpi/channels/channel.hpp: packets, RDMA where offered), whichever
+// implementation it is; the protocols follow the channel's capabilities (protocol.hpp).
+// It owns the posted and unexpected queues:
 //
 //  - Eager (tiny/short): the first packet carries the envelope and the packed size;
-//    continuation packets follow on the same connection (the channel keeps a
-//    connection's packets in order, so they cannot interleave with another
-//    message's). An unexpected eager message is copied out of the packet buffers at
+//    continuation packets follow to the same peer (a channel delivers a peer's
+//    packets in order, so they cannot interleave with another message's). An unexpected eager message is copied out of the packet buffers at
 //    once, so credits return whether or not a receive is ever posted.
 //  - Rendezvous: the RTS waits in the unexpected queue until matched; then, by the
 //    variant the sender chose: write-imm (CTS; the sender's last RDMA write carries
@@ -20,7 +21,7 @@
 //    buffer; that receive then proceeds as a receive that found the message in the
 //    unexpected queue (for a rendezvous: the handshake starts only then).
 //
-// Non-overtaking order holds because a connection delivers in order, matching happens
+// Non-overtaking order holds because a channel delivers a peer's packets in order, matching happens
 // when the first packet of a message arrives, and the matching queues keep order.
 #pragma once
 
@@ -31,7 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mpi/channels/rc_channel.hpp"
+#include "mpi/channels/channel.hpp"
 #include "mpi/core/config.hpp"
 #include "mpi/core/matching.hpp"
 #include "mpi/core/request.hpp"
@@ -84,8 +85,13 @@ class Pt2ptEngine final : public PacketSink {
  public:
   Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
               MemoryRegistration& registration);
-  /// The channel is created after the engine (it needs the engine as its sink).
-  void attach_channel(RcChannel* channel) noexcept { channel_ = channel; }
+  /// The channel is created after the engine (it needs the engine as its sink). Its
+  /// capabilities are read here, once: they are fixed for its life, and every send
+  /// consults them.
+  void attach_channel(Channel* channel) noexcept {
+    channel_ = channel;
+    channel_caps_ = channel->capabilities();
+  }
   /// Where completions of cookies with kForeignCookieBit go (null: nowhere).
   void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept { foreign_rdma_ = handler; }
 
@@ -158,7 +164,8 @@ class Pt2ptEngine final : public PacketSink {
   const Config& config_;
   RequestTable& requests_;
   MemoryRegistration& registration_;
-  RcChannel* channel_ = nullptr;
+  Channel* channel_ = nullptr;
+  ChannelCapabilities channel_caps_;  ///< channel_->capabilities(), copied at attach
   RdmaCompletionHandler* foreign_rdma_ = nullptr;
   PostedQueue<Request*> posted_;
   UnexpectedQueue<std::shared_ptr<IncomingMessage>> unexpected_;
