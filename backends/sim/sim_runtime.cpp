@@ -262,6 +262,13 @@ bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool 
         exec->start();
         k.exec = exec.get();
         try {
+          // Starting the execution is a simcall: other actors ran meanwhile, and one of
+          // them may have woken this one while k.exec was still null (a resume() of a
+          // running actor does nothing). The wake-up must not be lost: cancel now.
+          if (k.signalled && exec->get_state() == s4u::Activity::State::STARTED) {
+            k.exec_remaining = exec->get_remaining();
+            exec->cancel();
+          }
           exec->wait();
           k.exec = nullptr;
           // Done without a wake-up: a computation's end, a finite wait's next round,
