@@ -27,7 +27,10 @@
 // Shared locks (the seed does not say how its MCS design serves them; this is the
 // reader-writer extension twinfab documents in docs/rma.md): readers take the
 // test-and-set lock word's count as in `ts`; writers queue in MCS, and the head of the
-// queue takes the lock word from 0 to -1 (backing off while readers hold it, as `ts`),
+// queue takes the lock word from 0 to -1 (backing off while readers hold it, as `ts`;
+// its first compare-and-swap travels right behind the first swap attempt, so that an
+// uncontended exclusive lock costs one round trip; a rank that turns out not to be the
+// head gives the word back with a fetch-and-add),
 // which then passes from writer to writer with the flag and is set back to 0 by the
 // last writer, after it left the queue. Readers meanwhile find -1 and back off, so
 // writers are not starved by a stream of readers once they hold the word; readers may
@@ -63,22 +66,23 @@ void store(std::uint64_t& word, std::uint64_t value) {
 
 }  // namespace
 
-std::uint64_t RmaEngine::remote_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
-                                       std::uint64_t compare_add, std::uint64_t swap, bool wait) {
+RmaEngine::PendingAtomic RmaEngine::post_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
+                                                std::uint64_t compare_add, std::uint64_t swap, std::size_t slot) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
   ++counters_.remote_atomics;
+  PendingAtomic pending;
+  pending.slot = window.layout.result(slot);
   if (target == window.rank()) {
     // Through the HCA too (loopback.hpp): the CPU's atomics are not atomic with the HCA's.
     if (!loopback_) loopback_ = std::make_unique<LoopbackAtomics>(context_.device());
-    return loopback_->execute(kind, peer.control + word * sizeof(std::uint64_t), peer.control_rkey, compare_add,
-                              swap);
+    pending.done = true;
+    pending.value = loopback_->execute(kind, peer.control + word * sizeof(std::uint64_t), peer.control_rkey,
+                                       compare_add, swap);
+    return pending;
   }
-  // A release that is not waited for lands its old value in a slot of its own, so that
-  // it cannot overwrite the result of the next acquisition.
-  const std::size_t slot = window.layout.result(wait ? 0 : 1);
   RdmaOp op;
   op.kind = kind;
-  op.local = window.control_region->sge(slot * sizeof(std::uint64_t), sizeof(std::uint64_t));
+  op.local = window.control_region->sge(pending.slot * sizeof(std::uint64_t), sizeof(std::uint64_t));
   op.remote_addr = peer.control + word * sizeof(std::uint64_t);
   op.rkey = peer.control_rkey;
   op.compare_add = compare_add;
@@ -86,13 +90,25 @@ std::uint64_t RmaEngine::remote_atomic(Window& window, int target, std::size_t w
   RdmaInFlight entry;
   entry.window = window.id;
   entry.target = target;
-  const std::uint32_t cookie = new_cookie(std::move(entry));
-  op.cookie = cookie;
+  pending.cookie = new_cookie(std::move(entry));
+  op.cookie = pending.cookie;
   ++window.target(target).rdma_in_flight;
   context_.post_rdma(window.comm->world_rank(target), op);
-  if (!wait) return 0;
-  while (rdma_.count(cookie) != 0) context_.progress_or_wait();
-  return load(window.control()[slot]);
+  return pending;
+}
+
+std::uint64_t RmaEngine::wait_atomic(Window& window, const PendingAtomic& pending) {
+  if (pending.done) return pending.value;
+  while (rdma_.count(pending.cookie) != 0) context_.progress_or_wait();
+  return load(window.control()[pending.slot]);
+}
+
+std::uint64_t RmaEngine::remote_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
+                                       std::uint64_t compare_add, std::uint64_t swap, bool wait) {
+  // A release that is not waited for lands its old value in a slot of its own, so that
+  // it cannot overwrite the result of the next acquisition.
+  const PendingAtomic pending = post_atomic(window, target, word, kind, compare_add, swap, wait ? 0 : 1);
+  return wait ? wait_atomic(window, pending) : 0;
 }
 
 void RmaEngine::ts_acquire(Window& window, int target, LockType type) {
@@ -153,20 +169,30 @@ void RmaEngine::mcs_acquire(Window& window, int target) {
   store(control[next], 0);
   store(control[flag], 0);
   const std::uint64_t me = static_cast<std::uint64_t>(window.rank()) + 1;
+  // The first guess of the swap goes out with a compare-and-swap of the lock word from
+  // 0 to -1 right behind it (the target's HCA applies them in order): an uncontended
+  // lock then costs one round trip, as the seed's MCS. The word taken by a rank that is
+  // not the head of the queue is given back at once.
   std::uint64_t tail = 0;
-  for (;;) {
-    ++counters_.lock_attempts;
-    const std::uint64_t old =
-        remote_atomic(window, target, ControlLayout::kMcsTail, RdmaOp::Kind::CompareSwap, tail, me, true);
-    if (old == tail) break;
+  ++counters_.lock_attempts;
+  const PendingAtomic swap =
+      post_atomic(window, target, ControlLayout::kMcsTail, RdmaOp::Kind::CompareSwap, tail, me, 0);
+  const PendingAtomic word =
+      post_atomic(window, target, ControlLayout::kLockWord, RdmaOp::Kind::CompareSwap, 0, kExclusiveLockWord, 2);
+  std::uint64_t old = wait_atomic(window, swap);
+  const bool took_word = wait_atomic(window, word) == 0;
+  while (old != tail) {
     tail = old;
+    ++counters_.lock_attempts;
+    old = remote_atomic(window, target, ControlLayout::kMcsTail, RdmaOp::Kind::CompareSwap, tail, me, true);
   }
   if (tail == 0) {
     // Head of the queue: the lock word may still be held by readers or by the last
     // writer's release in flight.
-    ts_acquire(window, target, LockType::Exclusive);
+    if (!took_word) ts_acquire(window, target, LockType::Exclusive);
     return;
   }
+  if (took_word) remote_atomic(window, target, ControlLayout::kLockWord, RdmaOp::Kind::FetchAdd, 1, 0, false);
   write_counter(window, static_cast<int>(tail - 1), window.layout.lock_next(target), me,
                 ControlLayout::kStageMcsNext);
   wait_until([&] { return load(control[flag]) != 0; });

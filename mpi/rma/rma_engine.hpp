@@ -275,6 +275,17 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   /// reaped later.
   std::uint64_t remote_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
                               std::uint64_t compare_add, std::uint64_t swap, bool wait);
+  /// An atomic posted and not yet waited for; its old value lands in result slot
+  /// `slot` (done at once for this rank's own window, through the loopback pair).
+  struct PendingAtomic {
+    std::uint32_t cookie = 0;
+    std::size_t slot = 0;  ///< control-block word
+    bool done = false;
+    std::uint64_t value = 0;
+  };
+  PendingAtomic post_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
+                            std::uint64_t compare_add, std::uint64_t swap, std::size_t slot);
+  std::uint64_t wait_atomic(Window& window, const PendingAtomic& pending);
   void ts_acquire(Window& window, int target, LockType type);
   void ts_release(Window& window, int target);
   /// MCS exclusive lock (shared ones are ts_acquire's).
