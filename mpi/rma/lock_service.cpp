@@ -269,13 +269,25 @@ void LockService::serve(const fabric::WorkCompletion& wc, std::vector<LockTable:
   } else if (wc.status == fabric::WcStatus::Success) {
     const Message m = reinterpret_cast<Buffers*>(buffers_.data())[peer].recv[slot_of(wc.wr_id)];
     post_server_recv(peer, slot_of(wc.wr_id));
+    try {
+      switch (m.kind) {
+        case Message::Request:
+          table_.request(peer, static_cast<LockType>(m.type), m.sequence, grants);
+          return;
+        case Message::Unlock:
+          table_.release(peer, grants);
+          return;
+        default:
+          break;
+      }
+    } catch (const std::logic_error& e) {
+      // The engine never sends these; a message that breaks the protocol must not end
+      // the agent, which the other origins still need.
+      fabric::log().error("MPI one-sided: rank {}'s lock agent ignored a message from rank {}: {}", rank_, peer,
+                          e.what());
+      return;
+    }
     switch (m.kind) {
-      case Message::Request:
-        table_.request(peer, static_cast<LockType>(m.type), m.sequence, grants);
-        return;
-      case Message::Unlock:
-        table_.release(peer, grants);
-        return;
       case Message::Close:
         closed_[static_cast<std::size_t>(peer)] = true;
         return;
