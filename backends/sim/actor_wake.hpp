@@ -31,6 +31,12 @@ struct ActorWake {
   std::uint64_t generation = 0;  ///< of the current block; a deadline of an older one is stale
   simgrid::s4u::Exec* exec = nullptr;  ///< set while blocked on an execution: waking cancels it
   double exec_remaining = 0;           ///< flops the cancelled execution had left
+  /// Whether the execution is a computation (sleep_for), whose remaining flops matter;
+  /// a polling wait's do not, and are not read: SimGrid 3.32 aborts reading them from
+  /// an execution whose action is no longer in its running set (seen with polling lock
+  /// agents, MPICH's linked_list_bench tests, under TWINFAB_RMA_LOCK=thread).
+  bool exec_computes = false;
+  double exec_flops = 0;  ///< the execution's size
 
   /// In maestro or another actor: resumes the actor (or cancels the execution it waits
   /// on) if it is blocked and nothing woke it yet. It then runs at the current date,
@@ -42,7 +48,11 @@ struct ActorWake {
         actor->resume();
       } else if (exec->get_state() == simgrid::s4u::Activity::State::STARTED) {
         // (An execution that finished at this date wakes the actor by itself.)
-        exec_remaining = exec->get_remaining();
+        // One that the CPU model has not planned yet (no finish time: started at this
+        // date) has consumed nothing; asking SimGrid 3.32 for its remaining flops then
+        // aborts ("updating an action that is not running"; seen with polling lock
+        // agents in MPICH's linked_list_bench tests).
+        if (exec_computes) exec_remaining = exec->get_finish_time() < 0 ? exec_flops : exec->get_remaining();
         exec->cancel();
       }
     }

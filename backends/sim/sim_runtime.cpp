@@ -261,7 +261,16 @@ bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool 
         s4u::ExecPtr exec = s4u::this_actor::exec_init(seconds * kHostSpeed);
         exec->start();
         k.exec = exec.get();
+        k.exec_computes = computes;
+        k.exec_flops = seconds * kHostSpeed;
         try {
+          // Starting the execution is a simcall: other actors ran meanwhile, and one of
+          // them may have woken this one while k.exec was still null (a resume() of a
+          // running actor does nothing). The wake-up must not be lost: cancel now.
+          if (k.signalled && exec->get_state() == s4u::Activity::State::STARTED) {
+            if (computes) k.exec_remaining = k.exec_flops;  // started at this date: nothing consumed
+            exec->cancel();
+          }
           exec->wait();
           k.exec = nullptr;
           // Done without a wake-up: a computation's end, a finite wait's next round,

@@ -23,8 +23,11 @@
 //    remote compare-and-swap with exponential backoff (shared holders count up,
 //    exclusive is -1, release by fetch-and-add); `progress`, lock requests as messages
 //    the target's progress engine grants (MPICH ch3's design, and the default where the
-//    device has no remote atomics). `mcs`, `thread` and `event` are refused with
-//    MPI_ERR_UNSUPPORTED_OPERATION at window creation until they exist.
+//    device has no remote atomics); `mcs`, the seed's MCS queue lock with swap emulated
+//    by compare-and-swap (exclusive holders queue, readers count on the ts word);
+//    `thread` and `event`, a lock agent per rank and window granting requests sent as
+//    messages, polling (a dedicated thread) or sleeping on a completion channel
+//    (event-driven), lock_service.hpp.
 //
 // Completion: an operation is complete at the target when its RDMA work request
 // completed at the origin (an RC completion means the responder acknowledged it, and
@@ -266,10 +269,33 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   // locks.cpp
   void acquire(Window& window, int target, LockType type, int assertions, const char* where);
   void release(Window& window, int target, const char* where);
-  /// A compare-and-swap or fetch-and-add on `target`'s lock word; returns the old
-  /// value, or (wait false) returns at once and lets the completion be reaped later.
-  std::uint64_t remote_atomic(Window& window, int target, RdmaOp::Kind kind, std::uint64_t compare_add,
-                              std::uint64_t swap, bool wait);
+  // lock_atomic.cpp
+  /// A compare-and-swap or fetch-and-add on word `word` of `target`'s control block;
+  /// returns the old value, or (wait false) returns at once and lets the completion be
+  /// reaped later.
+  std::uint64_t remote_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
+                              std::uint64_t compare_add, std::uint64_t swap, bool wait);
+  /// An atomic posted and not yet waited for; its old value lands in result slot
+  /// `slot` (done at once for this rank's own window, through the loopback pair).
+  struct PendingAtomic {
+    std::uint32_t cookie = 0;
+    std::size_t slot = 0;  ///< control-block word
+    bool done = false;
+    std::uint64_t value = 0;
+  };
+  PendingAtomic post_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
+                            std::uint64_t compare_add, std::uint64_t swap, std::size_t slot);
+  std::uint64_t wait_atomic(Window& window, const PendingAtomic& pending);
+  void ts_acquire(Window& window, int target, LockType type);
+  void ts_release(Window& window, int target);
+  /// MCS exclusive lock (shared ones are ts_acquire's).
+  void mcs_acquire(Window& window, int target);
+  void mcs_release(Window& window, int target);
+  // lock_thread.cpp
+  /// Collective over the window: makes, connects and starts the window's LockService.
+  void start_lock_service(Window& window, const char* where);
+  void service_acquire(Window& window, int target, LockType type, const char* where);
+  void service_release(Window& window, int target, const char* where);
 
   Context& context_;
   std::uint32_t next_window_id_ = 1;

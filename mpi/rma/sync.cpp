@@ -196,7 +196,7 @@ void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, cons
       h.kind = MessageKind::Posted;
       send_control(window, origin, h, true);
     } else {
-      write_counter(window, origin, window.layout.post_count(window.rank()), count, 0);
+      write_counter(window, origin, window.layout.post_count(window.rank()), count, ControlLayout::kStagePost);
     }
   }
   window.epoch.posted = true;
@@ -255,7 +255,7 @@ void RmaEngine::complete(Window& window, const char* where) {
       send_control(window, target, h, true);
       state.unflushed_messages = 0;
     } else {
-      write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], 1);
+      write_counter(window, target, window.layout.complete_count(window.rank()), ++window.completes_sent[target], ControlLayout::kStageComplete);
     }
   }
   // Complete at the origin: buffers reusable, results arrived.

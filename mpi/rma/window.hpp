@@ -9,7 +9,7 @@
 // synchronization state of this rank's epochs.
 //
 // Memory per rank and window: the peer table (40 bytes per member) and the control
-// block (32 bytes per member for the PSCW counters and their staging); the per-target completion state
+// block (64 bytes per member: PSCW counters, staging, the MCS node and lock grants); the per-target completion state
 // exists only for targets this rank accessed.
 #pragma once
 
@@ -28,6 +28,8 @@
 #include "mpi/core/config.hpp"
 #include "mpi/core/datatype.hpp"
 #include "mpi/core/request.hpp"
+#include "mpi/rma/lock_service.hpp"
+#include "mpi/rma/lock_type.hpp"
 
 namespace twinfab::mpi::rma {
 
@@ -48,9 +50,6 @@ inline void scatter_blocks(std::byte* base, const std::vector<Block>& blocks, co
 
 /// MPI_WIN_FLAVOR_*: how the window's memory came to be.
 enum class Flavor : std::uint8_t { Create, Allocate, Dynamic, Shared };
-
-/// MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE.
-enum class LockType : std::uint8_t { Shared, Exclusive };
 
 /// The assertions of the synchronization calls (MPI_MODE_*), as bits; the C API maps
 /// its constants to these.
@@ -75,26 +74,39 @@ struct PeerWindow {
 };
 
 /// The control block's layout: one registered array of 64-bit words per window and rank.
-///   [0]                  the passive-target lock word (test-and-set design)
-///   [1]                  reserved (MCS tail)
+///   [0]                  the passive-target lock word (test-and-set, and MCS's readers)
+///   [1]                  MCS: the queue's tail (0: empty, else the last queued rank + 1)
 ///   [2, 2 + n)           PSCW: how many times member i posted to this rank (written by i)
 ///   [2 + n, 2 + 2n)      PSCW: how many times member i completed an access epoch here
-///   [2 + 2n, 2 + 4n)     staging: the values this rank is writing to member i's post and
-///                        complete counters (two words per member: a post and a complete
-///                        to one peer may be in flight at once)
-///   [2 + 4n, + kResultSlots) results of this rank's own remote atomics
+///   [2 + 2n, 2 + 6n)     staging: the values this rank is writing into member i's control
+///                        block (four words per member, one per kind of write that may be in
+///                        flight to one peer at once: post counter, complete counter, MCS
+///                        successor link, MCS hand-over flag)
+///   [2 + 6n, 2 + 7n)     MCS: this rank's queue node's `next` for target i (the successor
+///                        rank + 1, written by the successor; 0: none yet)
+///   [2 + 7n, 2 + 8n)     lock grants from target i: MCS, the hand-over flag its predecessor
+///                        writes; thread designs, the sequence number of the last request
+///                        target i's lock agent granted
+///   [2 + 8n, + kResultSlots) results of this rank's own remote atomics
 struct ControlLayout {
   static constexpr std::size_t kLockWord = 0;
+  static constexpr std::size_t kMcsTail = 1;
   static constexpr std::size_t kResultSlots = 4;
+  /// The kinds of staging words (staging()'s `which`).
+  static constexpr int kStagePost = 0;
+  static constexpr int kStageComplete = 1;
+  static constexpr int kStageMcsNext = 2;
+  static constexpr int kStageMcsFlag = 3;
   std::size_t members = 0;
   std::size_t post_count(int i) const noexcept { return 2 + static_cast<std::size_t>(i); }
   std::size_t complete_count(int i) const noexcept { return 2 + members + static_cast<std::size_t>(i); }
-  /// `which`: 0 for the post counter, 1 for the complete counter.
   std::size_t staging(int i, int which) const noexcept {
-    return 2 + 2 * members + 2 * static_cast<std::size_t>(i) + static_cast<std::size_t>(which);
+    return 2 + 2 * members + 4 * static_cast<std::size_t>(i) + static_cast<std::size_t>(which);
   }
-  std::size_t result(std::size_t slot) const noexcept { return 2 + 4 * members + slot; }
-  std::size_t words() const noexcept { return 2 + 4 * members + kResultSlots; }
+  std::size_t lock_next(int i) const noexcept { return 2 + 6 * members + static_cast<std::size_t>(i); }
+  std::size_t lock_grant(int i) const noexcept { return 2 + 7 * members + static_cast<std::size_t>(i); }
+  std::size_t result(std::size_t slot) const noexcept { return 2 + 8 * members + slot; }
+  std::size_t words() const noexcept { return 2 + 8 * members + kResultSlots; }
 };
 
 /// The exclusive holder's value of the test-and-set lock word (seed 001 §4.3.3: a
@@ -223,6 +235,10 @@ class Window {
   bool exclusive_held = false;
   int exclusive_holder = -1;
   std::deque<WaitingLock> waiting_locks;
+  /// The thread and event lock designs: this rank's lock agent and its links (null for
+  /// the other designs). Declared after the control block it writes into, so it is
+  /// stopped before that goes.
+  std::unique_ptr<LockService> lock_service;
   std::deque<IncomingOperation> incoming;
   std::vector<OutgoingReply> replies;
   /// Errors found applying operations from an origin, reported in its next flush

@@ -58,18 +58,14 @@ void RmaEngine::resolve_designs(Window& window, const char* where) {
   }
   switch (lock) {
     case RmaLockDesign::TestAndSet:
-      if (!caps.atomics)
-        throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, fmt::format("{} (TWINFAB_RMA_LOCK=ts)", where),
-                    fmt::format("the test-and-set lock design needs remote atomics, which device {} does not have; "
-                                "use TWINFAB_RMA_LOCK=progress (or auto)",
-                                caps.device_name));
-      break;
     case RmaLockDesign::Mcs:
-    case RmaLockDesign::Thread:
-    case RmaLockDesign::Event:
-      throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION,
-                  fmt::format("{} (TWINFAB_RMA_LOCK={})", where, to_string(lock)),
-                  "this lock design is not implemented yet; use ts, progress or auto (docs/rma.md)");
+      if (!caps.atomics)
+        throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION,
+                    fmt::format("{} (TWINFAB_RMA_LOCK={})", where, to_string(lock)),
+                    fmt::format("the {} lock design needs remote atomics, which device {} does not have; "
+                                "use TWINFAB_RMA_LOCK=thread, event or progress (or auto)",
+                                lock == RmaLockDesign::Mcs ? "MCS" : "test-and-set", caps.device_name));
+      break;
     default:
       break;
   }
@@ -115,6 +111,8 @@ void RmaEngine::publish(Window& window, const char* where) {
   const DatatypePtr& bytes = context_.datatype(BasicKind::Byte);
   allgather(context_, &mine, sizeof(PeerWindow), bytes, window.peers.data(), sizeof(PeerWindow), bytes,
             *window.comm);
+  if (window.lock_design == RmaLockDesign::Thread || window.lock_design == RmaLockDesign::Event)
+    start_lock_service(window, where);
 }
 
 Window* RmaEngine::create(void* base, std::int64_t size, int disp_unit, const Communicator& comm,
@@ -289,6 +287,10 @@ void RmaEngine::free(Window*& window, const char* where) {
   // Nobody may still be reaching this rank's memory: meet the others, then serve
   // until the replies this rank sends as a target have left.
   barrier(context_, *w.comm);
+  if (w.lock_service) {
+    w.lock_service->close(where);  // every member is done with locks: the agents end
+    w.lock_service.reset();
+  }
   while (!w.replies.empty() || !w.incoming.empty()) {
     if (serve(w) == 0) context_.progress_or_wait();
   }

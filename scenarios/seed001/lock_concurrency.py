@@ -7,7 +7,7 @@ from seed001 import Experiment, QUICK
 
 ranks = [2, 3] if QUICK else [2, 3, 4, 5, 6, 7, 8]
 e = Experiment("lock_concurrency")
-for lock in ("ts", "progress"):
+for lock in ("ts", "mcs", "thread", "event", "progress"):
     for n in ranks:
         e.run("lock", ["concurrency", 50 if QUICK else 200], n=n, lock=lock, plat="infinihost-sdr-8")
 e.finish()

@@ -7,7 +7,7 @@ from seed001 import Experiment, QUICK
 
 e = Experiment("lock_delay")
 for rma in ("rdma", "sendrecv"):
-    for lock in ("ts", "progress"):
+    for lock in ("ts", "mcs", "thread", "event", "progress"):
         for hold in ([100] if QUICK else [25, 50, 100, 200]):
             e.run("lock", ["delay", hold, 10 if QUICK else 50], n=3, rma=rma, lock=lock)
 e.finish()

@@ -1,7 +1,10 @@
 /* One-sided communication in every synchronization mode: fence, post/start/complete/
  * wait, lock (shared and exclusive), lock_all with flushes, with contiguous and derived
  * datatypes, the request forms, and accumulates from every rank at once. Run with
- * TWINFAB_RMA=rdma|sendrecv and TWINFAB_RMA_LOCK=ts|progress (testlist). */
+ * TWINFAB_RMA=rdma|sendrecv and TWINFAB_RMA_LOCK=ts|mcs|thread|event|progress (testlist).
+ * With argument "skip-unsupported", a lock design the device cannot run (mcs or ts
+ * without remote atomics, on siw) makes the program print why and end successfully
+ * (hwlist runs one list on rxe and siw). */
 #include <string.h>
 
 #include "mpitest.h"
@@ -132,6 +135,50 @@ static void locks(void) {
   int won = was == expected, winners = 0;
   OK(MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   CHECK(winners == 1, "%d ranks won the compare-and-swap", winners);
+  OK(MPI_Win_free(&win));
+}
+
+/* Contention: every rank, the target included, takes the last rank's lock exclusively
+ * 20 times and moves a pair of counters one after the other (a flush between the two
+ * puts); every fourth time it also reads them under a shared lock. A lock that let two
+ * writers in, or a reader in with a writer, shows as unequal counters or a lost
+ * increment. Then every rank holds lock_all's shared locks at once across a barrier,
+ * which a design that serialized shared holders would never finish. */
+static void contention(void) {
+  long long* pair;
+  MPI_Win win;
+  const int target = size - 1;
+  const int reps = 20;
+  OK(MPI_Win_allocate(2 * sizeof(long long), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &pair, &win));
+  pair[0] = pair[1] = 0;
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  for (int rep = 0; rep < reps; ++rep) {
+    long long v[2];
+    OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, target, 0, win));
+    OK(MPI_Get(v, 2, MPI_LONG_LONG, target, 0, 2, MPI_LONG_LONG, win));
+    OK(MPI_Win_flush(target, win));
+    CHECK(v[0] == v[1], "contention: the exclusive holder saw %lld and %lld", v[0], v[1]);
+    v[0] += 1;
+    OK(MPI_Put(&v[0], 1, MPI_LONG_LONG, target, 0, 1, MPI_LONG_LONG, win));
+    OK(MPI_Win_flush(target, win));
+    v[1] += 1;
+    OK(MPI_Put(&v[1], 1, MPI_LONG_LONG, target, 1, 1, MPI_LONG_LONG, win));
+    OK(MPI_Win_unlock(target, win));
+    if (rep % 4 == 0) {
+      OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+      OK(MPI_Get(v, 2, MPI_LONG_LONG, target, 0, 2, MPI_LONG_LONG, win));
+      OK(MPI_Win_unlock(target, win));
+      CHECK(v[0] == v[1], "contention: a shared holder saw %lld and %lld", v[0], v[1]);
+    }
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  if (rank == target)
+    CHECK(pair[0] == (long long)reps * size && pair[1] == (long long)reps * size,
+          "contention: counters %lld and %lld, expected %lld", pair[0], pair[1], (long long)reps * size);
+  OK(MPI_Win_lock_all(0, win));
+  OK(MPI_Barrier(MPI_COMM_WORLD));
+  OK(MPI_Win_flush_all(win));
+  OK(MPI_Win_unlock_all(win));
   OK(MPI_Win_free(&win));
 }
 
@@ -275,10 +322,27 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc > 1 && strcmp(argv[1], "skip-unsupported") == 0) {
+    int probe = 0, code;
+    MPI_Win win;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    code = MPI_Win_create(&probe, sizeof probe, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    if (code != MPI_SUCCESS) {
+      int cls;
+      MPI_Error_class(code, &cls);
+      CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_create failed with class %d", cls);
+      if (rank == 0) printf("rma_sync: skipped: the device cannot run this lock design\n");
+      MPI_Finalize();
+      return 0;
+    }
+    OK(MPI_Win_free(&win));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
   fence_put_get();
   fence_accumulate();
   pscw();
   locks();
+  contention();
   lock_all();
   dynamic_window();
   attributes();
