@@ -55,19 +55,9 @@ if [[ ${1:-} == --in-vm ]]; then
   exit "$status"
 fi
 
-build='' reps=5 devices=()
-while (($#)); do
-  case "$1" in
-    --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
-    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "vm_mpi_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    *) build=$1; shift ;;
-  esac
-done
-((${#devices[@]})) || devices=(rxe siw)
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "vm_mpi_perftest: --reps '$reps' is not a positive integer" >&2; exit 2; }
-build=$(cd "${build:-$REPO/build}" 2>/dev/null && pwd -P) || { echo "vm_mpi_perftest: build directory not found; make build" >&2; exit 2; }
+# shellcheck source=lib/vm_bench_args.sh
+. "$REPO/bench/lib/vm_bench_args.sh"
+vm_bench_args vm_mpi_perftest 5 30 "$@"
 [[ -x $build/examples/pingpong ]] || { echo "vm_mpi_perftest: $build/examples/pingpong missing; make build" >&2; exit 2; }
 # shellcheck source=bench/lib/stats.sh
 source "$HERE/lib/stats.sh"  # median, best

@@ -35,7 +35,6 @@ readonly TESTS="send-lat ib_send_lat $LAT_BYTES send-lat lat
 write-lat ib_write_lat $LAT_BYTES write-lat lat
 write-bw ib_write_bw $BW_BYTES write-bw bw"
 
-usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 # ------------------------------------------------------------------ inside the VM
 # --in-vm BUILD REPS: runs every pair REPS times and prints "RESULT <name> <tool>
@@ -82,23 +81,9 @@ if [[ ${1:-} == --in-vm ]]; then
 fi
 
 # ------------------------------------------------------------------ host side
-build='' reps=3 devices=()
-while (($#)); do
-  case "$1" in
-    --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
-    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    -h | --help) usage; exit 0 ;;
-    -*) echo "vm_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    *) [[ -z $build ]] || { echo "vm_perftest: one build directory only" >&2; exit 2; }; build=$1; shift ;;
-  esac
-done
-((${#devices[@]})) || devices=(rxe siw)
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "vm_perftest: --reps '$reps' is not a positive integer" >&2; exit 2; }
-given=${build:-$REPO/build}
-build=$(cd "$given" 2>/dev/null && pwd -P) || {
-  echo "vm_perftest: build directory '$given' not found; build first (make build)" >&2
-  exit 2
-}
+# shellcheck source=lib/vm_bench_args.sh
+. "$REPO/bench/lib/vm_bench_args.sh"
+vm_bench_args vm_perftest 3 20 "$@"
 [[ -x $build/tools/twinfab/twinfab ]] || {
   echo "vm_perftest: $build/tools/twinfab/twinfab missing; build first (make build)" >&2
   exit 2

@@ -50,19 +50,9 @@ if [[ ${1:-} == --in-vm ]]; then
   exit "$status"
 fi
 
-build='' reps=3 devices=()
-while (($#)); do
-  case "$1" in
-    --device) devices+=("${2:?--device needs rxe or siw}"); shift 2 ;;
-    --reps) reps=${2:?--reps needs a number}; shift 2 ;;
-    -h | --help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "vm_rma_perftest: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    *) build=$1; shift ;;
-  esac
-done
-((${#devices[@]})) || devices=(rxe siw)
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "vm_rma_perftest: --reps '$reps' is not a positive integer" >&2; exit 2; }
-build=$(cd "${build:-$REPO/build}" 2>/dev/null && pwd -P) || { echo "vm_rma_perftest: build directory not found; make build" >&2; exit 2; }
+# shellcheck source=lib/vm_bench_args.sh
+. "$REPO/bench/lib/vm_bench_args.sh"
+vm_bench_args vm_rma_perftest 3 22 "$@"
 [[ -x $build/bin/twinfab-mpicc ]] || { echo "vm_rma_perftest: $build/bin/twinfab-mpicc missing; make build" >&2; exit 2; }
 mkdir -p "$build/bench"
 "$build/bin/twinfab-mpicc" -O2 -o "$build/bench/rma_lat" "$HERE/mpi/rma_lat.c" || exit 1

@@ -5,10 +5,9 @@
 #include <fmt/format.h>
 
 #include <exception>
-#include <fstream>
-#include <string>
 #include <vector>
 
+#include "backends/sim/memory_mappings.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_fabric.hpp"
 #include "backends/sim/sim_oob.hpp"
@@ -23,13 +22,6 @@ using fabric::Status;
 
 namespace {
 
-std::size_t count_lines(const char* path) {
-  std::ifstream in(path);
-  std::size_t lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines;
-}
-
 /// SimGrid gives each actor's stack a guard page (mprotect), which splits the heap
 /// into two more memory mappings per rank; the kernel caps a process's mappings
 /// (vm.max_map_count, 65530 by default). When `nranks` ranks' guards would not fit
@@ -38,11 +30,9 @@ std::size_t count_lines(const char* path) {
 /// rank that overflows its stack (TWINFAB_SIM_STACK_KIB, 1 MiB by default) then
 /// corrupts memory instead of faulting, which the info line says.
 void fit_stack_guards(unsigned nranks) {
-  std::ifstream limit_file("/proc/sys/vm/max_map_count");
-  std::size_t limit = 0;
-  limit_file >> limit;
+  const std::size_t limit = memory_mapping_limit();
   if (limit == 0) return;
-  const std::size_t mapped = count_lines("/proc/self/maps");
+  const std::size_t mapped = memory_mapping_count();
   constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
   if (mapped + kGuardMappings * nranks + kSlack <= limit) return;
   s4u::Engine::set_config("contexts/guard-size:0");

@@ -102,6 +102,18 @@ def _platform_digest(platform: str) -> str:
     return _file_digest(platform) if os.path.isfile(platform) else platform
 
 
+def _platform_options(overrides: dict, loss: Optional[float], seed: Optional[int]) -> list:
+    """The CLI's words for a point's platform settings (`twinfab sim` and `perf` alike)."""
+    words = []
+    for o in _core.override_strings(dict(overrides)):
+        words += ["--set", o]
+    if loss is not None:
+        words += ["--loss", repr(float(loss))]
+    if seed is not None:
+        words += ["--seed", str(seed)]
+    return words
+
+
 @dataclasses.dataclass
 class Program:
     """An MPI program (built with twinfab-mpicc) run as `n` ranks.
@@ -170,12 +182,7 @@ class Program:
         words = [_paths.TWINFAB, "sim", "-n", str(self.n), "--platform", self.platform]
         if self.ranks_per_host:
             words += ["--ranks-per-host", str(self.ranks_per_host)]
-        for o in _core.override_strings(dict(self.overrides)):
-            words += ["--set", o]
-        if self.loss is not None:
-            words += ["--loss", repr(float(self.loss))]
-        if self.seed is not None:
-            words += ["--seed", str(self.seed)]
+        words += _platform_options(self.overrides, self.loss, self.seed)
         words += ["--"] + s["command"]
         return (env + " " if env else "") + " ".join(shlex.quote(w) for w in words)
 
@@ -232,12 +239,7 @@ class Perf:
                  "-n", str(self.iterations), "-t", str(self.tx_depth)]
         for s in self.sizes:
             words += ["-s", str(s)]
-        for o in _core.override_strings(dict(self.overrides)):
-            words += ["--set", o]
-        if self.loss is not None:
-            words += ["--loss", repr(float(self.loss))]
-        if self.seed is not None:
-            words += ["--seed", str(self.seed)]
+        words += _platform_options(self.overrides, self.loss, self.seed)
         return " ".join(shlex.quote(w) for w in words)
 
     def run(self) -> RunResult:

@@ -22,6 +22,7 @@
 #include <typeinfo>
 #include <xbt/config.hpp>
 
+#include "backends/sim/memory_mappings.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
@@ -67,29 +68,13 @@ class TempDir {
   fs::path path_;
 };
 
-/// Memory mappings of this process (lines of /proc/self/maps).
-std::size_t mapping_count() {
-  std::ifstream maps("/proc/self/maps");
-  std::size_t lines = 0;
-  for (std::string line; std::getline(maps, line);) ++lines;
-  return lines;
-}
-
-/// The kernel's limit on mappings per process (vm.max_map_count), 0 if unknown.
-std::size_t mapping_limit() {
-  std::ifstream limit("/proc/sys/vm/max_map_count");
-  std::size_t value = 0;
-  limit >> value;
-  return value;
-}
-
 /// Each rank's program copy costs a few mappings; the kernel caps a process's
 /// mappings (vm.max_map_count, 65530 by default). After `loaded` copies, which took
 /// the mappings above `before`: throws if `n` copies cannot fit under the cap.
 void check_mapping_limit(unsigned n, unsigned loaded, std::size_t before) {
-  const std::size_t limit = mapping_limit();
+  const std::size_t limit = sim::memory_mapping_limit();
   if (limit == 0 || loaded == 0) return;
-  const std::size_t now = mapping_count();
+  const std::size_t now = sim::memory_mapping_count();
   const double per_copy = static_cast<double>(now > before ? now - before : 1) / loaded;
   const double needed = static_cast<double>(before) + per_copy * n + 1024;  // + stacks, heap growth, SimGrid
   if (needed <= static_cast<double>(limit)) return;
@@ -354,7 +339,7 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   {
     TempDir dir;
     const std::string base = program.filename().string();
-    const std::size_t maps_before = mapping_count();
+    const std::size_t maps_before = sim::memory_mapping_count();
     for (unsigned r = 0; r < n; ++r) {
       const fs::path copy = dir.path() / fmt::format("rank{}-{}", r, base);
       {
