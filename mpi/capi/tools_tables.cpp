@@ -30,7 +30,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 39> kPvars{{
+const std::array<PerformanceVariable, 46> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -90,6 +90,23 @@ const std::array<PerformanceVariable, 39> kPvars{{
     {"twinfab_channel_connect_messages",
      "On-demand connection requests and replies this rank sent, re-sends included.", kCounter, PvarGroup::Channel,
      TWINFAB_CHANNEL(connect_messages)},
+    {"twinfab_channel_retransmissions", "UD: packets this rank sent again because their timeout expired.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(retransmissions)},
+    {"twinfab_channel_nack_retransmissions", "UD: packets this rank sent again because a peer NACKed them.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(nack_retransmissions)},
+    {"twinfab_channel_acks_sent",
+     "UD: explicit acknowledgements this rank sent (the others rode on packets: ACK coalescing).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(acks_sent)},
+    {"twinfab_channel_nacks_sent", "UD: negative acknowledgements this rank sent for a gap in a peer's packets.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(nacks_sent)},
+    {"twinfab_channel_duplicates_received",
+     "UD: packets that arrived a second time (a re-send whose original had arrived), dropped.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(duplicates_received)},
+    {"twinfab_channel_held_out_of_order", "UD: packets kept until a lost packet before them arrived again.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(held_out_of_order)},
+    {"twinfab_channel_datagrams_dropped",
+     "UD: datagrams dropped as malformed, foreign, from an unknown rank or beyond the window.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(datagrams_dropped)},
     // ---- the registration cache (regcache::Counters); zero while TWINFAB_REGCACHE=none
     {"twinfab_regcache_hits", "Registrations the cache found already made.", kCounter, PvarGroup::Regcache,
      TWINFAB_REGCACHE(hits)},
@@ -150,16 +167,18 @@ std::vector<Category> make_categories() {
       {"twinfab_config",
        "The run-time parameters, one control variable per TWINFAB_* environment variable (set before MPI_Init; "
        "the same value on every rank).",
-       {}, {}, {1, 2, 3, 4}},
+       {}, {}, {1, 2, 3, 4, 5}},
       {"twinfab_config_protocols", "Packets, credits and the thresholds and variants of the point-to-point protocols.",
        {}, {}, {}},
       {"twinfab_config_connections", "When RC connections are made.", {}, {}, {}},
       {"twinfab_config_regcache", "The registration cache of rendezvous buffers.", {}, {}, {}},
       {"twinfab_config_rma", "One-sided communication: how operations move data, the passive-target lock design.",
        {}, {}, {}},
+      {"twinfab_config_transport", "The channel under the protocols (rc or ud) and the UD channel's reliability.",
+       {}, {}, {}},
       {"twinfab_pt2pt", "The point-to-point engine of this rank: messages per protocol, matching queues.", {}, {},
        {}},
-      {"twinfab_channel", "The RC channel of this rank: packets, credits, RDMA operations, connections.", {}, {},
+      {"twinfab_channel", "The channel of this rank (RC or UD): packets, credits, RDMA operations, connections, UD reliability.", {}, {},
        {}},
       {"twinfab_regcache", "The registration cache of this rank.", {}, {}, {}},
       {"twinfab_rma", "One-sided communication of this rank: operations, work requests, messages, lock attempts.",
@@ -169,7 +188,7 @@ std::vector<Category> make_categories() {
   for (std::size_t i = 0; i < cvars.size(); ++i)
     all[1 + static_cast<std::size_t>(cvars[i].group)].cvars.push_back(static_cast<int>(i));
   for (std::size_t i = 0; i < kPvars.size(); ++i)
-    all[5 + static_cast<std::size_t>(kPvars[i].group)].pvars.push_back(static_cast<int>(i));
+    all[6 + static_cast<std::size_t>(kPvars[i].group)].pvars.push_back(static_cast<int>(i));
   return all;
 }
 

@@ -34,6 +34,14 @@ std::string_view to_string(ConnectMode mode) noexcept {
   return "?";
 }
 
+std::string_view to_string(Transport transport) noexcept {
+  switch (transport) {
+    case Transport::Rc: return "rc";
+    case Transport::Ud: return "ud";
+  }
+  return "?";
+}
+
 std::string_view to_string(RmaDesign design) noexcept {
   switch (design) {
     case RmaDesign::Auto: return "auto";
@@ -78,6 +86,28 @@ void Config::validate() const {
   if (regcache_max_entries == 0 || regcache_max_entries > (1u << 20))
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries (TWINFAB_REGCACHE_MAX_ENTRIES)",
                 fmt::format("{} is outside [1, 1048576]", regcache_max_entries));
+  if (ud_window < 2 || ud_window > 32768)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_window (TWINFAB_UD_WINDOW)", fmt::format("{} is outside [2, 32768]", ud_window));
+  // A full window must fit the send buffers, or one peer could never fill it.
+  if (ud_send_buffers < ud_window || ud_send_buffers > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_send_buffers (TWINFAB_UD_SEND_BUFFERS)",
+                fmt::format("{} is outside [TWINFAB_UD_WINDOW ({}), 65536]", ud_send_buffers, ud_window));
+  if (ud_recv_buffers < 2 || ud_recv_buffers > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_recv_buffers (TWINFAB_UD_RECV_BUFFERS)",
+                fmt::format("{} is outside [2, 65536]", ud_recv_buffers));
+  if (ud_ack_after > ud_window)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_ack_after (TWINFAB_UD_ACK_AFTER)",
+                fmt::format("{} is above TWINFAB_UD_WINDOW ({}): the window would stop the sender first", ud_ack_after,
+                            ud_window));
+  if (ud_retransmit_timeout_us < 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_retransmit_timeout_us (TWINFAB_UD_RETRANSMIT_TIMEOUT)", "must be >= 1 us");
+  if (ud_ack_delay_us >= ud_retransmit_timeout_us)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_ack_delay_us (TWINFAB_UD_ACK_DELAY)",
+                fmt::format("{} us must be below TWINFAB_UD_RETRANSMIT_TIMEOUT ({} us), or every delayed ACK "
+                            "comes after the re-send it should prevent",
+                            ud_ack_delay_us, ud_retransmit_timeout_us));
+  if (ud_max_retries < 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_max_retries (TWINFAB_UD_MAX_RETRIES)", "must be >= 1");
   if (regcache_max_bytes == 0)
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes (TWINFAB_REGCACHE_MAX_BYTES)", "must be >= 1");
 }
@@ -162,6 +192,14 @@ Config apply_from(Config base, const Lookup& lookup) {
                {"thread", RmaLockDesign::Thread},
                {"event", RmaLockDesign::Event},
                {"progress", RmaLockDesign::TargetProgress}});
+  choice_from(lookup, "TWINFAB_TRANSPORT", base.transport, {{"rc", Transport::Rc}, {"ud", Transport::Ud}});
+  override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);
+  override_from(lookup, "TWINFAB_UD_SEND_BUFFERS", base.ud_send_buffers);
+  override_from(lookup, "TWINFAB_UD_RECV_BUFFERS", base.ud_recv_buffers);
+  override_from(lookup, "TWINFAB_UD_ACK_AFTER", base.ud_ack_after);
+  override_from(lookup, "TWINFAB_UD_ACK_DELAY", base.ud_ack_delay_us);
+  override_from(lookup, "TWINFAB_UD_RETRANSMIT_TIMEOUT", base.ud_retransmit_timeout_us);
+  override_from(lookup, "TWINFAB_UD_MAX_RETRIES", base.ud_max_retries);
   base.validate();
   return base;
 }

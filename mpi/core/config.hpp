@@ -26,6 +26,17 @@
 //   TWINFAB_REGCACHE_MAX_ENTRIES  cached registrations (memory entry records, >= 1)
 //   TWINFAB_REGCACHE_MAX_BYTES    bytes the cache may keep pinned (>= 1); a larger
 //                             area is registered for its transfer only
+//   TWINFAB_TRANSPORT         rc | ud: the channel under the protocols (docs/channels.md):
+//                             reliable connections (default), or unreliable datagrams
+//                             with reliability in the library (seed 004)
+//   TWINFAB_UD_WINDOW         UD: unacknowledged packets per peer (the sliding window)
+//   TWINFAB_UD_SEND_BUFFERS   UD: registered send buffers of an MTU (held until ACKed)
+//   TWINFAB_UD_RECV_BUFFERS   UD: receive buffers of an MTU, shared by every peer
+//   TWINFAB_UD_ACK_AFTER      UD: owed ACKs that are sent at once (0: window / 4)
+//   TWINFAB_UD_ACK_DELAY      UD: microseconds an owed ACK waits for a packet to ride on
+//   TWINFAB_UD_RETRANSMIT_TIMEOUT  UD: microseconds without ACK before a re-send
+//                             (400000: seed 004 §5's 0.4 s)
+//   TWINFAB_UD_MAX_RETRIES    UD: re-sends of one packet before its peer is declared dead
 //   TWINFAB_RMA               auto | rdma | sendrecv: how one-sided operations move data
 //                             (seed 001 ch. 3; docs/rma.md). auto: rdma
 //   TWINFAB_RMA_LOCK          auto | ts | mcs | thread | event | progress: the passive-target
@@ -60,6 +71,13 @@ enum class ConnectMode : std::uint8_t {
   OnDemand,  ///< at the first packet for a peer, through a UD connection manager
 };
 std::string_view to_string(ConnectMode mode) noexcept;
+
+/// The channel the protocols run on (mpi/channels; docs/channels.md).
+enum class Transport : std::uint8_t {
+  Rc,  ///< RcChannel: a reliable connection per peer, RDMA
+  Ud,  ///< UdChannel: one UD QP, reliability in the library, packets only (seed 004)
+};
+std::string_view to_string(Transport transport) noexcept;
 
 /// How one-sided operations move their data (mpi/rma, seed 001 ch. 3).
 enum class RmaDesign : std::uint8_t {
@@ -99,6 +117,15 @@ struct Config {
   /// One-sided communication (mpi/rma).
   RmaDesign rma = RmaDesign::Auto;
   RmaLockDesign rma_lock = RmaLockDesign::Auto;
+  /// The channel (mpi/channels) and the UD channel's parameters (ud_channel.hpp).
+  Transport transport = Transport::Rc;
+  std::uint32_t ud_window = 64;
+  std::uint32_t ud_send_buffers = 256;
+  std::uint32_t ud_recv_buffers = 256;
+  std::uint32_t ud_ack_after = 0;
+  std::uint32_t ud_ack_delay_us = 1000;
+  std::uint32_t ud_retransmit_timeout_us = 400000;
+  std::uint32_t ud_max_retries = 25;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

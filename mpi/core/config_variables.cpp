@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 4> kRendezvousWords{"auto", "write-imm", 
 constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-demand"};
 constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
 constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
+constexpr std::array<std::string_view, 2> kTransportWords{"rc", "ud"};
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
 static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
               "the one-sided word lists follow the enumerators");
@@ -33,7 +34,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 14> kVariables{{
+const std::array<ConfigVariable, 22> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -85,6 +86,33 @@ const std::array<ConfigVariable, 14> kVariables{{
      "(remote compare-and-swap with exponential backoff), progress (lock requests served by the target's "
      "progress engine); mcs, thread and event are not implemented yet (refused at window creation).",
      Kind::Choice, Group::OneSided, kRmaLockWords, TWINFAB_CONFIG_FIELD(rma_lock)},
+    {"TWINFAB_TRANSPORT",
+     "The channel under the protocols: rc (a reliable connection per peer, with RDMA) or ud (one unreliable-"
+     "datagram QP per process, reliability in the library, packets only; seed 004). Not on iWARP (no UD).",
+     Kind::Choice, Group::Transport, kTransportWords, TWINFAB_CONFIG_FIELD(transport)},
+    {"TWINFAB_UD_WINDOW", "UD: unacknowledged packets per peer, the sliding window (2 .. 32768).", Kind::Unsigned32,
+     Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_window)},
+    {"TWINFAB_UD_SEND_BUFFERS",
+     "UD: registered send buffers of an MTU, each held until its packet is acknowledged (TWINFAB_UD_WINDOW .. "
+     "65536).",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_send_buffers)},
+    {"TWINFAB_UD_RECV_BUFFERS",
+     "UD: receive buffers of an MTU shared by every peer (2 .. 65536); a datagram finding none is lost and sent "
+     "again.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_recv_buffers)},
+    {"TWINFAB_UD_ACK_AFTER",
+     "UD: owed acknowledgements that are sent at once rather than riding on a later packet (0: a quarter of the "
+     "window).",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_ack_after)},
+    {"TWINFAB_UD_ACK_DELAY",
+     "UD: microseconds an owed acknowledgement waits for a packet to ride on before it is sent alone.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_ack_delay_us)},
+    {"TWINFAB_UD_RETRANSMIT_TIMEOUT",
+     "UD: microseconds without acknowledgement before a packet is sent again (400000, seed 004's 0.4 s).",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_retransmit_timeout_us)},
+    {"TWINFAB_UD_MAX_RETRIES",
+     "UD: re-sends of one packet before its peer is declared dead and the job ends with an error naming it.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_max_retries)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

@@ -34,6 +34,7 @@ enum class ConfigVariableGroup : std::uint8_t {
   Connections,  ///< when RC connections are made
   Regcache,     ///< the registration cache
   OneSided,     ///< one-sided communication (data movement and lock designs)
+  Transport,    ///< the channel (TWINFAB_TRANSPORT) and the UD channel's reliability
 };
 
 struct ConfigVariable {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mpi/channels/rc_channel.hpp"
+#include "mpi/channels/ud_channel.hpp"
 
 namespace twinfab::mpi {
 
@@ -26,8 +27,19 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       registration_(device, config_.regcache,
                     regcache::Limits{config_.regcache_max_entries, config_.regcache_max_bytes, 4096}),
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {
-  channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
+  // The channel behind the interface (docs/channels.md); the engine and one-sided
+  // communication follow its capabilities, never its kind.
+  if (config_.transport == Transport::Ud)
+    channel_ = std::make_unique<UdChannel>(device, oob, config_, engine_);
+  else
+    channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
   engine_.attach_channel(channel_.get());
+  capabilities_ = device.capabilities();
+  // What one-sided communication may use is what the channel offers: over a channel
+  // without RDMA (UD) it takes its send/receive design and progress locks.
+  const ChannelCapabilities& channel = channel_->capabilities();
+  if (!channel.rdma_atomics) capabilities_.atomics = false;
+  if (!channel.rdma_write_with_imm) capabilities_.write_with_imm = false;
 }
 
 Context::~Context() = default;

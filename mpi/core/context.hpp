@@ -342,7 +342,11 @@ class Context {
 
   // ---- what one-sided communication (mpi/rma) uses below the pt2pt engine
   fabric::Device& device() noexcept { return device_; }
-  const fabric::DeviceCapabilities& capabilities() const noexcept { return device_.capabilities(); }
+  /// The device's capabilities as far as the channel offers them: a channel without
+  /// remote atomics (UD) reports none, whatever the device has.
+  const fabric::DeviceCapabilities& capabilities() const noexcept { return capabilities_; }
+  /// What the channel offers (RDMA operations, packet payload).
+  const ChannelCapabilities& channel_capabilities() const noexcept { return channel_->capabilities(); }
   /// Registrations of user buffers through the registration cache.
   MemoryRegistration& registration() noexcept { return registration_; }
   /// Posts an RDMA operation to world rank `world_peer` (never this rank), ordered
@@ -456,6 +460,7 @@ class Context {
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<Channel> channel_;
+  fabric::DeviceCapabilities capabilities_;  ///< see capabilities()
 };
 
 }  // namespace twinfab::mpi

@@ -47,7 +47,14 @@ bool RmaEngine::is_live(const Window* window) const noexcept {
 void RmaEngine::resolve_designs(Window& window, const char* where) {
   const Config& config = context_.config();
   const fabric::DeviceCapabilities& caps = context_.capabilities();
-  window.design = config.rma == RmaDesign::Auto ? RmaDesign::Rdma : config.rma;
+  // RDMA where the channel has it (put and get need write and read); otherwise seed
+  // 001's send/receive baseline.
+  const ChannelCapabilities& channel = context_.channel_capabilities();
+  const bool rdma = channel.rdma_write && channel.rdma_read;
+  window.design = config.rma == RmaDesign::Auto ? (rdma ? RmaDesign::Rdma : RmaDesign::SendRecv) : config.rma;
+  if (window.design == RmaDesign::Rdma && !rdma)
+    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, fmt::format("{} (TWINFAB_RMA=rdma)", where),
+                "the channel (TWINFAB_TRANSPORT) has no RDMA write and read; use TWINFAB_RMA=sendrecv or auto");
   RmaLockDesign lock = config.rma_lock;
   if (lock == RmaLockDesign::Auto) {
     lock = caps.atomics ? RmaLockDesign::TestAndSet : RmaLockDesign::TargetProgress;

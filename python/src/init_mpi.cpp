@@ -32,6 +32,7 @@ const char* group_name(mpi::ConfigVariableGroup group) {
     case mpi::ConfigVariableGroup::Connections: return "connections";
     case mpi::ConfigVariableGroup::Regcache: return "regcache";
     case mpi::ConfigVariableGroup::OneSided: return "rma";
+    case mpi::ConfigVariableGroup::Transport: return "transport";
   }
   return "?";
 }

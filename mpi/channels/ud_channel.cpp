@@ -1,0 +1,540 @@
+#include "mpi/channels/ud_channel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "fabric/error.hpp"
+#include "fabric/log.hpp"
+#include "mpi/core/error.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+using fabric::Status;
+
+// wr_id tags: receives carry kRecvTag | slot, control sends kControlTag | slot, the
+// shutdown's Stop kStopTag; a data send carries its slot alone.
+constexpr std::uint64_t kRecvTag = 1ull << 63;
+constexpr std::uint64_t kControlTag = 1ull << 62;
+constexpr std::uint64_t kStopTag = 1ull << 61;
+constexpr std::uint32_t kControlSlots = 64;
+// The Stop datagram's buffer: the last control buffer, kept out of the free list.
+constexpr std::uint32_t kStopSlot = kControlSlots;
+constexpr double kStopInterval = 20e-6;
+
+UdReliabilityParameters parameters_from(const Config& config) {
+  UdReliabilityParameters p;
+  p.window = config.ud_window;
+  p.ack_after = config.ud_ack_after == 0 ? std::max<std::uint32_t>(1, config.ud_window / 4) : config.ud_ack_after;
+  p.ack_delay = config.ud_ack_delay_us * 1e-6;
+  p.retransmit_timeout = config.ud_retransmit_timeout_us * 1e-6;
+  p.nack_holdoff = std::min(p.retransmit_timeout / 2, 1e-3);
+  p.max_retries = config.ud_max_retries;
+  return p;
+}
+
+}  // namespace
+
+UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink)
+    : device_(device),
+      oob_(oob),
+      sink_(sink),
+      runtime_(device.runtime()),
+      rank_(oob.rank()),
+      size_(oob.size()),
+      params_(parameters_from(config)),
+      recv_buffers_(config.ud_recv_buffers),
+      send_buffers_(config.ud_send_buffers) {
+  const fabric::DeviceCapabilities& caps = device_.capabilities();
+  if (!caps.ud)
+    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+                fmt::format("device {} ({}) has no UD queue pairs; use TWINFAB_TRANSPORT=rc", caps.device_name,
+                            fabric::to_string(caps.link)));
+  datagram_bytes_ = caps.mtu;
+  if (datagram_bytes_ <= kUdHeaderBytes + kPacketHeaderBytes)
+    throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+                fmt::format("device {} has an MTU of {} bytes, no room for a datagram's {} bytes of headers",
+                            caps.device_name, caps.mtu, kUdHeaderBytes + kPacketHeaderBytes));
+  capabilities_.max_payload = datagram_bytes_ - kUdHeaderBytes - kPacketHeaderBytes;
+
+  // The send queue holds every data buffer posted (a buffer may be posted twice: a
+  // re-send before the first send completed is refused below, so at most once),
+  // the control buffers and the Stop.
+  send_wr_limit_ = std::min<std::uint32_t>(send_buffers_ + kControlSlots + 1, caps.max_qp_wr);
+  recv_cq_ = device_.create_cq(recv_buffers_);
+  send_cq_ = device_.create_cq(send_wr_limit_);
+  cqs_ = {recv_cq_.get(), send_cq_.get()};
+  fabric::QpConfig qp_config;
+  qp_config.transport = fabric::Transport::UD;
+  qp_config.send_cq = send_cq_.get();
+  qp_config.recv_cq = recv_cq_.get();
+  qp_config.max_send_wr = send_wr_limit_;
+  qp_config.max_recv_wr = recv_buffers_;
+  qp_config.max_send_sge = 1;
+  qp_config.max_recv_sge = 1;
+  qp_config.max_inline = 0;
+  qp_ = device_.create_qp(qp_config);
+  if (const Status s = qp_->connect(nullptr); s != Status::Ok)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+                fmt::format("the UD queue pair did not start: {} ({})", fabric::to_string(s), qp_->last_error()));
+
+  // One block, not initialised (buffer_storage.hpp): receive buffers, send buffers,
+  // control datagrams. Receives are posted from the last buffer down and send buffers
+  // handed out from 0 up, so a rank that exchanges a few packets touches a few pages.
+  const std::size_t recv_bytes = std::size_t{recv_buffers_} * (fabric::kUdGrhBytes + datagram_bytes_);
+  send_base_ = recv_bytes;
+  control_base_ = send_base_ + std::size_t{send_buffers_} * datagram_bytes_;
+  const std::size_t total = control_base_ + std::size_t{kControlSlots + 1} * kUdHeaderBytes;
+  storage_ = BufferStorage(total);
+  region_ = device_.register_memory(storage_.get(), total, fabric::Access::LocalWrite);
+  base_sge_ = region_->sge(0, 0);
+  for (std::uint32_t i = recv_buffers_; i-- > 0;) post_receive(i);
+  slots_.resize(send_buffers_);
+  for (std::uint32_t i = send_buffers_; i-- > 0;) free_slots_.push_back(i);
+  for (std::uint32_t i = kControlSlots; i-- > 0;) free_controls_.push_back(i);
+
+  oob_.put(qp_->local_address().bytes());
+  oob_.fence();
+}
+
+UdChannel::~UdChannel() {
+  try {
+    shutdown();
+  } catch (const std::exception& e) {
+    // A destructor cannot throw; the job is ending anyway, but say why it may hang
+    // or lose a peer's last message.
+    fabric::log().error("rank {}: UD channel shutdown failed: {}", rank_, e.what());
+  }
+}
+
+void UdChannel::post_receive(std::uint32_t slot) {
+  fabric::Sge sge = base_sge_;
+  sge.addr += std::uint64_t{slot} * (fabric::kUdGrhBytes + datagram_bytes_);
+  sge.length = fabric::kUdGrhBytes + datagram_bytes_;
+  const fabric::RecvWr wr{kRecvTag | slot, std::span(&sge, 1)};
+  if (const Status s = qp_->post_recv(wr); s != Status::Ok)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                fmt::format("posting a receive failed: {} ({})", fabric::to_string(s), qp_->last_error()));
+}
+
+UdChannel::Peer& UdChannel::peer_state(int peer) {
+  if (peer == cached_peer_) return *cached_;
+  auto it = peers_.find(peer);
+  if (it == peers_.end()) {
+    it = peers_.emplace(std::piecewise_construct, std::forward_as_tuple(peer), std::forward_as_tuple()).first;
+    it->second.receive.set_ack_delay(params_.ack_delay);
+  }
+  cached_peer_ = peer;
+  cached_ = &it->second;
+  return it->second;
+}
+
+const fabric::AddressHandle& UdChannel::handle_for(int peer, Peer& p) {
+  if (!p.handle) p.handle = device_.create_address_handle(fabric::Address::from_bytes(oob_.get(peer)));
+  return *p.handle;
+}
+
+void UdChannel::mark_timed(int peer, Peer& p) {
+  if (p.timed) return;
+  p.timed = true;
+  timed_peers_.push_back(peer);
+}
+
+void UdChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
+  if (payload_bytes > capabilities_.max_payload)
+    throw Error(ErrorClass::MPI_ERR_INTERN, "UD channel",
+                fmt::format("a packet of {} bytes of payload to rank {}; at most {} fit a datagram", payload_bytes,
+                            peer, capabilities_.max_payload));
+  Peer& p = peer_state(peer);
+  if (p.pending.empty() && p.send.open(params_.window) && slot_available() && send_wr_outstanding_ < send_wr_limit_) {
+    send_now(peer, p, header, payload_bytes, fill);
+    return;
+  }
+  Outgoing out;
+  out.header = header;
+  out.payload.resize(payload_bytes);
+  fill(out.payload);
+  p.pending.push_back(std::move(out));
+  ++pending_total_;
+  ++counters_.packets_deferred;
+  counters_.pending_peak = std::max(counters_.pending_peak, pending_total_);
+  if (!p.flushing) {
+    p.flushing = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
+  const std::uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  std::byte* at = send_buffer(slot);
+  const double now = runtime_.now();
+  UdHeader h;
+  h.kind = UdKind::Data;
+  h.source = rank_;
+  // Ask for an ACK at once when this packet half fills the window, or fills it: the
+  // ACK then arrives before the window stops the sender.
+  const std::size_t after = p.send.in_flight() + 1;
+  if (after == params_.window || after == std::max<std::uint32_t>(1, params_.window / 2)) h.flags |= kUdFlagAckRequest;
+  h.seq = p.send.sent(slot, now);
+  h.ack = p.receive.ack_value();
+  std::memcpy(at, &h, sizeof h);
+  std::memcpy(at + kUdHeaderBytes, &header, sizeof header);
+  fill(std::span(at + kUdHeaderBytes + kPacketHeaderBytes, payload_bytes));
+  slots_[slot].held = true;
+  slots_[slot].length = static_cast<std::uint32_t>(kUdHeaderBytes + kPacketHeaderBytes + payload_bytes);
+  p.receive.ack_sent();
+  post_slot(peer, p, slot);
+  ++counters_.packets_sent;
+  mark_timed(peer, p);
+  next_timer_ = std::min(next_timer_, now + params_.retransmit_timeout);
+}
+
+void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot) {
+  fabric::Sge sge = base_sge_;
+  sge.addr += static_cast<std::uint64_t>(send_buffer(slot) - storage_.get());
+  sge.length = slots_[slot].length;
+  fabric::SendWr wr;
+  wr.wr_id = slot;
+  wr.opcode = fabric::Opcode::Send;
+  wr.sg_list = std::span(&sge, 1);
+  wr.ah = &handle_for(peer, p);
+  if (const Status s = qp_->post_send(wr); s != Status::Ok)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                fmt::format("sending to rank {} failed: {} ({})", peer, fabric::to_string(s), qp_->last_error()));
+  ++slots_[slot].posted;
+  ++send_wr_outstanding_;
+}
+
+void UdChannel::resend(int peer, Peer& p, std::uint32_t slot) {
+  // The datagram goes again as it was, with the ACK brought up to date.
+  const std::uint32_t ack = p.receive.ack_value();
+  std::memcpy(send_buffer(slot) + offsetof(UdHeader, ack), &ack, sizeof ack);
+  p.receive.ack_sent();
+  post_slot(peer, p, slot);
+}
+
+void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq) {
+  // No buffer or queue room: skip it. An ACK stays owed (the timer sends it later), a
+  // NACK is sent again by the next out-of-order packet or the timer.
+  if (free_controls_.empty() || send_wr_outstanding_ >= send_wr_limit_) return;
+  const std::uint32_t slot = free_controls_.back();
+  free_controls_.pop_back();
+  UdHeader h;
+  h.kind = kind;
+  h.source = rank_;
+  h.seq = seq;
+  h.ack = p.receive.ack_value();
+  const std::size_t offset = control_base_ + std::size_t{slot} * kUdHeaderBytes;
+  std::memcpy(storage_.get() + offset, &h, sizeof h);
+  fabric::Sge sge = base_sge_;
+  sge.addr += offset;
+  sge.length = kUdHeaderBytes;
+  fabric::SendWr wr;
+  wr.wr_id = kControlTag | slot;
+  wr.opcode = fabric::Opcode::Send;
+  wr.sg_list = std::span(&sge, 1);
+  wr.ah = &handle_for(peer, p);
+  if (const Status s = qp_->post_send(wr); s != Status::Ok)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                fmt::format("sending an {} to rank {} failed: {} ({})", to_string(kind), peer, fabric::to_string(s),
+                            qp_->last_error()));
+  ++send_wr_outstanding_;
+  p.receive.ack_sent();
+  ++(kind == UdKind::Nack ? counters_.nacks_sent : counters_.acks_sent);
+}
+
+void UdChannel::post_rdma(int peer, const RdmaOp& op) {
+  (void)op;
+  throw Error(ErrorClass::MPI_ERR_INTERN, "UD channel",
+              fmt::format("an RDMA operation for rank {} reached the UD channel, which has none (its capabilities "
+                          "say so; the caller should not have asked)",
+                          peer));
+}
+
+void UdChannel::release_slot(std::uint32_t slot) {
+  SendSlot& s = slots_[slot];
+  s.held = false;
+  if (s.posted == 0) free_slots_.push_back(slot);
+}
+
+void UdChannel::take_ack(int peer, Peer& p, std::uint32_t ack) {
+  scratch_slots_.clear();
+  if (p.send.acknowledged(ack, scratch_slots_) == 0) return;
+  for (const std::uint32_t slot : scratch_slots_) release_slot(slot);
+  if (!p.pending.empty() && !p.flushing) {
+    p.flushing = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+void UdChannel::deliver(int peer, Peer& p, const UdDatagram& d, double now) {
+  ++counters_.packets_received;
+  p.receive.delivered(now);
+  sink_.on_packet(peer, d.packet, d.payload);
+}
+
+void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
+  UdDatagram d;
+  if (parse_ud_datagram(bytes, size_, capabilities_.max_payload, d) != UdParse::Ok) {
+    ++counters_.datagrams_dropped;
+    return;
+  }
+  const int peer = d.header.source;
+  if (peer == rank_) {
+    if (d.header.kind == UdKind::Stop) stop_.store(true, std::memory_order_release);
+    else ++counters_.datagrams_dropped;  // the protocols never send to their own rank
+    return;
+  }
+  Peer& p = peer_state(peer);
+  take_ack(peer, p, d.header.ack);
+  switch (d.header.kind) {
+    case UdKind::Ack:
+      return;
+    case UdKind::Nack:
+      if (const auto slot = p.send.nacked(d.header.seq, now, params_.nack_holdoff)) {
+        if (send_wr_outstanding_ < send_wr_limit_) {
+          resend(peer, p, *slot);
+          ++counters_.nack_retransmissions;
+        }
+      }
+      return;
+    case UdKind::Stop:  // only from this rank itself
+      ++counters_.datagrams_dropped;
+      return;
+    case UdKind::Data:
+      break;
+  }
+  switch (p.receive.classify(d.header.seq, params_.window)) {
+    case UdReceiveWindow::Verdict::Deliver: {
+      deliver(peer, p, d, now);
+      // Packets held behind the gap this one filled follow it.
+      while (auto held = p.receive.take_next_held()) {
+        UdDatagram h;
+        (void)parse_ud_datagram(*held, size_, capabilities_.max_payload, h);  // checked when it arrived
+        deliver(peer, p, h, now);
+      }
+      const bool asked = (d.header.flags & kUdFlagAckRequest) != 0;
+      if (p.receive.has_held()) {
+        // Another gap: ask for the packet at its start at once.
+        if (p.receive.nack_due(now, params_.nack_holdoff)) send_control(peer, p, UdKind::Nack, p.receive.ack_value());
+      } else if (asked || p.receive.ack_needed(now, params_)) {
+        send_control(peer, p, UdKind::Ack, 0);
+      }
+      break;
+    }
+    case UdReceiveWindow::Verdict::Hold:
+      ++counters_.held_out_of_order;
+      p.receive.hold(d.header.seq, std::vector<std::byte>(bytes.begin(), bytes.end()));
+      if (p.receive.nack_due(now, params_.nack_holdoff)) send_control(peer, p, UdKind::Nack, p.receive.ack_value());
+      break;
+    case UdReceiveWindow::Verdict::Duplicate:
+      // The sender missed an ACK (or re-sent early): tell it at once where we are.
+      ++counters_.duplicates_received;
+      send_control(peer, p, UdKind::Ack, 0);
+      break;
+    case UdReceiveWindow::Verdict::OutOfWindow:
+      ++counters_.datagrams_dropped;
+      break;
+  }
+  if (p.receive.owed() > 0 || p.receive.has_held()) {
+    mark_timed(peer, p);
+    next_timer_ = std::min(next_timer_, p.receive.has_held() ? now + params_.nack_holdoff : p.receive.ack_deadline());
+  }
+}
+
+void UdChannel::reap_sends() {
+  for (;;) {
+    const std::size_t n = send_cq_->poll(completions_);
+    for (std::size_t i = 0; i < n; ++i) {
+      const fabric::WorkCompletion& wc = completions_[i];
+      if ((wc.wr_id & kStopTag) != 0) continue;  // the shutdown's; not counted in send_wr_outstanding_
+      --send_wr_outstanding_;
+      if (wc.status != fabric::WcStatus::Success && wc.status != fabric::WcStatus::WrFlushError)
+        throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                    fmt::format("a datagram send failed: {}", fabric::to_string(wc.status)));
+      if ((wc.wr_id & kControlTag) != 0) {
+        free_controls_.push_back(static_cast<std::uint32_t>(wc.wr_id & ~kControlTag));
+        continue;
+      }
+      const auto slot = static_cast<std::uint32_t>(wc.wr_id);
+      SendSlot& s = slots_[slot];
+      if (--s.posted == 0 && !s.held) free_slots_.push_back(slot);
+    }
+    if (n < completions_.size()) break;
+  }
+}
+
+std::size_t UdChannel::flush_pending() {
+  if (flush_list_.empty()) return 0;
+  std::size_t moved = 0;
+  scratch_peers_.clear();
+  scratch_peers_.swap(flush_list_);
+  for (const int peer : scratch_peers_) {
+    Peer& p = peer_state(peer);
+    p.flushing = false;
+    while (!p.pending.empty() && p.send.open(params_.window) && slot_available() &&
+           send_wr_outstanding_ < send_wr_limit_) {
+      Outgoing& out = p.pending.front();
+      send_now(peer, p, out.header, out.payload.size(), [&out](std::span<std::byte> to) {
+        if (!out.payload.empty()) std::memcpy(to.data(), out.payload.data(), out.payload.size());
+      });
+      p.pending.pop_front();
+      --pending_total_;
+      ++moved;
+    }
+    // Waiting for buffers or queue room: try again at the next progress. Waiting for
+    // the window: take_ack puts it back.
+    if (!p.pending.empty() && p.send.open(params_.window) && !p.flushing) {
+      p.flushing = true;
+      flush_list_.push_back(peer);
+    }
+  }
+  return moved;
+}
+
+std::size_t UdChannel::run_timers(double now) {
+  std::size_t events = 0;
+  next_timer_ = UdSendWindow::kNever;
+  scratch_peers_.clear();
+  scratch_peers_.swap(timed_peers_);
+  for (const int peer : scratch_peers_) {
+    Peer& p = peer_state(peer);
+    scratch_slots_.clear();
+    if (!p.send.expired(now, params_, scratch_slots_))
+      throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                  fmt::format("rank {} did not acknowledge a packet re-sent {} times over {:.1f} s "
+                              "(TWINFAB_UD_MAX_RETRIES, TWINFAB_UD_RETRANSMIT_TIMEOUT): has it stopped?",
+                              peer, p.send.oldest_retries(), p.send.oldest_retries() * params_.retransmit_timeout));
+    for (const std::uint32_t slot : scratch_slots_) {
+      if (send_wr_outstanding_ >= send_wr_limit_) break;  // the next timer tries again
+      resend(peer, p, slot);
+      ++counters_.retransmissions;
+      ++events;
+    }
+    if (p.receive.has_held() && p.receive.nack_due(now, params_.nack_holdoff)) {
+      send_control(peer, p, UdKind::Nack, p.receive.ack_value());
+      ++events;
+    } else if (p.receive.ack_needed(now, params_)) {
+      send_control(peer, p, UdKind::Ack, 0);
+      ++events;
+    }
+    if (p.send.empty() && p.receive.owed() == 0 && !p.receive.has_held()) {
+      p.timed = false;
+      continue;
+    }
+    timed_peers_.push_back(peer);
+    double due = p.send.deadline(params_.retransmit_timeout);
+    if (p.receive.owed() > 0) due = std::min(due, p.receive.ack_deadline());
+    if (p.receive.has_held()) due = std::min(due, now + params_.nack_holdoff);
+    next_timer_ = std::min(next_timer_, due);
+  }
+  return events;
+}
+
+std::size_t UdChannel::progress() {
+  std::size_t events = 0;
+  double now = -1;
+  for (;;) {
+    const std::size_t n = recv_cq_->poll(completions_);
+    if (n == 0) break;
+    if (now < 0) now = runtime_.now();
+    for (std::size_t i = 0; i < n; ++i) {
+      const fabric::WorkCompletion& wc = completions_[i];
+      const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
+      if (wc.status == fabric::WcStatus::WrFlushError) continue;  // the QP is being destroyed
+      if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes) {
+        const std::byte* at = storage_.get() + std::size_t{slot} * (fabric::kUdGrhBytes + datagram_bytes_);
+        handle_datagram(std::span(at + fabric::kUdGrhBytes, wc.byte_len - fabric::kUdGrhBytes), now);
+      } else {
+        ++counters_.datagrams_dropped;
+      }
+      post_receive(slot);
+    }
+    events += n;
+    if (n < completions_.size()) break;
+  }
+  if (send_wr_outstanding_ > 0) reap_sends();
+  events += flush_pending();
+  if (!timed_peers_.empty()) {
+    if (now < 0) now = runtime_.now();
+    if (now >= next_timer_) events += run_timers(now);
+  }
+  return events;
+}
+
+Channel::WaitSet UdChannel::wait_set() const noexcept {
+  // Send completions matter only when a pending packet waits for a buffer they free.
+  const std::size_t n = pending_total_ > 0 ? 2 : 1;
+  return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n),
+          next_timer_ >= UdSendWindow::kNever ? fabric::Runtime::kForever : next_timer_};
+}
+
+bool UdChannel::drained() const noexcept {
+  if (pending_total_ > 0) return false;
+  return std::all_of(timed_peers_.begin(), timed_peers_.end(),
+                     [this](int peer) { return peers_.at(peer).send.empty(); });
+}
+
+void UdChannel::wait_once() {
+  const WaitSet w = wait_set();
+  runtime_.wait(w.sources, w.deadline);
+}
+
+void UdChannel::shutdown() {
+  // 1. Everything this rank sent arrives: keep going until it is all acknowledged.
+  //    Owed ACKs leave now rather than after their delay: peers wait for them too.
+  for (const int peer : std::vector<int>(timed_peers_)) {
+    Peer& p = peer_state(peer);
+    if (p.receive.owed() > 0) send_control(peer, p, UdKind::Ack, 0);
+  }
+  while (!drained()) {
+    if (progress() == 0 && !drained()) wait_once();
+  }
+  if (peers_.empty()) {
+    // Nobody sent this rank anything, so nobody waits for an ACK from it.
+    oob_.fence();
+    return;
+  }
+  // 2. Meet the others in a fence, while an agent answers peers whose last ACK from
+  //    this rank was lost (they re-send, and must hear from us to finish step 1).
+  const fabric::Address self = qp_->local_address();
+  const std::unique_ptr<fabric::AddressHandle> self_handle = device_.create_address_handle(self);
+  stop_.store(false, std::memory_order_relaxed);
+  std::unique_ptr<fabric::Agent> agent = runtime_.spawn("ud-shutdown", [this] {
+    while (!stop_.load(std::memory_order_acquire)) {
+      if (progress() == 0 && !stop_.load(std::memory_order_acquire)) wait_once();
+    }
+  });
+  oob_.fence();
+  // 3. Wake the agent with a Stop datagram to this rank's own QP; UD may drop it too,
+  //    so send it again until the agent has seen it.
+  UdHeader h;
+  h.kind = UdKind::Stop;
+  h.source = rank_;
+  const std::size_t offset = control_base_ + std::size_t{kStopSlot} * kUdHeaderBytes;
+  std::memcpy(storage_.get() + offset, &h, sizeof h);
+  fabric::Sge sge = base_sge_;
+  sge.addr += offset;
+  sge.length = kUdHeaderBytes;
+  fabric::SendWr wr;
+  wr.wr_id = kStopTag;
+  wr.opcode = fabric::Opcode::Send;
+  wr.sg_list = std::span(&sge, 1);
+  wr.ah = self_handle.get();
+  while (!stop_.load(std::memory_order_acquire)) {
+    if (const Status s = qp_->post_send(wr); s != Status::Ok && s != Status::NoResource)
+      throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel shutdown",
+                  fmt::format("the Stop datagram could not be sent: {} ({})", fabric::to_string(s), qp_->last_error()));
+    // Long enough for a datagram to reach this rank's own QP (a few microseconds; on
+    // software RDMA tens), short enough to add little to the job's end.
+    runtime_.sleep_for(kStopInterval);
+  }
+  agent->join();
+}
+
+}  // namespace twinfab::mpi

@@ -1,0 +1,170 @@
+// twinfab MPI channels: the UD channel, one unreliable-datagram queue pair per rank
+// and reliability in the MPI library (seed 004). It implements the Channel interface
+// (channel.hpp) with packets only: UD has no RDMA, so the engine's protocols send
+// every message eagerly, segmented at max_payload (mpi/pt2pt/protocol.hpp), and
+// one-sided communication takes its send/receive design.
+//
+// Why UD: an RC connection costs a QP context in the HCA and ~68 KB of buffers per
+// peer; one UD QP serves every peer, so a process's memory stays flat however many
+// peers it talks to (seed 004 §2-3). The price is reliability, which lives here:
+//
+//  - Every datagram is one MTU at most: a 16-byte UdHeader (ud_wire.hpp), the
+//    PacketHeader, payload. max_payload = MTU - 72.
+//  - Per peer, a sliding window with sequence numbers, cumulative ACKs piggy-backed
+//    on every datagram, coalesced explicit ACKs, NACKs on a gap, timeouts with
+//    time stamps, duplicate suppression and in-order delivery (ud_reliability.hpp, a
+//    pure part unit-tested alone). Where the reliability lives, and why inside the
+//    channel rather than as a reliable-datagram layer under it: docs/channels.md.
+//  - Reliability runs in the progress engine (seed 004's "progress-engine" method):
+//    timers are checked whenever the rank polls, and a rank waiting in MPI wakes at the
+//    channel's next deadline (wait_set()). A rank that computes outside MPI neither
+//    ACKs nor re-sends until it comes back: the seed's unnecessary retransmissions.
+//  - Buffers: `ud_recv_buffers` receive buffers of GRH + MTU bytes, shared by every
+//    peer (one receive queue: no per-peer memory); `ud_send_buffers` send buffers of
+//    an MTU, a packet's buffer held until its ACK (re-sends go from it); small
+//    control buffers for ACKs and NACKs. Memory comes from BufferStorage, so only the
+//    buffers used cost pages. Per peer: an address handle (on first send) and the two
+//    windows, only for the peers this rank talked to.
+//  - Back-pressure: a packet that finds its peer's window full or no send buffer is
+//    copied into the peer's pending FIFO and leaves from progress(), in order.
+//  - Shutdown (collective): every rank first waits until all it sent is acknowledged.
+//    It cannot then simply meet the others in an out-of-band fence: a peer whose last
+//    ACK from this rank was lost re-sends, and the ACK must come even though this rank
+//    is in the fence. So an agent (fabric/runtime.hpp) keeps progressing the channel
+//    while the rank is in the fence, and a Stop datagram to itself ends it afterwards.
+//
+// Not thread-safe; one per rank. The shutdown agent touches the channel only while
+// the rank is inside the fence.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "fabric/device.hpp"
+#include "fabric/oob_exchange.hpp"
+#include "mpi/channels/buffer_storage.hpp"
+#include "mpi/channels/channel.hpp"
+#include "mpi/channels/ud_reliability.hpp"
+#include "mpi/channels/ud_wire.hpp"
+#include "mpi/core/config.hpp"
+
+namespace twinfab::mpi {
+
+class UdChannel final : public Channel {
+ public:
+  /// Creates the UD QP, posts the receive buffers and publishes the QP's address
+  /// (OOB put + fence: collective). Throws mpi::Error(MPI_ERR_UNSUPPORTED_OPERATION)
+  /// when the device has no UD (iWARP) and MPI_ERR_ARG when the MTU leaves no room
+  /// for payload.
+  UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink);
+  /// Waits until everything sent is acknowledged, then meets every rank (see above).
+  ~UdChannel() override;
+  UdChannel(const UdChannel&) = delete;
+  UdChannel& operator=(const UdChannel&) = delete;
+
+  /// Packets of an MTU, no RDMA.
+  const ChannelCapabilities& capabilities() const noexcept override { return capabilities_; }
+  void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) override;
+  using Channel::send_packet;
+  /// UD has no RDMA: always an error naming the operation.
+  void post_rdma(int peer, const RdmaOp& op) override;
+  std::size_t progress() override;
+  WaitSet wait_set() const noexcept override;
+  const ChannelCounters& counters() const noexcept override { return counters_; }
+
+  /// The reliability parameters in use (from Config).
+  const UdReliabilityParameters& parameters() const noexcept { return params_; }
+
+ private:
+  struct Outgoing {
+    PacketHeader header{};
+    std::vector<std::byte> payload;
+  };
+  struct Peer {
+    UdSendWindow send;
+    UdReceiveWindow receive;
+    std::unique_ptr<fabric::AddressHandle> handle;  ///< made at the first datagram to the peer
+    std::deque<Outgoing> pending;
+    bool timed = false;    ///< in timed_peers_
+    bool flushing = false;  ///< in flush_list_
+  };
+  /// A send buffer: free once its packet is acknowledged and no send of it is posted.
+  struct SendSlot {
+    std::uint32_t length = 0;  ///< the datagram's bytes, headers included
+    std::uint16_t posted = 0;  ///< sends of it not completed
+    bool held = false;         ///< its packet is not acknowledged yet
+  };
+
+  Peer& peer_state(int peer);
+  const fabric::AddressHandle& handle_for(int peer, Peer& p);
+  bool slot_available() const noexcept { return !free_slots_.empty(); }
+  /// Writes and posts a Data datagram now (window open, slot free).
+  void send_now(int peer, Peer& p, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill);
+  void post_slot(int peer, Peer& p, std::uint32_t slot);
+  /// Posts an unacknowledged packet again, its ACK field brought up to date.
+  void resend(int peer, Peer& p, std::uint32_t slot);
+  void send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq);
+  void handle_datagram(std::span<const std::byte> bytes, double now);
+  void deliver(int peer, Peer& p, const UdDatagram& d, double now);
+  void take_ack(int peer, Peer& p, std::uint32_t ack);
+  void release_slot(std::uint32_t slot);
+  void post_receive(std::uint32_t slot);
+  void reap_sends();
+  std::size_t flush_pending();
+  std::size_t run_timers(double now);
+  void mark_timed(int peer, Peer& p);
+  bool drained() const noexcept;
+  void wait_once();
+  void shutdown();
+  std::byte* send_buffer(std::uint32_t slot) const noexcept {
+    return storage_.get() + send_base_ + std::size_t{slot} * datagram_bytes_;
+  }
+
+  fabric::Device& device_;
+  fabric::OobExchange& oob_;
+  PacketSink& sink_;
+  fabric::Runtime& runtime_;
+  const int rank_;
+  const int size_;
+  UdReliabilityParameters params_;
+  std::uint32_t datagram_bytes_ = 0;  ///< the MTU: the largest datagram, headers included
+  ChannelCapabilities capabilities_;
+  const std::uint32_t recv_buffers_;
+  const std::uint32_t send_buffers_;
+
+  std::unique_ptr<fabric::CompletionQueue> recv_cq_;
+  std::unique_ptr<fabric::CompletionQueue> send_cq_;
+  std::unique_ptr<fabric::QueuePair> qp_;
+  std::array<fabric::CompletionQueue*, 2> cqs_{};
+  BufferStorage storage_;  ///< receive buffers, send buffers, control buffers
+  std::unique_ptr<fabric::MemoryRegion> region_;
+  std::size_t send_base_ = 0;
+  std::size_t control_base_ = 0;
+  fabric::Sge base_sge_{};
+  std::vector<SendSlot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> free_controls_;
+  std::uint32_t send_wr_outstanding_ = 0;
+  std::uint32_t send_wr_limit_ = 0;
+
+  std::unordered_map<int, Peer> peers_;
+  int cached_peer_ = -1;
+  Peer* cached_ = nullptr;
+  std::vector<int> timed_peers_;  ///< peers with packets in flight or an ACK owed (each once)
+  std::vector<int> flush_list_;   ///< peers whose pending FIFO may move (each once)
+  std::vector<std::uint32_t> scratch_slots_;
+  std::vector<int> scratch_peers_;
+  std::uint64_t pending_total_ = 0;
+  double next_timer_ = UdSendWindow::kNever;  ///< no timer of any peer is due before it
+  std::atomic<bool> stop_{false};  ///< shutdown: the Stop datagram arrived (set by the agent)
+  ChannelCounters counters_;
+  std::array<fabric::WorkCompletion, 16> completions_{};
+};
+
+}  // namespace twinfab::mpi
