@@ -275,6 +275,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
     }
     m->extra_delay = extra;
     if (m->transport == Transport::UC) m->psn = qp.take_psn();
+    if (m->transport == Transport::UD) m->psn = qp.take_ud_path_seq(peer.qp.id);
     transmit(m, wire, peer.destination);
     return;
   }
@@ -453,22 +454,45 @@ void SimDevice::process_arrival(WireMessage* m) {
       }
     }
   }
+  if (m->transport == Transport::UD) {
+    handle_ud_in_order(*qp, m);
+    return;
+  }
   const auto st = qp->state();
   if (st != fabric::QpState::ReadyToReceive && st != fabric::QpState::ReadyToSend) {
     ++hca_.counters().messages_dropped;  // a responder outside RTR/RTS drops packets
     fabric_.free_message(m);
     return;
   }
-  if (m->transport == Transport::UD) {
-    if (m->qkey != qp->config().qkey) {
-      ++hca_.counters().messages_dropped;
-      fabric_.free_message(m);
-      return;
-    }
-    execute(*qp, m);
+  handle_in_order(*qp, m);
+}
+
+void SimDevice::handle_ud_in_order(SimQueuePair& qp, WireMessage* m) {
+  // A datagram that overtook an earlier one from the same QP waits for it (see
+  // SimQueuePair::take_ud_path_seq); a datagram lost on the way never took a number.
+  SimQueuePair::UdPath& path = qp.ud_path(m->src_qp.id);
+  if (m->psn != path.expected) {
+    WireMessage** link = &path.held;
+    while (*link != nullptr && (*link)->psn < m->psn) link = &(*link)->next_held;
+    m->next_held = *link;
+    *link = m;
     return;
   }
-  handle_in_order(*qp, m);
+  for (;;) {
+    ++path.expected;
+    const auto st = qp.state();
+    if ((st != fabric::QpState::ReadyToReceive && st != fabric::QpState::ReadyToSend) ||
+        m->qkey != qp.config().qkey) {
+      ++hca_.counters().messages_dropped;  // outside RTR/RTS, or the wrong Q_Key: dropped
+      fabric_.free_message(m);
+    } else {
+      execute(qp, m);
+    }
+    m = path.held;
+    if (m == nullptr || m->psn != path.expected) return;
+    path.held = m->next_held;
+    m->next_held = nullptr;
+  }
 }
 
 void SimDevice::handle_in_order(SimQueuePair& qp, WireMessage* m) {

@@ -74,6 +74,7 @@ class SimDevice final : public fabric::Device {
   void responder_atomic(SimQueuePair& qp, WireMessage* m);
   void requester_response(WireMessage* m);
   void handle_in_order(SimQueuePair& qp, WireMessage* m);
+  void handle_ud_in_order(SimQueuePair& qp, WireMessage* m);
   /// Returns false when the message had to wait (RNR) and will come back.
   bool execute(SimQueuePair& qp, WireMessage* m);
   /// No receive posted: RC retries after the RNR timer (sets rnr_pending_) or fails;

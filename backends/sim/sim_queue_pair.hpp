@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,19 @@ class SimQueuePair final : public fabric::QueuePair {
   /// RC/UC in-order processing at the responder.
   uint64_t expected_psn = 0;
   WireMessage* held = nullptr;  ///< arrivals ahead of expected_psn, sorted by psn
+  /// UD: datagrams from one QP to another take one path through the fabric, whose
+  /// links and switches are FIFO, so they arrive in the order sent (what InfiniBand
+  /// hardware does on a fixed route; the specification promises UD no order, but the
+  /// simulator's fluid network model would otherwise let a small datagram overtake a
+  /// large one sent before it, which no physical path does). The sending QP numbers
+  /// the datagrams it transmits per destination QP; the destination holds one that
+  /// overtook its predecessors. Only QPs this one talks to have an entry.
+  uint64_t take_ud_path_seq(uint32_t dst_qp_id) { return ud_sent_[dst_qp_id]++; }
+  struct UdPath {
+    uint64_t expected = 0;
+    WireMessage* held = nullptr;  ///< sorted by psn
+  };
+  UdPath& ud_path(uint32_t src_qp_id) { return ud_received_[src_qp_id]; }
   /// Moves to ERR and flushes every outstanding WR.
   void enter_error();
   /// A read/atomic finished: work requests held behind it (a fence, or the
@@ -128,6 +142,8 @@ class SimQueuePair final : public fabric::QueuePair {
   uint32_t remote_qpn_ = 0;
   uint64_t next_psn_ = 0;
   uint64_t next_seq_ = 0;
+  std::unordered_map<uint32_t, uint64_t> ud_sent_;     ///< UD: next path sequence, by destination QP id
+  std::unordered_map<uint32_t, UdPath> ud_received_;  ///< UD: by source QP id
   uint32_t reads_in_flight_ = 0;
   RingQueue<SqEntry> sq_;  ///< posted, not yet completed, oldest first
   RecvQueue rq_;

@@ -30,7 +30,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 46> kPvars{{
+const std::array<PerformanceVariable, 47> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -92,13 +92,16 @@ const std::array<PerformanceVariable, 46> kPvars{{
      TWINFAB_CHANNEL(connect_messages)},
     {"twinfab_channel_retransmissions", "UD: packets this rank sent again because their timeout expired.", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(retransmissions)},
-    {"twinfab_channel_nack_retransmissions", "UD: packets this rank sent again because a peer NACKed them.",
+    {"twinfab_channel_nack_retransmissions", "UD: packets this rank sent again because a peer NACKed them or a probe's answer showed them lost.",
      kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(nack_retransmissions)},
     {"twinfab_channel_acks_sent",
      "UD: explicit acknowledgements this rank sent (the others rode on packets: ACK coalescing).", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(acks_sent)},
     {"twinfab_channel_nacks_sent", "UD: negative acknowledgements this rank sent for a gap in a peer's packets.",
      kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(nacks_sent)},
+    {"twinfab_channel_probes_sent",
+     "UD: tail-loss probes this rank sent (its newest packet unacknowledged for twice TWINFAB_UD_ACK_DELAY).",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(probes_sent)},
     {"twinfab_channel_duplicates_received",
      "UD: packets that arrived a second time (a re-send whose original had arrived), dropped.", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(duplicates_received)},

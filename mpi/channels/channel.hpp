@@ -115,9 +115,10 @@ struct ChannelCounters {
   std::uint64_t connect_messages = 0;    ///< on-demand Requests and Replies sent, re-sends included
   // A channel that makes its packets reliable itself (UD):
   std::uint64_t retransmissions = 0;      ///< packets sent again after their timeout
-  std::uint64_t nack_retransmissions = 0; ///< packets sent again for a NACK
+  std::uint64_t nack_retransmissions = 0; ///< packets sent again for a NACK or a probe's answer
   std::uint64_t acks_sent = 0;            ///< explicit ACKs (the others ride on packets)
   std::uint64_t nacks_sent = 0;
+  std::uint64_t probes_sent = 0;          ///< tail-loss probes (ud_reliability.hpp)
   std::uint64_t duplicates_received = 0;  ///< packets that had arrived already (dropped)
   std::uint64_t held_out_of_order = 0;    ///< packets kept until a gap before them was filled
   std::uint64_t datagrams_dropped = 0;    ///< malformed, foreign or beyond the window (dropped)

@@ -25,6 +25,7 @@ constexpr std::uint32_t kControlSlots = 64;
 // The Stop datagram's buffer: the last control buffer, kept out of the free list.
 constexpr std::uint32_t kStopSlot = kControlSlots;
 constexpr double kStopInterval = 20e-6;
+constexpr double kTimerSlack = 1e-6;
 
 UdReliabilityParameters parameters_from(const Config& config) {
   UdReliabilityParameters p;
@@ -34,6 +35,7 @@ UdReliabilityParameters parameters_from(const Config& config) {
   p.retransmit_timeout = config.ud_retransmit_timeout_us * 1e-6;
   p.nack_holdoff = std::min(p.retransmit_timeout / 2, 1e-3);
   p.max_retries = config.ud_max_retries;
+  p.probe_delay = 2 * p.ack_delay;
   return p;
 }
 
@@ -191,7 +193,7 @@ void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::siz
   post_slot(peer, p, slot);
   ++counters_.packets_sent;
   mark_timed(peer, p);
-  next_timer_ = std::min(next_timer_, now + params_.retransmit_timeout);
+  next_timer_ = std::min(next_timer_, now + std::min(params_.retransmit_timeout, params_.probe_delay));
 }
 
 void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot) {
@@ -218,7 +220,7 @@ void UdChannel::resend(int peer, Peer& p, std::uint32_t slot) {
   post_slot(peer, p, slot);
 }
 
-void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq) {
+void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags) {
   // No buffer or queue room: skip it. An ACK stays owed (the timer sends it later), a
   // NACK is sent again by the next out-of-order packet or the timer.
   if (free_controls_.empty() || send_wr_outstanding_ >= send_wr_limit_) return;
@@ -226,6 +228,7 @@ void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq) 
   free_controls_.pop_back();
   UdHeader h;
   h.kind = kind;
+  h.flags = flags;
   h.source = rank_;
   h.seq = seq;
   h.ack = p.receive.ack_value();
@@ -245,7 +248,9 @@ void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq) 
                             qp_->last_error()));
   ++send_wr_outstanding_;
   p.receive.ack_sent();
-  ++(kind == UdKind::Nack ? counters_.nacks_sent : counters_.acks_sent);
+  if (kind == UdKind::Nack) ++counters_.nacks_sent;
+  else if (kind == UdKind::Ack) ++counters_.acks_sent;
+  else if (kind == UdKind::Probe) ++counters_.probes_sent;
 }
 
 void UdChannel::post_rdma(int peer, const RdmaOp& op) {
@@ -294,6 +299,18 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
   take_ack(peer, p, d.header.ack);
   switch (d.header.kind) {
     case UdKind::Ack:
+      if ((d.header.flags & kUdFlagProbeReply) != 0) {
+        scratch_slots_.clear();
+        p.send.probe_answered(now, scratch_slots_);
+        for (const std::uint32_t slot : scratch_slots_) {
+          if (send_wr_outstanding_ >= send_wr_limit_) break;  // the timeout sends it
+          resend(peer, p, slot);
+          ++counters_.nack_retransmissions;
+        }
+      }
+      return;
+    case UdKind::Probe:
+      send_control(peer, p, UdKind::Ack, 0, kUdFlagProbeReply);
       return;
     case UdKind::Nack:
       if (const auto slot = p.send.nacked(d.header.seq, now, params_.nack_holdoff)) {
@@ -329,7 +346,7 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
     }
     case UdReceiveWindow::Verdict::Hold:
       ++counters_.held_out_of_order;
-      p.receive.hold(d.header.seq, std::vector<std::byte>(bytes.begin(), bytes.end()));
+      p.receive.hold(d.header.seq, std::vector<std::byte>(bytes.begin(), bytes.end()), now);
       if (p.receive.nack_due(now, params_.nack_holdoff)) send_control(peer, p, UdKind::Nack, p.receive.ack_value());
       break;
     case UdReceiveWindow::Verdict::Duplicate:
@@ -343,7 +360,8 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
   }
   if (p.receive.owed() > 0 || p.receive.has_held()) {
     mark_timed(peer, p);
-    next_timer_ = std::min(next_timer_, p.receive.has_held() ? now + params_.nack_holdoff : p.receive.ack_deadline());
+    next_timer_ = std::min(next_timer_, p.receive.has_held() ? p.receive.nack_deadline(params_.nack_holdoff)
+                                                             : p.receive.ack_deadline());
   }
 }
 
@@ -416,6 +434,11 @@ std::size_t UdChannel::run_timers(double now) {
       ++counters_.retransmissions;
       ++events;
     }
+    if (p.send.probe_due(now, params_.probe_delay)) {
+      send_control(peer, p, UdKind::Probe, 0);
+      p.send.probe_sent(now);
+      ++events;
+    }
     if (p.receive.has_held() && p.receive.nack_due(now, params_.nack_holdoff)) {
       send_control(peer, p, UdKind::Nack, p.receive.ack_value());
       ++events;
@@ -428,9 +451,9 @@ std::size_t UdChannel::run_timers(double now) {
       continue;
     }
     timed_peers_.push_back(peer);
-    double due = p.send.deadline(params_.retransmit_timeout);
+    double due = p.send.deadline(params_.retransmit_timeout, params_.probe_delay);
     if (p.receive.owed() > 0) due = std::min(due, p.receive.ack_deadline());
-    if (p.receive.has_held()) due = std::min(due, now + params_.nack_holdoff);
+    if (p.receive.has_held()) due = std::min(due, p.receive.nack_deadline(params_.nack_holdoff));
     next_timer_ = std::min(next_timer_, due);
   }
   return events;
@@ -462,7 +485,10 @@ std::size_t UdChannel::progress() {
   events += flush_pending();
   if (!timed_peers_.empty()) {
     if (now < 0) now = runtime_.now();
-    if (now >= next_timer_) events += run_timers(now);
+    // A timer a hair in the future counts as due: a runtime may wake a waiter at its
+    // deadline up to its time precision early (SimGrid's clock steps are ~1e-9 s),
+    // and a timer never found due would make the next wait return at once, forever.
+    if (now + kTimerSlack >= next_timer_) events += run_timers(now + kTimerSlack);
   }
   return events;
 }

@@ -109,7 +109,7 @@ class UdChannel final : public Channel {
   void post_slot(int peer, Peer& p, std::uint32_t slot);
   /// Posts an unacknowledged packet again, its ACK field brought up to date.
   void resend(int peer, Peer& p, std::uint32_t slot);
-  void send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq);
+  void send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags = 0);
   void handle_datagram(std::span<const std::byte> bytes, double now);
   void deliver(int peer, Peer& p, const UdDatagram& d, double now);
   void take_ack(int peer, Peer& p, std::uint32_t ack);

@@ -20,6 +20,7 @@ std::size_t UdSendWindow::acknowledged(std::uint32_t ack, std::vector<std::uint3
     in_flight_.pop_front();
     ++n;
   }
+  if (in_flight_.empty()) probing_ = false;  // nothing left to ask about
   return n;
 }
 
@@ -35,7 +36,7 @@ std::optional<std::uint32_t> UdSendWindow::nacked(std::uint32_t seq, double now,
 bool UdSendWindow::expired(double now, const UdReliabilityParameters& p, std::vector<std::uint32_t>& slots) {
   // Re-sent packets move their sent_at forward, so the deque is not sorted by it:
   // look at all of them (at most `window`, and only when the oldest timer ran out).
-  if (in_flight_.empty() || deadline(p.retransmit_timeout) > now) return true;
+  if (in_flight_.empty() || deadline(p.retransmit_timeout, UdSendWindow::kNever) > now) return true;
   for (InFlight& f : in_flight_) {
     if (f.sent_at + p.retransmit_timeout > now) continue;
     if (f.retries >= p.max_retries) return false;
@@ -46,9 +47,21 @@ bool UdSendWindow::expired(double now, const UdReliabilityParameters& p, std::ve
   return true;
 }
 
-double UdSendWindow::deadline(double timeout) const noexcept {
+void UdSendWindow::probe_answered(double now, std::vector<std::uint32_t>& slots) {
+  if (!probing_) return;
+  probing_ = false;
+  for (InFlight& f : in_flight_) {
+    if (!seq_before(f.seq, probe_seq_)) break;
+    f.sent_at = now;
+    slots.push_back(f.slot);
+  }
+}
+
+double UdSendWindow::deadline(double timeout, double probe_delay) const noexcept {
   double earliest = kNever;
   for (const InFlight& f : in_flight_) earliest = std::min(earliest, f.sent_at + timeout);
+  if (!in_flight_.empty())
+    earliest = std::min(earliest, std::max(in_flight_.back().sent_at, probing_ ? probe_at_ : 0.0) + probe_delay);
   return earliest;
 }
 
@@ -61,6 +74,7 @@ UdReceiveWindow::Verdict UdReceiveWindow::classify(std::uint32_t seq, std::uint3
 
 void UdReceiveWindow::delivered(double now) {
   ++expected_;
+  if (!held_.empty() && held_.count(expected_) == 0) gap_since_ = now;  // the next gap opens
   if (owed_++ == 0) ack_due_ = now + ack_delay_;
 }
 
@@ -73,10 +87,20 @@ std::optional<std::vector<std::byte>> UdReceiveWindow::take_next_held() {
 }
 
 bool UdReceiveWindow::nack_due(double now, double holdoff) noexcept {
-  if (nacked_at_ >= 0 && nacked_seq_ == expected_ && now - nacked_at_ < holdoff) return false;
+  if (held_.empty()) return false;
+  if (nacked_at_ >= 0 && nacked_seq_ == expected_) {
+    if (now - nacked_at_ < holdoff) return false;  // NACKed recently: the re-send may be on its way
+  } else if (held_.size() < kNackThreshold && now - gap_since_ < holdoff) {
+    return false;  // may be a reordering, not a loss
+  }
   nacked_seq_ = expected_;
   nacked_at_ = now;
   return true;
+}
+
+double UdReceiveWindow::nack_deadline(double holdoff) const noexcept {
+  if (held_.empty()) return kNever;
+  return (nacked_at_ >= 0 && nacked_seq_ == expected_ ? nacked_at_ : gap_since_) + holdoff;
 }
 
 }  // namespace twinfab::mpi

@@ -12,11 +12,23 @@
 // retransmission), at most once per `nack_holdoff`: a burst of NACKs for one gap
 // costs one re-send.
 //
+// Tail loss: a lost packet is NACKed when a later one arrives, but the last packets
+// of a burst have no later one, and the timeout (the seed's 0.4 s) would stall the
+// sender that long. So, as TCP's tail-loss probe (RFC 8985), when the newest packet
+// in flight is `probe_delay` old and still unacknowledged (the receiver's delayed
+// ACK would have come by then), the sender asks for the receiver's ACK with a Probe;
+// the answer names every packet sent before the Probe that did not arrive (a
+// datagram path delivers in order), and those are sent again at once.
+//
 // Receiving side: packets are delivered **in order**, exactly once. A packet below
 // the expected number is a duplicate (answered by an immediate ACK: the sender
 // evidently missed ours); one ahead of it, within the window, is held until the gap
 // is filled, and the gap is NACKed (once per `nack_holdoff`); one beyond the window is
-// dropped. **ACK coalescing** (as TCP's delayed ACK): the receiver owes an ACK for
+// dropped. A gap is not NACKed at once: datagrams may arrive out of order without
+// being lost (the IB specification promises UD no order; the simulator's fluid
+// network lets a small datagram overtake a large one), so, as TCP's duplicate-ACK
+// threshold, a gap is NACKed once kNackThreshold packets wait behind it or it has
+// lasted `nack_holdoff`. **ACK coalescing** (as TCP's delayed ACK): the receiver owes an ACK for
 // each packet delivered; the owed ACK rides on the next datagram to the peer, or goes
 // alone once `ack_after` are owed, when the sender asks (its window is half full),
 // or `ack_delay` after the first owed one.
@@ -39,6 +51,7 @@ struct UdReliabilityParameters {
   double ack_delay = 1e-3;               ///< seconds an owed ACK may wait for a datagram to ride on
   double retransmit_timeout = 0.4;       ///< seconds without ACK before a re-send (seed 004 §5: 0.4 s)
   double nack_holdoff = 1e-3;            ///< seconds between two NACKs, or NACK re-sends, of one packet
+  double probe_delay = 2e-3;             ///< seconds the newest packet waits unacknowledged before a Probe
   std::uint32_t max_retries = 25;        ///< re-sends of one packet before the peer is declared dead
 };
 
@@ -72,8 +85,25 @@ class UdSendWindow {
   /// (sent_at = now, retries + 1). Returns false, appending nothing more, when one of
   /// them has been re-sent `max_retries` times already: the peer is gone.
   bool expired(double now, const UdReliabilityParameters& p, std::vector<std::uint32_t>& slots);
-  /// When the oldest packet's timeout expires (kNever: nothing in flight).
-  double deadline(double timeout) const noexcept;
+  /// Whether a tail-loss Probe should leave now: the newest packet is `delay` old, and
+  /// no Probe left within `delay` (a lost Probe, or a lost answer, is probed again).
+  bool probe_due(double now, double delay) const noexcept {
+    return !in_flight_.empty() && in_flight_.back().sent_at + delay <= now && (!probing_ || probe_at_ + delay <= now);
+  }
+  /// A Probe left at `now`: packets sent before it that its answer does not
+  /// acknowledge were lost.
+  void probe_sent(double now) noexcept {
+    probing_ = true;
+    probe_seq_ = next_seq_;
+    probe_at_ = now;
+  }
+  /// The answer to the Probe (its ACK already applied): appends the packets sent
+  /// before the Probe and still in flight, marked re-sent at `now`. Nothing without an
+  /// outstanding Probe.
+  void probe_answered(double now, std::vector<std::uint32_t>& slots);
+  /// When the oldest packet's timeout expires, or a Probe is due, whichever is first
+  /// (kNever: nothing in flight).
+  double deadline(double timeout, double probe_delay) const noexcept;
   /// The retries of the oldest packet (for the error message of a dead peer).
   std::uint32_t oldest_retries() const noexcept { return in_flight_.empty() ? 0 : in_flight_.front().retries; }
 
@@ -81,6 +111,9 @@ class UdSendWindow {
 
  private:
   std::uint32_t next_seq_ = 0;
+  bool probing_ = false;
+  std::uint32_t probe_seq_ = 0;  ///< next_seq_ when the outstanding Probe left
+  double probe_at_ = 0;          ///< when it left
   std::deque<InFlight> in_flight_;  ///< consecutive sequence numbers, oldest first
 };
 
@@ -98,7 +131,10 @@ class UdReceiveWindow {
   /// The expected packet was handed up: the next one is expected, one more ACK owed.
   void delivered(double now);
   /// A packet classified Hold is kept by the caller under `seq`.
-  void hold(std::uint32_t seq, std::vector<std::byte> datagram) { held_.emplace(seq, std::move(datagram)); }
+  void hold(std::uint32_t seq, std::vector<std::byte> datagram, double now) {
+    if (held_.empty()) gap_since_ = now;
+    held_.emplace(seq, std::move(datagram));
+  }
   /// The held packet that is expected now, if any (moved out; deliver it, then call
   /// delivered()).
   std::optional<std::vector<std::byte>> take_next_held();
@@ -121,6 +157,10 @@ class UdReceiveWindow {
   double ack_deadline() const noexcept { return ack_due_; }
   /// Whether the gap at ack_value() should be NACKed now; if so, records it.
   bool nack_due(double now, double holdoff) noexcept;
+  /// When the current gap may be NACKed at the latest (kNever: no gap).
+  double nack_deadline(double holdoff) const noexcept;
+  /// Packets held behind a gap that make it a loss rather than a reordering.
+  static constexpr std::size_t kNackThreshold = 3;
 
   void set_ack_delay(double delay) noexcept { ack_delay_ = delay; }
 
@@ -133,6 +173,7 @@ class UdReceiveWindow {
   double ack_delay_ = 1e-3;
   std::uint32_t nacked_seq_ = 0;
   double nacked_at_ = -1;
+  double gap_since_ = 0;  ///< when the current gap (at expected_) opened
   std::map<std::uint32_t, std::vector<std::byte>> held_;  ///< keyed by seq; at most `window` entries
 };
 

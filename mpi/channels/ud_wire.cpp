@@ -10,6 +10,7 @@ std::string_view to_string(UdKind kind) noexcept {
     case UdKind::Ack: return "ack";
     case UdKind::Nack: return "nack";
     case UdKind::Stop: return "stop";
+    case UdKind::Probe: return "probe";
   }
   return "?";
 }
@@ -37,6 +38,7 @@ UdParse parse_ud_datagram(std::span<const std::byte> bytes, int job_size, std::s
     case UdKind::Ack:
     case UdKind::Nack:
     case UdKind::Stop:
+    case UdKind::Probe:
       return bytes.size() == kUdHeaderBytes ? UdParse::Ok : UdParse::BadLength;
     case UdKind::Data:
       break;

@@ -5,6 +5,7 @@
 //   Data  UdHeader, PacketHeader (packet.hpp), payload: one MPI packet, sequenced
 //   Ack   UdHeader alone: "I have every packet of yours below `ack`"
 //   Nack  UdHeader alone: the same, and "packet `seq` is missing: send it again"
+//   Probe UdHeader alone: "answer with your ACK now" (a tail-loss probe, below)
 //   Stop  UdHeader alone, to this rank itself: ends the shutdown agent (ud_channel.cpp)
 //
 // Every datagram also carries `ack`, the receiver-side state of its sender for the
@@ -26,11 +27,12 @@
 
 namespace twinfab::mpi {
 
-enum class UdKind : std::uint8_t { Data = 1, Ack = 2, Nack = 3, Stop = 4 };
+enum class UdKind : std::uint8_t { Data = 1, Ack = 2, Nack = 3, Stop = 4, Probe = 5 };
 std::string_view to_string(UdKind kind) noexcept;
 
 /// UdHeader::flags
 inline constexpr std::uint8_t kUdFlagAckRequest = 1u << 0;  ///< Data: acknowledge at once (the sender's window fills)
+inline constexpr std::uint8_t kUdFlagProbeReply = 1u << 1;  ///< Ack: the answer to a Probe
 
 /// Identifies the channel's datagrams ("tU"): a datagram from anything else is dropped.
 inline constexpr std::uint16_t kUdMagic = 0x5574;
