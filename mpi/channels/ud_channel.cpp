@@ -33,7 +33,7 @@ UdReliabilityParameters parameters_from(const Config& config) {
   p.ack_after = config.ud_ack_after == 0 ? std::max<std::uint32_t>(1, config.ud_window / 4) : config.ud_ack_after;
   p.ack_delay = config.ud_ack_delay_us * 1e-6;
   p.retransmit_timeout = config.ud_retransmit_timeout_us * 1e-6;
-  p.nack_holdoff = std::min(p.retransmit_timeout / 2, 1e-3);
+  p.nack_holdoff = std::min(p.retransmit_timeout / 2, p.ack_delay);
   p.max_retries = config.ud_max_retries;
   p.probe_delay = 2 * p.ack_delay;
   return p;

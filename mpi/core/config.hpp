@@ -123,7 +123,7 @@ struct Config {
   std::uint32_t ud_send_buffers = 256;
   std::uint32_t ud_recv_buffers = 256;
   std::uint32_t ud_ack_after = 0;
-  std::uint32_t ud_ack_delay_us = 1000;
+  std::uint32_t ud_ack_delay_us = 200;
   std::uint32_t ud_retransmit_timeout_us = 400000;
   std::uint32_t ud_max_retries = 25;
 
