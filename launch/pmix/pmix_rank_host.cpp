@@ -1,7 +1,10 @@
 // twinfab launch: the C API's default RankHost, for MPI programs run as real
 // processes: one rank per process, started by a PMIx process manager (or alone, as a
 // singleton of one rank), on the RDMA device the verbs backend picks
-// (TWINFAB_DEVICE, TWINFAB_GID_INDEX; see docs/hardware.md).
+// (TWINFAB_DEVICE, TWINFAB_GID_INDEX; see docs/hardware.md). TWINFAB_DROP_RATE=P
+// wraps the device in the fabric's drop hook (fabric/hook/drop_hook.hpp): each UD/UC
+// receive is lost with probability P, seeded by TWINFAB_DROP_SEED (default 1) plus the
+// rank, so that UD's reliability is exercised on hardware that loses nothing.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,6 +13,7 @@
 #include <memory>
 
 #include "fabric/error.hpp"
+#include "fabric/hook/drop_hook.hpp"
 #include "fabric/log.hpp"
 #include "launch/pmix/singleton_oob.hpp"
 #ifdef TWINFAB_HAVE_PMIX
@@ -22,6 +26,19 @@
 
 namespace twinfab::mpi::capi {
 namespace {
+
+/// A non-negative number from environment variable `name`, or `fallback` when unset;
+/// anything else is an error naming the variable.
+double number_from_environment(const char* name, double fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return fallback;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value >= 0))
+    throw fabric::Error(fabric::Status::InvalidArgument,
+                        fmt::format("{}='{}' is not a non-negative number", name, text));
+  return value;
+}
 
 class PmixRankHost final : public RankHost {
  public:
@@ -55,6 +72,17 @@ class PmixRankHost final : public RankHost {
 #endif
     try {
       device_ = verbs::open_device(options);
+      const double drop = number_from_environment("TWINFAB_DROP_RATE", 0);
+      if (drop > 0) {
+        if (drop > 1)
+          throw fabric::Error(fabric::Status::InvalidArgument,
+                              fmt::format("TWINFAB_DROP_RATE={} is not a probability (0 to 1)", drop));
+        const auto seed = static_cast<std::uint64_t>(number_from_environment("TWINFAB_DROP_SEED", 1)) +
+                          static_cast<std::uint64_t>(oob_->rank());
+        device_ = std::make_unique<fabric::hook::DropHook>(std::move(device_), drop, seed);
+        fabric::log().info("rank {}: UD/UC receives dropped with probability {} (TWINFAB_DROP_RATE, seed {})",
+                           oob_->rank(), drop, seed);
+      }
     } catch (const fabric::Error& e) {
       release();
       throw fabric::Error(e.status(), fmt::format("{}\n(an MPI program built with twinfab-mpicc runs in the "

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Runs an MPI C program as real processes under Open MPI's mpirun (PMIx start-up) on
 # this host's RDMA device:
-# `run_on_hardware.sh [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
+# `run_on_hardware.sh [--ud] [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
+# --ud: over the UD channel (TWINFAB_TRANSPORT=ud); on an iWARP device (siw), which has
+# no UD, the job must instead fail at MPI_Init saying so.
 # --expect-failure: the job must end with an error (exit 0 then), and within 120 s
 # (a hang is a failure). --expect-output: its output (stdout and stderr) must also
 # match the extended regular expression ERE. Without a
@@ -10,6 +12,8 @@
 set -u
 expect_failure=0
 expect_output=
+ud=0
+if [ "${1:-}" = --ud ]; then ud=1; shift; fi
 if [ "${1:-}" = --expect-failure ]; then expect_failure=1; shift; fi
 if [ "${1:-}" = --expect-output ]; then expect_output=$2; shift 2; fi
 nprocs=$1; shift
@@ -20,6 +24,15 @@ fi
 if ! command -v mpirun >/dev/null 2>&1; then
   echo "mpirun (openmpi-bin) is missing: run ci/install-deps.sh" >&2
   exit 77
+fi
+if [ "$ud" = 1 ]; then
+  export TWINFAB_TRANSPORT=ud
+  # node_type "4: RNIC" is iWARP (rdma-core's sysfs), which has no UD queue pairs.
+  if grep -qs RNIC /sys/class/infiniband/*/node_type; then
+    echo "iWARP device: TWINFAB_TRANSPORT=ud must be refused at MPI_Init"
+    expect_failure=1
+    expect_output='has no UD queue pairs'
+  fi
 fi
 # --allow-run-as-root: the VM runs tests as root; --oversubscribe: 4 ranks on 2 vCPUs.
 # A rank that dies makes mpirun end the job with an error (never a hang).
