@@ -26,6 +26,7 @@ constexpr std::uint32_t kControlSlots = 64;
 constexpr std::uint32_t kStopSlot = kControlSlots;
 constexpr double kStopInterval = 20e-6;
 constexpr double kTimerSlack = 1e-6;
+constexpr std::uint32_t kLazyReap = 8;
 
 UdReliabilityParameters parameters_from(const Config& config) {
   UdReliabilityParameters p;
@@ -192,6 +193,7 @@ void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::siz
   p.receive.ack_sent();
   post_slot(peer, p, slot);
   ++counters_.packets_sent;
+  if (!reposts_.empty()) repost_consumed();
   mark_timed(peer, p);
   next_timer_ = std::min(next_timer_, now + std::min(params_.retransmit_timeout, params_.probe_delay));
 }
@@ -242,7 +244,12 @@ void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, 
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = std::span(&sge, 1);
   wr.ah = &handle_for(peer, p);
-  if (const Status s = qp_->post_send(wr); s != Status::Ok)
+  const Status s = qp_->post_send(wr);
+  if (s == Status::NoResource) {  // the send queue is full (the shutdown's Stops): as if lost
+    free_controls_.push_back(slot);
+    return;
+  }
+  if (s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
                 fmt::format("sending an {} to rank {} failed: {} ({})", to_string(kind), peer, fabric::to_string(s),
                             qp_->last_error()));
@@ -339,7 +346,8 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
       if (p.receive.has_held()) {
         // Another gap: ask for the packet at its start at once.
         if (p.receive.nack_due(now, params_.nack_holdoff)) send_control(peer, p, UdKind::Nack, p.receive.ack_value());
-      } else if (asked || p.receive.ack_needed(now, params_)) {
+      } else if ((asked && p.receive.owed() > 0) || p.receive.ack_needed(now, params_)) {
+        // (A reply the sink sent meanwhile carried the ACK already: owed is 0 then.)
         send_control(peer, p, UdKind::Ack, 0);
       }
       break;
@@ -459,8 +467,14 @@ std::size_t UdChannel::run_timers(double now) {
   return events;
 }
 
+void UdChannel::repost_consumed() {
+  for (const std::uint32_t slot : reposts_) post_receive(slot);
+  reposts_.clear();
+}
+
 std::size_t UdChannel::progress() {
   std::size_t events = 0;
+  if (!reposts_.empty()) repost_consumed();
   double now = -1;
   for (;;) {
     const std::size_t n = recv_cq_->poll(completions_);
@@ -476,12 +490,17 @@ std::size_t UdChannel::progress() {
       } else {
         ++counters_.datagrams_dropped;
       }
-      post_receive(slot);
+      // Posted again at the next progress() or packet sent, as the RC channel does: the
+      // reply to this packet leaves first, and the re-post is off the latency path.
+      reposts_.push_back(slot);
     }
     events += n;
     if (n < completions_.size()) break;
   }
-  if (send_wr_outstanding_ > 0) reap_sends();
+  // Send completions only return buffers: reaped lazily, when a few are outstanding
+  // or something waits for a buffer (one poll of the send CQ less per progress pass).
+  if (send_wr_outstanding_ >= kLazyReap || (send_wr_outstanding_ > 0 && (pending_total_ > 0 || free_controls_.empty())))
+    reap_sends();
   events += flush_pending();
   if (!timed_peers_.empty()) {
     if (now < 0) now = runtime_.now();

@@ -115,6 +115,8 @@ class UdChannel final : public Channel {
   void take_ack(int peer, Peer& p, std::uint32_t ack);
   void release_slot(std::uint32_t slot);
   void post_receive(std::uint32_t slot);
+  /// Posts the receive buffers consumed since the last call (see reposts_).
+  void repost_consumed();
   void reap_sends();
   std::size_t flush_pending();
   std::size_t run_timers(double now);
@@ -159,6 +161,7 @@ class UdChannel final : public Channel {
   std::vector<int> timed_peers_;  ///< peers with packets in flight or an ACK owed (each once)
   std::vector<int> flush_list_;   ///< peers whose pending FIFO may move (each once)
   std::vector<std::uint32_t> scratch_slots_;
+  std::vector<std::uint32_t> reposts_;  ///< receive buffers handed up, not posted again yet
   std::vector<int> scratch_peers_;
   std::uint64_t pending_total_ = 0;
   double next_timer_ = UdSendWindow::kNever;  ///< no timer of any peer is due before it
