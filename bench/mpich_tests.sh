@@ -20,7 +20,8 @@
 #                                                       comm group datatype init errhan topo attr
 #                                                       mpi_t rma)
 # Environment: LAUNCH (sim, the default, or rxe or siw: the micro-VM), PLATFORM (for
-# sim; default ideal), TIMEOUT per run in seconds for the tests whose testlist line
+# sim; default ideal), SIM_OPTIONS (for sim: more options of twinfab sim, e.g.
+# "--loss 0.01 --seed 1", with TWINFAB_TRANSPORT=ud to run the suite over lossy UD), TIMEOUT per run in seconds for the tests whose testlist line
 # sets no timeLimit= (default 180, as MPICH's MPITEST_TIMEOUT), TIMEOUT_MULTIPLIER
 # (as MPICH's MPITEST_TIMEOUT_MULTIPLIER; default 1 under sim, 3 in the micro-VM,
 # where TCG runs the processes ~10-50x slower than the host), VM_TIMEOUT (the whole VM run, default

@@ -30,8 +30,10 @@ source "$here/mpich_known.sh"
 case $mode in
   sim)
     twinfab=$3 platform=$4
-    where="twinfab sim ($platform)"
-    launcher() { cmd=("$twinfab" sim -n "$1" --platform "$platform"); }
+    # SIM_OPTIONS: more options of twinfab sim, e.g. "--loss 0.01 --seed 1" (word-split).
+    read -r -a sim_options <<< "${SIM_OPTIONS:-}"
+    where="twinfab sim ($platform${SIM_OPTIONS:+ $SIM_OPTIONS})"
+    launcher() { cmd=("$twinfab" sim -n "$1" --platform "$platform" "${sim_options[@]}"); }
     ;;
   hardware)
     ls /sys/class/infiniband/* > /dev/null 2>&1 || { echo "mpich_run: no RDMA device here (run inside ci/vm/run)" >&2; exit 1; }

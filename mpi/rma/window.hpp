@@ -129,7 +129,7 @@ struct InFlightMessage {
 struct TargetState {
   /// Message sends and reply receives this rank started towards the target (the
   /// send/receive design, accumulates, dynamic windows): complete before a flush ends.
-  std::vector<InFlightMessage> requests;
+  std::deque<InFlightMessage> requests;  ///< oldest first (reaped from the front)
   std::uint32_t rdma_in_flight = 0;       ///< RDMA reads/writes/atomics not completed
   /// Of those, writes posted with inline data: complete locally already (the origin
   /// buffer was copied at post), only not yet at the target.
@@ -240,7 +240,7 @@ class Window {
   /// stopped before that goes.
   std::unique_ptr<LockService> lock_service;
   std::deque<IncomingOperation> incoming;
-  std::vector<OutgoingReply> replies;
+  std::deque<OutgoingReply> replies;  ///< oldest first (reaped from the front)
   /// Errors found applying operations from an origin, reported in its next flush
   /// acknowledgement, by origin rank.
   std::unordered_map<int, ErrorClass> origin_errors;
