@@ -293,8 +293,7 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
 
 }  // namespace
 
-int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
-  const auto started = std::chrono::steady_clock::now();
+void check_sim_options(const SimLaunchOptions& options) {
   if (options.nranks < 1)
     throw Error(Status::InvalidArgument, fmt::format("-n {}: the number of ranks must be at least 1", options.nranks));
   if (options.command.empty())
@@ -306,6 +305,11 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   if (!options.counters.empty() && options.counters != "text" && options.counters != "json")
     throw Error(Status::InvalidArgument,
                 fmt::format("--counters={}: expected text or json (--counters alone is text)", options.counters));
+}
+
+int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
+  const auto started = std::chrono::steady_clock::now();
+  check_sim_options(options);
   // Opened before the run: a path that cannot be written fails now, not after it.
   std::ofstream result_file;
   if (!options.result_json.empty()) {
