@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/crash_report.hpp"
@@ -365,11 +367,21 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
       if (r == 0) check_mapping_limit(n, 1, maps_before);
       // The handle stays open: the rank's code and data live until the process ends.
       void* symbol = dlsym(handle, "main");
-      if (symbol == nullptr)
+      if (symbol == nullptr) {
+        // Built by another MPI's compiler wrapper: say so (foreign_mpi.hpp).
+        link_map* map = nullptr;
+        if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0)
+          for (; map != nullptr; map = map->l_next)
+            if (const char* family = mpi::capi::foreign_mpi_family(map->l_name))
+              throw Error(Status::InvalidArgument,
+                          fmt::format("'{}' was built against another MPI ({}?): it needs {}; rebuild it with "
+                                      "twinfab-mpicc",
+                                      program.string(), family, map->l_name));
         throw Error(Status::InvalidArgument,
                     fmt::format("'{}' does not export main, so it was not linked by twinfab-mpicc (which adds "
                                 "-pie -Wl,--export-dynamic-symbol=main)",
                                 program.string()));
+      }
       mains[r] = reinterpret_cast<MainFunction>(symbol);
     }
   }
