@@ -33,6 +33,7 @@
 #include <string_view>
 #include <thread>
 
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
@@ -93,7 +94,8 @@ int cmd_info(const Args& a) {
     if (!a.platform.empty() && a.backend == "sim") {
       sim::Platform p = sim::load_platform(a.platform);
       fmt::print("{}", describe_platform(p));
-      sim::Simulation s(p);
+      // The capabilities do not depend on the number of hosts: two are modelled.
+      sim::Simulation s(sim::hosts_in_use(p, 2));
       fmt::print("{}", fabric::describe(s.capabilities()));
     } else {
       fmt::print("  presets:");

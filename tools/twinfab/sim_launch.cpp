@@ -24,6 +24,7 @@
 #include <xbt/config.hpp>
 
 #include "backends/sim/memory_mappings.hpp"
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
@@ -338,6 +339,11 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   // Before anything is copied: a placement that cannot work fails at once, not after
   // N copies were loaded.
   sim::check_placement(platform, n, ranks_per_host);
+  // Only the hosts the ranks run on are modelled (the others carry no traffic): a
+  // platform of millions of hosts costs what its used ones do; what still does not fit
+  // in memory is refused here, before the copies (model_size.hpp).
+  platform = sim::hosts_in_use(platform, (n + ranks_per_host - 1) / ranks_per_host);
+  sim::check_model_fits(platform);
 
   // One private copy per rank; each file goes as soon as it is loaded (the mapping
   // stays), so a run killed while loading leaves at most one copy behind.
