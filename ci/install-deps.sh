@@ -16,6 +16,7 @@ core=(
   valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
   libblas-dev  # bench/real_programs.sh: HPL needs a BLAS (its sources come through apt-get source)
   slurmctld slurmd slurm-client munge  # python/twinfab/slurm.py; tests/python start a private one-node cluster
+  clang  # tests/fuzz: the libFuzzer targets (skipped without it)
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware
