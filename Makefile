@@ -1,10 +1,14 @@
 # twinfab: the two commands of the quick start, and a few helpers.
 #
-#   make demo    install dependencies, build, run the main job on the simulated fabric
-#   make test    install dependencies, build, run every test (unit, sim, cli, vm: rxe/siw)
+#   make demo    install dependencies, build what the demo runs (twinfab first, then the
+#                MPI example and the Python package), run the main job on the simulated fabric
+#   make test    install dependencies, build everything, run every test (unit, sim, cli, vm: rxe/siw)
 #
-# Subsets: make test LABELS=unit   (or sim, cli, vm; a ctest -L regular expression)
+# A fresh `make demo`, timed to its first table: ci/time_demo.sh (README, "Quick start").
+#
+# Subsets: make test LABELS=unit   (or sim, cli, vm, fuzz; a ctest -L regular expression)
 #          make test-fast          (everything but the micro-VM stage)
+#          make test-vm            (the micro-VM stage alone, its inner tests streamed)
 #          make test-asan          (unit, sim and cli tests built with ASan+UBSan in build-asan/;
 #                                   CI runs it after make test)
 BUILD  ?= build
@@ -13,8 +17,9 @@ LABELS ?=
 TWINFAB = $(BUILD)/tools/twinfab/twinfab
 
 ASAN_BUILD ?= build-asan
+VM_STAGE = ctest --test-dir $(BUILD) --output-on-failure -V -L vm
 
-.PHONY: all deps configure build demo test test-fast test-asan bench clean
+.PHONY: all deps configure build demo test test-vm test-fast test-asan bench clean
 
 all: build
 
@@ -28,11 +33,24 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	@bash ci/demo.sh $(TWINFAB)
+# Only the demo's targets, each built just before the step that runs it (ci/demo.sh).
+demo: configure
+	@bash ci/demo.sh $(BUILD) $(JOBS)
 
+# Without LABELS: everything but the micro-VM stage in parallel, then the VM stage
+# verbose, so that each test run inside the VM prints its result line as it ends and
+# the inner ctest's count ("100% tests passed, 0 tests failed out of N") shows (ctest
+# shows a test's output only at its end otherwise: minutes of silence per device).
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(if $(LABELS),-L '$(LABELS)')
+ifeq ($(LABELS),)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE vm
+	$(VM_STAGE)
+else
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -L '$(LABELS)'
+endif
+
+test-vm: build
+	$(VM_STAGE)
 
 test-fast: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE vm

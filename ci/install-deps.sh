@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package that twinfab's build, tests and benchmarks need.
-# Idempotent: when everything is present it only runs dpkg-query and returns.
+# Idempotent: when everything is present it only runs dpkg-query, says so and returns.
 # Usage: ci/install-deps.sh [--core-only]
 #   --core-only   build + simulator tests only (skips rdma-core, PMIx, QEMU, kernel bits)
+# It always prints one line saying what it checked and what it installed.
 set -euo pipefail
 
 core=(
@@ -16,6 +17,7 @@ core=(
   valgrind  # bench/footprint.sh: what one simulated rank touches per iteration
   libblas-dev  # bench/real_programs.sh: HPL needs a BLAS (its sources come through apt-get source)
   slurmctld slurmd slurm-client munge  # python/twinfab/slurm.py; tests/python start a private one-node cluster
+  clang  # tests/fuzz: the libFuzzer targets (skipped without it)
 )
 hardware=(
   # verbs backend, its tools and the process start-up on hardware
@@ -28,7 +30,11 @@ hardware=(
 )
 
 pkgs=("${core[@]}")
-[[ "${1:-}" == "--core-only" ]] || pkgs+=("${hardware[@]}")
+scope="build, simulator and Python"
+if [[ "${1:-}" != "--core-only" ]]; then
+  pkgs+=("${hardware[@]}")
+  scope="$scope, hardware and micro-VM"
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -36,10 +42,11 @@ for p in "${pkgs[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
 if ((${#missing[@]} == 0)); then
+  echo "install-deps: checked ${#pkgs[@]} Debian packages ($scope): all installed, nothing to do"
   exit 0
 fi
 
-echo "install-deps: installing ${#missing[@]} package(s): ${missing[*]}"
+echo "install-deps: checked ${#pkgs[@]} Debian packages ($scope); installing the ${#missing[@]} missing: ${missing[*]}"
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then
   command -v sudo >/dev/null || { echo "install-deps: run as root (or install sudo)" >&2; exit 1; }
@@ -48,4 +55,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "install-deps: done"
+echo "install-deps: installed ${#missing[@]} package(s); all ${#pkgs[@]} present now"

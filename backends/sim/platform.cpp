@@ -653,9 +653,12 @@ Platform parse_file(const fs::path& path, const std::vector<std::string>& overri
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) {
     const std::string cwd = path.is_relative() ? fmt::format(" (relative to {})", fs::current_path(ec).string()) : "";
+    const std::vector<std::string> presets = list_presets();
     throw Error(Status::NotFound, fmt::format("platform file \"{}\" not found{}; give an existing .toml file or a "
-                                              "preset name (see list_presets())",
-                                              path.string(), cwd));
+                                              "preset name ({})",
+                                              path.string(), cwd,
+                                              presets.empty() ? "no presets found: set TWINFAB_PLATFORM_PATH"
+                                                              : fmt::format("{}", fmt::join(presets, ", "))));
   }
   if (fs::is_directory(status))
     throw Error(Status::InvalidArgument,

@@ -1,4 +1,6 @@
 #include "backends/sim/sim_fabric.hpp"
+
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/sim_queue_pair.hpp"
 
 #include <fmt/format.h>
@@ -243,6 +245,7 @@ SimFabric::SimFabric(const Platform& platform)
       loss_(platform.loss.seed),
       events_(std::make_unique<EventQueue>(arrival_handler())),
       wire_(std::make_unique<Wire>(*events_, arrival_handler())) {
+  check_model_fits(platform_);  // before SimGrid builds it: refused with the estimate
   const auto& hosts = ensure_engine(platform_);
   hosts_ = &hosts;
   hcas_.reserve(hosts.size());

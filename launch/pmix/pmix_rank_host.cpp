@@ -101,8 +101,8 @@ class PmixRankHost final : public RankHost {
   void close() override { release(); }
 
   [[noreturn]] void abort(int code, std::string_view message) override {
-    std::fprintf(stderr, "twinfab: rank %d: %.*s\n", oob_ ? oob_->rank() : 0, static_cast<int>(message.size()),
-                 message.data());
+    // The message names the rank already (fatal()); a prefix here printed it twice.
+    std::fprintf(stderr, "twinfab: %.*s\n", static_cast<int>(message.size()), message.data());
     std::fflush(stderr);
     // The process manager ends the other ranks of the job; exit ourselves in any case.
 #ifdef TWINFAB_HAVE_PMIX

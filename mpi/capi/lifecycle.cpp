@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/tools_interface.hpp"
 
@@ -17,6 +18,10 @@ void acquire_context(RankState& s, const char* function) {
                 "MPI was finalized in this process already (MPI_Finalize, or the last MPI_Session_finalize, "
                 "released the rank's resources), and twinfab cannot initialize it again: keep one session (or "
                 "the World model) open for as long as the program uses MPI");
+  // Before the device opens: whatever it would do with the other library's handles is
+  // meaningless (foreign_mpi.hpp).
+  if (const auto other = find_foreign_mpi())
+    fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, describe_foreign_mpi(*other)));
   RankHost& host = rank_host();
   try {
     RankResources resources = host.open();

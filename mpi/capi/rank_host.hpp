@@ -74,8 +74,9 @@ class RankHost {
   /// Releases what open() gave (the last of MPI_Finalize / MPI_Session_finalize, after
   /// the rank's Context is gone).
   virtual void close() = 0;
-  /// Ends the whole job with exit status `code` after printing `message`
-  /// (MPI_Abort, MPI_ERRORS_ARE_FATAL). Does not return.
+  /// Ends the whole job with exit status `code` after printing "twinfab: <message>"
+  /// (MPI_Abort, MPI_ERRORS_ARE_FATAL). `message` already names the rank where it is
+  /// known (fatal() adds "rank N: "): the host adds no prefix of its own. Does not return.
   [[noreturn]] virtual void abort(int code, std::string_view message) = 0;
   /// For diagnostics: "simulator", "pmix", ...
   virtual std::string_view name() const noexcept = 0;

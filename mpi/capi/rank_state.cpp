@@ -1,4 +1,6 @@
 #include "mpi/capi/rank_state.hpp"
+
+#include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/window_table.hpp"
 
 #include "mpi/capi/attributes.hpp"
@@ -94,6 +96,14 @@ const char* call_in_progress(const void* state) noexcept {
 
 void fatal(int code, std::string_view message) {
   std::fflush(stdout);
+  // The rank is named here, once: the host prints the message as given.
+  const RankState* state = current_state();
+  if (state != nullptr && state->context) {
+    const std::string prefix = fmt::format("rank {}: ", state->context->world().rank());
+    if (!message.starts_with(prefix)) {
+      rank_host().abort(code, prefix + std::string(message));
+    }
+  }
   rank_host().abort(code, message);
   std::_Exit(code);  // a host's abort() must not return; never leave the job running
 }
@@ -123,8 +133,7 @@ int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_cla
     state.errhandler_in_use(handler)(&object, &code);
     return code;
   }
-  const std::string rank = state.context ? fmt::format("rank {}: ", state.context->world().rank()) : "";
-  fatal(error_class, fmt::format("{}{} ({}; the error handler is {})", rank, message, state.describe_error(error_class),
+  fatal(error_class, fmt::format("{} ({}; the error handler is {})", message, state.describe_error(error_class),
                                  handler == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
@@ -476,7 +485,7 @@ void RankState::throw_bad_type(MPI_Datatype handle, const char* where, const cha
   if (handle == MPI_DATATYPE_NULL)
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({})", where, arg), "datatype is MPI_DATATYPE_NULL");
   throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, bits(handle)),
-              "not a datatype handle (never created, or freed)");
+              "not a datatype handle (never created, or freed)" + foreign_datatype_hint(bits(handle)));
 }
 
 MPI_Datatype RankState::add_type(DatatypePtr t) {

@@ -463,7 +463,8 @@ class OpCall {
   ReductionOp op_;
 };
 
-/// Aborts the job: prints "twinfab: <message>" (through the host) and exits `code`.
+/// Aborts the job: prints "twinfab: rank N: <message>" (through the host; "rank N: "
+/// when the calling rank has started MPI, and only once) and exits `code`.
 [[noreturn]] void fatal(int code, std::string_view message);
 
 /// Reports an error of class `error_class` raised in a call on `comm` to the handler of

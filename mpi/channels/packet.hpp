@@ -12,7 +12,10 @@
 // re-posted since it last said so (seed 000 §III.C, credits piggy-backed).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 
 namespace twinfab::mpi {
@@ -77,6 +80,18 @@ static_assert(sizeof(CompactHeader) == 16, "the compact header is part of the wi
 inline constexpr std::uint32_t kCompactHeaderBytes = sizeof(CompactHeader);
 /// The smallest packet: a compact header alone.
 inline constexpr std::uint32_t kMinPacketBytes = kCompactHeaderBytes;
+
+/// A received packet's header (a CompactHeader expanded: type Eager, total_bytes = the
+/// payload's size) and its payload, a view into the packet's bytes.
+struct ParsedPacket {
+  PacketHeader header;
+  std::span<const std::byte> payload;
+};
+/// Reads a packet as it arrived (`bytes`: the whole packet, contiguous). Nothing when
+/// it is shorter than its header (kMinPacketBytes for an EagerWhole, else
+/// kPacketHeaderBytes). Pure: reads `bytes` only; the header's fields are not judged
+/// here (the protocols check what they use). Fuzzed by tests/fuzz/fuzz_packet.cpp.
+std::optional<ParsedPacket> parse_packet(std::span<const std::byte> bytes) noexcept;
 
 // Control messages in an immediate. Where the device has RDMA write with immediate,
 // a CreditUpdate or Bye (a header and nothing else) goes as a zero-byte write with

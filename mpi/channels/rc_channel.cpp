@@ -617,25 +617,11 @@ PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot,
       std::memcpy(body, head, head_bytes_);
     }
   }
-  PacketHeader header;
-  std::uint32_t header_bytes = kPacketHeaderBytes;
-  if (static_cast<PacketType>(buffer[0]) == PacketType::EagerWhole) {
-    CompactHeader compact;
-    std::memcpy(&compact, buffer, sizeof compact);
-    header_bytes = kCompactHeaderBytes;
-    header.type = PacketType::Eager;
-    header.credits = compact.credits;
-    header.context_id = compact.context_id;
-    header.source = compact.source;
-    header.tag = compact.tag;
-    header.total_bytes = byte_len - kCompactHeaderBytes;
-  } else {
-    if (byte_len < kPacketHeaderBytes)
-      fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
-    std::memcpy(&header, buffer, sizeof header);
-  }
-  payload = {buffer + header_bytes, byte_len - header_bytes};
-  return header;
+  const std::optional<ParsedPacket> packet = parse_packet({buffer, byte_len});
+  if (!packet)
+    fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
+  payload = packet->payload;
+  return packet->header;
 }
 
 void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {

@@ -26,7 +26,7 @@ def test_list():
 
 def test_unknown_experiment():
     p = run_module("nope")
-    assert p.returncode == 1 and "unknown experiment 'nope'; available:" in p.stderr
+    assert p.returncode == 2 and "unknown experiment 'nope'; available:" in p.stderr
 
 
 def outputs(out, name):

@@ -13,6 +13,7 @@
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "mpi/core/context.hpp"
+#include "tools/twinfab/cli_conventions.hpp"
 
 namespace twinfab::tools {
 
@@ -201,8 +202,10 @@ ExperimentCommand::ExperimentCommand(CLI::App& app)
   command_->add_option("name", *name_, "seed000-regcache: PingPong with/without RDMA and registration caches")
       ->required();
   command_->add_option("--platform", options_->platform, "Simulated platform")->capture_default_str();
-  command_->add_option("--sizes", options_->sizes, "Message sizes in bytes (default 1 B ... 4 MiB)");
+  command_->add_option("--sizes", options_->sizes, "Message sizes in bytes (default 1 B ... 4 MiB)")
+      ->check(number_check(true));
   command_->add_option("--iters,-n", options_->iterations, "Iterations per size (default: by size)")
+      ->check(number_check(true))
       ->check(CLI::Range(1u, 1u << 30));
   command_->add_option("--csv", options_->csv, "Also write the table as CSV to this file");
 }
@@ -211,11 +214,10 @@ bool ExperimentCommand::parsed() const { return command_->parsed(); }
 
 int ExperimentCommand::run() const {
   if (*name_ == "seed000-regcache") return run_seed000_regcache(*options_);
-  throw fabric::Error(fabric::Status::InvalidArgument,
-                      fmt::format("unknown experiment '{}'; available: seed000-regcache (this twinfab was built "
-                                  "without its Python package, -DTWINFAB_WITH_PYTHON=OFF, which runs the "
-                                  "experiments of scenarios/)",
-                                  *name_));
+  throw UsageError(fmt::format("unknown experiment '{}'; available: seed000-regcache (this twinfab was built "
+                               "without its Python package, -DTWINFAB_WITH_PYTHON=OFF, which runs the "
+                               "experiments of scenarios/)",
+                               *name_));
 }
 
 }  // namespace twinfab::tools

@@ -15,7 +15,9 @@
 //   twinfab experiment NAME [--quick] [--out DIR] [--jobs N] [--slurm] | --list
 //                 (the Python experiments of scenarios/: experiment_python.hpp)
 //
-// Errors go to stderr as "twinfab: error: ..." with exit status 1; usage errors exit 2.
+// Exit statuses: 0 success, 1 run failure ("twinfab: error: ..." on stderr), 2 usage
+// error (the command line was refused), and under `twinfab sim` the program's own
+// status (cli_conventions.hpp; README.md, "Exit statuses").
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -31,9 +33,11 @@
 #include <string_view>
 #include <thread>
 
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "tools/twinfab/cli_conventions.hpp"
 #include "tools/twinfab/experiment_python.hpp"
 #include "tools/twinfab/experiment_regcache.hpp"
 #include "tools/twinfab/perf.hpp"
@@ -48,6 +52,7 @@
 namespace {
 
 using namespace twinfab;
+using tools::UsageError;
 
 struct Args {
   std::string backend = "sim";
@@ -89,7 +94,8 @@ int cmd_info(const Args& a) {
     if (!a.platform.empty() && a.backend == "sim") {
       sim::Platform p = sim::load_platform(a.platform);
       fmt::print("{}", describe_platform(p));
-      sim::Simulation s(p);
+      // The capabilities do not depend on the number of hosts: two are modelled.
+      sim::Simulation s(sim::hosts_in_use(p, 2));
       fmt::print("{}", fabric::describe(s.capabilities()));
     } else {
       fmt::print("  presets:");
@@ -127,26 +133,22 @@ int cmd_info(const Args& a) {
 #endif
   }
   if (a.backend != "sim" && a.backend != "verbs" && a.backend != "all")
-    throw fabric::Error(fabric::Status::InvalidArgument,
-                        fmt::format("unknown backend '{}'; valid: sim, verbs, all", a.backend));
+    throw UsageError(fmt::format("unknown backend '{}'; valid: sim, verbs, all", a.backend));
   return 0;
 }
 
 tools::PerfReport perf_sim(const tools::PerfOptions& o, const Args& a) {
   sim::Platform p = sim::load_platform(a.platform, a.overrides);
   if (a.device_given)
-    throw fabric::Error(fabric::Status::InvalidArgument,
-                        fmt::format("--device '{}' applies to --backend verbs only", a.device));
+    throw UsageError(fmt::format("--device '{}' applies to --backend verbs only", a.device));
   if (a.loss_given) {
     if (!(a.loss >= 0 && a.loss <= 1))  // NaN included
-      throw fabric::Error(fabric::Status::InvalidArgument,
-                          fmt::format("--loss {} must be a probability in [0, 1]", a.loss));
+      throw UsageError(fmt::format("--loss {} must be a probability in [0, 1]", a.loss));
     p.loss.probability = a.loss;
   }
   if (a.seed_given) {
     if (a.seed < 0)
-      throw fabric::Error(fabric::Status::InvalidArgument,
-                          fmt::format("--seed {} must be a non-negative integer", a.seed));
+      throw UsageError(fmt::format("--seed {} must be a non-negative integer", a.seed));
     p.loss.seed = static_cast<uint64_t>(a.seed);
   }
   if (p.hosts < 2)
@@ -168,8 +170,7 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
   auto d0 = verbs::open_device(open);
   auto d1 = verbs::open_device(open);
   if (a.loss_given || a.seed_given || a.counters || !a.overrides.empty())
-    throw fabric::Error(fabric::Status::InvalidArgument,
-                        "--set, --loss, --seed and --counters apply to --backend sim only");
+    throw UsageError("--set, --loss, --seed and --counters apply to --backend sim only");
   fmt::print("# twinfab perf {} | backend verbs | device {} | RC | wall-clock time\n", tools::to_string(o.test),
              d0->capabilities().device_name);
   tools::PerfReport report;
@@ -203,13 +204,16 @@ tools::PerfReport perf_verbs([[maybe_unused]] const tools::PerfOptions& o, [[may
 
 int cmd_perf(const Args& a) {
   tools::PerfOptions o;
-  o.test = tools::parse_perf_test(a.test);
+  try {
+    o.test = tools::parse_perf_test(a.test);
+  } catch (const fabric::Error& e) {
+    throw UsageError(e.what());
+  }
   o.sizes = a.sizes;
   o.iterations = a.iterations;
   o.tx_depth = a.tx_depth;
-  if (o.iterations == 0) throw fabric::Error(fabric::Status::InvalidArgument, "--iters must be at least 1");
-  if (o.tx_depth == 0 || o.tx_depth > 8192)
-    throw fabric::Error(fabric::Status::InvalidArgument, "--tx-depth must be in 1..8192");
+  if (o.iterations == 0) throw UsageError("--iters must be at least 1");
+  if (o.tx_depth == 0 || o.tx_depth > 8192) throw UsageError("--tx-depth must be in 1..8192");
   // Opened before the run: a path that cannot be written fails now, not after it.
   std::ofstream csv;
   if (!a.csv.empty()) {
@@ -224,8 +228,7 @@ int cmd_perf(const Args& a) {
   else if (a.backend == "verbs")
     report = perf_verbs(o, a);
   else
-    throw fabric::Error(fabric::Status::InvalidArgument,
-                        fmt::format("unknown backend '{}'; valid: sim, verbs", a.backend));
+    throw UsageError(fmt::format("unknown backend '{}'; valid: sim, verbs", a.backend));
   if (csv.is_open()) {
     csv << tools::format_csv(report);
     if (!csv.flush())
@@ -282,13 +285,18 @@ int main(int argc, char** argv) {
   perf->add_option("--platform", a.platform, "Simulated platform: preset name or TOML path")->capture_default_str();
   perf->add_option("--device,-d", a.device, "RDMA device (verbs; default $TWINFAB_DEVICE or the first active one)");
   perf->add_option("--size,-s", a.sizes, "Message size(s) in bytes (default: 2 B ... 8 MiB)")
+      ->check(tools::number_check(true))
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 31));
   perf->add_option("--iters,-n", a.iterations, "Iterations per size (capped to move <= 256 MiB per size)")
+      ->check(tools::number_check(true))
       ->capture_default_str();
-  perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")->capture_default_str();
+  perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")
+      ->check(tools::number_check(true))
+      ->capture_default_str();
   perf->add_option("--csv", a.csv, "Also write the table as CSV to this file");
-  perf->add_option("--loss", a.loss, "Simulator: per-packet loss probability (overrides the platform's)");
-  perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)");
+  perf->add_option("--loss", a.loss, "Simulator: per-packet loss probability (overrides the platform's)")
+      ->check(tools::number_check(false));
+  perf->add_option("--seed", a.seed, "Simulator: loss seed (overrides the platform's)")->check(tools::number_check(true));
   perf->add_flag("--counters", a.counters, "Simulator: print packet, drop, retransmission and ICM counters");
   perf->add_option("--set", a.overrides,
                    "Simulator: override a platform key, KEY=VALUE as in the platform file "
@@ -297,11 +305,12 @@ int main(int argc, char** argv) {
 
   tools::SimLaunchOptions launch;
   auto* simcmd = app.add_subcommand("sim", "Run an MPI program built with twinfab-mpicc as N simulated ranks");
-  simcmd->add_option("-n,--np", launch.nranks, "Number of ranks")->required();
+  simcmd->add_option("-n,--np", launch.nranks, "Number of ranks")->check(tools::number_check(true))->required();
   simcmd->add_option("--platform", launch.platform, "Simulated platform: preset name or TOML path")
       ->capture_default_str();
   simcmd->add_option("--ranks-per-host", launch.ranks_per_host,
                      "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)")
+      ->check(tools::number_check(true))
       ->check(CLI::Range(1u, 4096u));
   auto* simulate_computation = simcmd->add_flag(
       "--simulate-computation", launch.computation.enabled,
@@ -310,6 +319,7 @@ int main(int argc, char** argv) {
   simcmd->add_option("--compute-scale", launch.computation.scale,
                      "With --simulate-computation: simulated seconds per second measured here (2: the simulated "
                      "host computes twice as slowly as this machine)")
+      ->check(tools::number_check(false))
       ->needs(simulate_computation)  // the range: ComputationMeter, with a message that says what is expected
       ->capture_default_str();
   simcmd->add_option("--cpu-threshold", launch.computation.threshold,
@@ -328,8 +338,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   double sim_loss = 0;
   long long sim_seed = 0;
-  simcmd->add_option("--loss", sim_loss, "Per-packet loss probability in [0, 1] (overrides the platform's)");
-  simcmd->add_option("--seed", sim_seed, "Loss seed (overrides the platform's)");
+  simcmd->add_option("--loss", sim_loss, "Per-packet loss probability in [0, 1] (overrides the platform's)")
+      ->check(tools::number_check(false));
+  simcmd->add_option("--seed", sim_seed, "Loss seed (overrides the platform's)")->check(tools::number_check(true));
   simcmd->add_flag("--counters{text}", launch.counters,
                    "After the run, print the simulator's counters (summed over HCAs) to stderr; "
                    "--counters=json prints them as one JSON object");
@@ -354,21 +365,28 @@ int main(int argc, char** argv) {
     if (word[0] != '-' && word != "info" && word != "perf" && word != "sim" && word != "experiment") {
       fmt::print(stderr, "twinfab: unknown command '{}'; commands: info, perf, sim, experiment (twinfab --help)\n",
                  word);
-      return 106;  // CLI11's exit status for a usage error
+      return tools::kExitUsage;
     }
     if (word[0] == '-' && word != "-h" && word != "--help" && word != "--version") {
       fmt::print(stderr,
                  "twinfab: unknown option '{}': the options that come before a command are --help and --version; "
                  "the others follow a command (info, perf, sim, experiment; twinfab COMMAND --help)\n",
                  word);
-      return 106;
+      return tools::kExitUsage;
     }
   }
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints the message (or the help, the version: status 0); its own statuses
+    // (105, 106, 109, ...) become the one usage status.
+    const int status = app.exit(e);
+    return status == 0 ? tools::kExitSuccess : tools::kExitUsage;
+  }
   a.loss_given = perf->count("--loss") > 0;
   a.seed_given = perf->count("--seed") > 0;
   a.device_given = perf->count("--device") > 0;
-  if (simcmd->count("--loss") > 0) launch.loss = sim_loss;
+  if (simcmd->count("--loss") > 0) launch.loss = sim_loss;  // its range: check_sim_options
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
@@ -378,36 +396,41 @@ int main(int argc, char** argv) {
     if (simcmd->parsed()) {
       if (simcmd->count("--seed") > 0) {
         if (sim_seed < 0)
-          throw fabric::Error(fabric::Status::InvalidArgument,
-                              fmt::format("--seed {} must be a non-negative integer", sim_seed));
+          throw UsageError(fmt::format("--seed {} must be a non-negative integer", sim_seed));
         launch.seed = static_cast<std::uint64_t>(sim_seed);
       }
       launch.command = simcmd->remaining();
       if (after_separator) {
         if (!launch.command.empty())
-          throw fabric::Error(fabric::Status::InvalidArgument,
-                              fmt::format("'{}' before -- is not an option of twinfab sim", launch.command.front()));
+          throw UsageError(fmt::format("'{}' before -- is not an option of twinfab sim", launch.command.front()));
         launch.command = std::move(*after_separator);
       } else if (!launch.command.empty() && launch.command.front().size() > 1 && launch.command.front()[0] == '-') {
         // Not an option of sim, and no program starts with '-' unless after "--".
-        throw fabric::Error(fabric::Status::InvalidArgument,
-                            fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
+        throw UsageError(fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
                                         "--set, --loss, --seed, --counters, --result-json, --ranks-per-host, "
                                         "--simulate-computation, --compute-scale, --cpu-threshold; the program "
                                         "and its arguments come after them, or after --)",
                                         launch.command.front()));
       }
+      try {
+        tools::check_sim_options(launch);
+      } catch (const fabric::Error& e) {
+        throw UsageError(e.what());
+      }
       return tools::run_sim_program(launch);
     }
     if (experiment.parsed()) return experiment.run();
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "twinfab: usage error: {}\n", e.what());
+    return tools::kExitUsage;
   } catch (const std::bad_alloc&) {
     fmt::print(stderr,
                "twinfab: error: out of memory (std::bad_alloc): the platform's hosts or the ranks need more memory "
                "than this process may have (fewer hosts in the platform file, fewer ranks, or a larger ulimit -v)\n");
-    return 1;
+    return tools::kExitRunFailure;
   } catch (const std::exception& e) {
     fmt::print(stderr, "twinfab: error: {}\n", e.what());
-    return 1;
+    return tools::kExitRunFailure;
   }
-  return 0;
+  return tools::kExitSuccess;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 
@@ -12,7 +13,8 @@ PerfSimResult run_perf_sim(const PerfOptions& options, const sim::Platform& plat
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("platform '{}' has {} host(s); perf needs two", platform.name, platform.hosts));
   PerfSimResult result;
-  sim::Simulation s(platform);
+  // Two ranks on hosts 0 and 1: the platform's other hosts are not modelled.
+  sim::Simulation s(sim::hosts_in_use(platform, 2));
   s.run(2,
         [&](sim::RankEnv& env) {
           run_perf_rank(options, env.device, env.oob, env.rank == 0 ? &result.report : nullptr);

@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -23,9 +24,11 @@
 #include <xbt/config.hpp>
 
 #include "backends/sim/memory_mappings.hpp"
+#include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/crash_report.hpp"
@@ -293,8 +296,7 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
 
 }  // namespace
 
-int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
-  const auto started = std::chrono::steady_clock::now();
+void check_sim_options(const SimLaunchOptions& options) {
   if (options.nranks < 1)
     throw Error(Status::InvalidArgument, fmt::format("-n {}: the number of ranks must be at least 1", options.nranks));
   if (options.command.empty())
@@ -306,6 +308,11 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   if (!options.counters.empty() && options.counters != "text" && options.counters != "json")
     throw Error(Status::InvalidArgument,
                 fmt::format("--counters={}: expected text or json (--counters alone is text)", options.counters));
+}
+
+int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
+  const auto started = std::chrono::steady_clock::now();
+  check_sim_options(options);
   // Opened before the run: a path that cannot be written fails now, not after it.
   std::ofstream result_file;
   if (!options.result_json.empty()) {
@@ -332,6 +339,11 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   // Before anything is copied: a placement that cannot work fails at once, not after
   // N copies were loaded.
   sim::check_placement(platform, n, ranks_per_host);
+  // Only the hosts the ranks run on are modelled (the others carry no traffic): a
+  // platform of millions of hosts costs what its used ones do; what still does not fit
+  // in memory is refused here, before the copies (model_size.hpp).
+  platform = sim::hosts_in_use(platform, (n + ranks_per_host - 1) / ranks_per_host);
+  sim::check_model_fits(platform);
 
   // One private copy per rank; each file goes as soon as it is loaded (the mapping
   // stays), so a run killed while loading leaves at most one copy behind.
@@ -361,11 +373,21 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
       if (r == 0) check_mapping_limit(n, 1, maps_before);
       // The handle stays open: the rank's code and data live until the process ends.
       void* symbol = dlsym(handle, "main");
-      if (symbol == nullptr)
+      if (symbol == nullptr) {
+        // Built by another MPI's compiler wrapper: say so (foreign_mpi.hpp).
+        link_map* map = nullptr;
+        if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0)
+          for (; map != nullptr; map = map->l_next)
+            if (const char* family = mpi::capi::foreign_mpi_family(map->l_name))
+              throw Error(Status::InvalidArgument,
+                          fmt::format("'{}' was built against another MPI ({}?): it needs {}; rebuild it with "
+                                      "twinfab-mpicc",
+                                      program.string(), family, map->l_name));
         throw Error(Status::InvalidArgument,
                     fmt::format("'{}' does not export main, so it was not linked by twinfab-mpicc (which adds "
                                 "-pie -Wl,--export-dynamic-symbol=main)",
                                 program.string()));
+      }
       mains[r] = reinterpret_cast<MainFunction>(symbol);
     }
   }

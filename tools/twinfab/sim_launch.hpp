@@ -54,6 +54,12 @@ struct SimLaunchOptions {
 // result_json: to_json(SimRunResult) is written to this file after the run; the file is
 //   opened before anything is loaded, so a path that cannot be written fails at once.
 
+/// The checks of the options themselves (no file or platform read): at least one rank,
+/// a program, --loss in [0, 1], --counters text or json, the computation settings.
+/// Throws fabric::Error(InvalidArgument) naming the option. run_sim_program runs them
+/// first; the CLI runs them before it, to report them as usage errors.
+void check_sim_options(const SimLaunchOptions& options);
+
 /// Runs the job; returns the exit status, and fills `*result` when it is not null
 /// (with the same exit status). Throws fabric::Error for bad options (an override the
 /// platform refuses, --loss outside [0, 1], --counters other than text or json, a

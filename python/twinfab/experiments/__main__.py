@@ -29,6 +29,10 @@ def main(argv=None):
         return 0 if a.list else 2
     if a.jobs is not None and a.jobs < 1:
         ap.error("--jobs must be at least 1")
+    if a.name not in available():
+        # A usage error, exit status 2 as twinfab's own (tools/twinfab/cli_conventions.hpp).
+        ap.error(f"unknown experiment {a.name!r}; available: {', '.join(sorted(available())) or '(none)'} "
+                 "(twinfab experiment --list)")
     try:
         ctx = run(a.name, quick=a.quick, out=a.out, jobs=a.jobs, executor="slurm" if a.slurm else "local",
                   progress=not a.no_progress)
