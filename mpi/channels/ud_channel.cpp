@@ -27,6 +27,7 @@ constexpr std::uint32_t kStopSlot = kControlSlots;
 constexpr double kStopInterval = 20e-6;
 constexpr double kTimerSlack = 1e-6;
 constexpr std::uint32_t kLazyReap = 8;
+constexpr double kBlockedRetry = 10e-6;
 
 UdReliabilityParameters parameters_from(const Config& config) {
   UdReliabilityParameters p;
@@ -222,10 +223,14 @@ void UdChannel::resend(int peer, Peer& p, std::uint32_t slot) {
   post_slot(peer, p, slot);
 }
 
-void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags) {
+bool UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags) {
   // No buffer or queue room: skip it. An ACK stays owed (the timer sends it later), a
-  // NACK is sent again by the next out-of-order packet or the timer.
-  if (free_controls_.empty() || send_wr_outstanding_ >= send_wr_limit_) return;
+  // NACK is sent again by the next out-of-order packet or the timer; until a send
+  // completion frees room, the waiter also waits for those (controls_blocked_).
+  if (free_controls_.empty() || send_wr_outstanding_ >= send_wr_limit_) {
+    controls_blocked_ = true;
+    return false;
+  }
   const std::uint32_t slot = free_controls_.back();
   free_controls_.pop_back();
   UdHeader h;
@@ -247,7 +252,8 @@ void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, 
   const Status s = qp_->post_send(wr);
   if (s == Status::NoResource) {  // the send queue is full (the shutdown's Stops): as if lost
     free_controls_.push_back(slot);
-    return;
+    controls_blocked_ = true;
+    return false;
   }
   if (s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
@@ -258,6 +264,7 @@ void UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, 
   if (kind == UdKind::Nack) ++counters_.nacks_sent;
   else if (kind == UdKind::Ack) ++counters_.acks_sent;
   else if (kind == UdKind::Probe) ++counters_.probes_sent;
+  return true;
 }
 
 void UdChannel::post_rdma(int peer, const RdmaOp& op) {
@@ -358,9 +365,10 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
       if (p.receive.nack_due(now, params_.nack_holdoff)) send_control(peer, p, UdKind::Nack, p.receive.ack_value());
       break;
     case UdReceiveWindow::Verdict::Duplicate:
-      // The sender missed an ACK (or re-sent early): tell it at once where we are.
+      // The sender missed an ACK (or re-sent early): tell it where we are, once for
+      // all the duplicates of this progress pass (the timers run at its end).
       ++counters_.duplicates_received;
-      send_control(peer, p, UdKind::Ack, 0);
+      p.receive.ack_now(now);
       break;
     case UdReceiveWindow::Verdict::OutOfWindow:
       ++counters_.datagrams_dropped;
@@ -368,8 +376,8 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
   }
   if (p.receive.owed() > 0 || p.receive.has_held()) {
     mark_timed(peer, p);
-    next_timer_ = std::min(next_timer_, p.receive.has_held() ? p.receive.nack_deadline(params_.nack_holdoff)
-                                                             : p.receive.ack_deadline());
+    if (p.receive.owed() > 0) next_timer_ = std::min(next_timer_, p.receive.ack_deadline());
+    if (p.receive.has_held()) next_timer_ = std::min(next_timer_, p.receive.nack_deadline(params_.nack_holdoff));
   }
 }
 
@@ -385,6 +393,7 @@ void UdChannel::reap_sends() {
                     fmt::format("a datagram send failed: {}", fabric::to_string(wc.status)));
       if ((wc.wr_id & kControlTag) != 0) {
         free_controls_.push_back(static_cast<std::uint32_t>(wc.wr_id & ~kControlTag));
+        controls_blocked_ = false;
         continue;
       }
       const auto slot = static_cast<std::uint32_t>(wc.wr_id);
@@ -442,17 +451,17 @@ std::size_t UdChannel::run_timers(double now) {
       ++counters_.retransmissions;
       ++events;
     }
+    // Only what left counts as an event: counting a control that found no room made
+    // the caller poll again at once, forever, while the send completions that would
+    // free room needed simulated time to pass (MPICH's coll/nonblocking3 over lossy UD).
     if (p.send.probe_due(now, params_.probe_delay)) {
-      send_control(peer, p, UdKind::Probe, 0);
+      if (send_control(peer, p, UdKind::Probe, 0)) ++events;
       p.send.probe_sent(now);
-      ++events;
     }
     if (p.receive.has_held() && p.receive.nack_due(now, params_.nack_holdoff)) {
-      send_control(peer, p, UdKind::Nack, p.receive.ack_value());
-      ++events;
+      if (send_control(peer, p, UdKind::Nack, p.receive.ack_value())) ++events;
     } else if (p.receive.ack_needed(now, params_)) {
-      send_control(peer, p, UdKind::Ack, 0);
-      ++events;
+      if (send_control(peer, p, UdKind::Ack, 0)) ++events;
     }
     if (p.send.empty() && p.receive.owed() == 0 && !p.receive.has_held()) {
       p.timed = false;
@@ -464,6 +473,10 @@ std::size_t UdChannel::run_timers(double now) {
     if (p.receive.has_held()) due = std::min(due, p.receive.nack_deadline(params_.nack_holdoff));
     next_timer_ = std::min(next_timer_, due);
   }
+  // A control that found no room is retried after a send completion (in the wait set
+  // then) or a short while, never at a deadline already past: that wait would return at
+  // once and no time would pass for the completions to come.
+  if (controls_blocked_) next_timer_ = std::max(next_timer_, now + kBlockedRetry);
   return events;
 }
 
@@ -499,7 +512,8 @@ std::size_t UdChannel::progress() {
   }
   // Send completions only return buffers: reaped lazily, when a few are outstanding
   // or something waits for a buffer (one poll of the send CQ less per progress pass).
-  if (send_wr_outstanding_ >= kLazyReap || (send_wr_outstanding_ > 0 && (pending_total_ > 0 || free_controls_.empty())))
+  if (send_wr_outstanding_ >= kLazyReap ||
+      (send_wr_outstanding_ > 0 && (pending_total_ > 0 || free_controls_.empty() || controls_blocked_)))
     reap_sends();
   events += flush_pending();
   if (!timed_peers_.empty()) {
@@ -513,8 +527,9 @@ std::size_t UdChannel::progress() {
 }
 
 Channel::WaitSet UdChannel::wait_set() const noexcept {
-  // Send completions matter only when a pending packet waits for a buffer they free.
-  const std::size_t n = pending_total_ > 0 ? 2 : 1;
+  // Send completions matter only when a pending packet or a control datagram waits
+  // for the buffer or queue room they free.
+  const std::size_t n = pending_total_ > 0 || controls_blocked_ ? 2 : 1;
   return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n),
           next_timer_ >= UdSendWindow::kNever ? fabric::Runtime::kForever : next_timer_};
 }

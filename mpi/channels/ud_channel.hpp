@@ -109,7 +109,8 @@ class UdChannel final : public Channel {
   void post_slot(int peer, Peer& p, std::uint32_t slot);
   /// Posts an unacknowledged packet again, its ACK field brought up to date.
   void resend(int peer, Peer& p, std::uint32_t slot);
-  void send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags = 0);
+  /// Sends an ACK, NACK or Probe now; false (and controls_blocked_) when there is no room.
+  bool send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags = 0);
   void handle_datagram(std::span<const std::byte> bytes, double now);
   void deliver(int peer, Peer& p, const UdDatagram& d, double now);
   void take_ack(int peer, Peer& p, std::uint32_t ack);
@@ -165,6 +166,7 @@ class UdChannel final : public Channel {
   std::vector<int> scratch_peers_;
   std::uint64_t pending_total_ = 0;
   double next_timer_ = UdSendWindow::kNever;  ///< no timer of any peer is due before it
+  bool controls_blocked_ = false;  ///< a control datagram found no buffer or queue room
   std::atomic<bool> stop_{false};  ///< shutdown: the Stop datagram arrived (set by the agent)
   ChannelCounters counters_;
   std::array<fabric::WorkCompletion, 16> completions_{};

@@ -153,6 +153,12 @@ class UdReceiveWindow {
     return owed_ > 0 && (owed_ >= p.ack_after || now >= ack_due_);
   }
   std::uint32_t owed() const noexcept { return owed_; }
+  /// An ACK is due now even if nothing new was delivered (a duplicate arrived: the
+  /// sender missed an ACK). Several in one progress pass make one ACK.
+  void ack_now(double now) noexcept {
+    if (owed_ == 0) owed_ = 1;
+    ack_due_ = now;
+  }
   /// When an owed ACK must leave at the latest (kNever: none owed).
   double ack_deadline() const noexcept { return ack_due_; }
   /// Whether the gap at ack_value() should be NACKed now; if so, records it.
