@@ -18,7 +18,14 @@ constexpr double kConnectPollInterval = 1e-5;
 
 /// What a work request is, in the top bits of its wr_id; the member in bits 8-47 and
 /// the slot in bits 0-7.
-enum WrKind : std::uint64_t { kServerRecv = 0, kServerWrite = 1, kClientSend = 2, kClientRecv = 3, kClientProbe = 4 };
+enum WrKind : std::uint64_t {
+  kServerRecv = 0,
+  kServerWrite = 1,
+  kClientSend = 2,
+  kClientRecv = 3,
+  kClientProbe = 4,
+  kServerHello = 5,
+};
 
 std::uint64_t wr_id(WrKind kind, int peer, std::uint32_t slot = 0) {
   return (std::uint64_t{kind} << 56) | (static_cast<std::uint64_t>(peer) << 8) | slot;
@@ -192,33 +199,25 @@ void LockService::post_server_recv(int peer, std::uint32_t slot) {
 void LockService::start(const char* where) {
   fabric::Runtime& runtime = device_.runtime();
   if (hello_needed_) {
-    std::size_t hellos_out = 0;
+    // The hellos' completions are the agent's to reap, as its grant writes are: it
+    // starts below, and the agent CQ may already hold a request from a member that got
+    // its hello (this rank must not take it: the request would be lost, and that
+    // member's lock never granted).
     for (std::size_t p = 0; p < links_.size(); ++p) {
       if (!links_[p] || !links_[p]->hello_to_send) continue;
       auto& b = reinterpret_cast<Buffers*>(buffers_.data())[p];
       b.hello.kind = Message::Hello;
       const fabric::Sge sge = region_->sge(reinterpret_cast<std::byte*>(&b.hello) - buffers_.data(), sizeof(Message));
       fabric::SendWr wr;
-      wr.wr_id = wr_id(kServerWrite, static_cast<int>(p));
+      wr.wr_id = wr_id(kServerHello, static_cast<int>(p));
       wr.opcode = fabric::Opcode::Send;
       wr.sg_list = {&sge, 1};
+      {
+        std::lock_guard guard(mutex_);
+        ++writes_in_flight_;
+      }
       if (links_[p]->server->post_send(wr) != fabric::Status::Ok)
         throw Error(ErrorClass::MPI_ERR_OTHER, where, links_[p]->server->last_error());
-      ++hellos_out;
-    }
-    // The agent is not running yet: this rank reaps its hellos' completions itself.
-    fabric::CompletionQueue* agent_sources[] = {agent_cq_.get()};
-    fabric::WorkCompletion wc;
-    while (hellos_out > 0) {
-      if (agent_cq_->poll(std::span(&wc, 1)) == 0) {
-        runtime.wait_for_completion(agent_sources, fabric::Runtime::kForever);
-        continue;
-      }
-      if (wc.status != fabric::WcStatus::Success)
-        throw Error(ErrorClass::MPI_ERR_OTHER, where,
-                    fmt::format("the lock service's hello to rank {} failed: {}", peer_of(wc.wr_id),
-                                fabric::to_string(wc.status)));
-      --hellos_out;
     }
     fabric::CompletionQueue* client_sources[] = {client_cq_.get()};
     for (std::size_t p = 0; p < links_.size(); ++p) {
@@ -264,7 +263,7 @@ void LockService::agent_body() {
 void LockService::serve(const fabric::WorkCompletion& wc, std::vector<LockTable::Grant>& grants) {
   const int peer = peer_of(wc.wr_id);
   std::lock_guard guard(mutex_);
-  if (kind_of(wc.wr_id) == kServerWrite) {
+  if (kind_of(wc.wr_id) == kServerWrite || kind_of(wc.wr_id) == kServerHello) {
     --writes_in_flight_;
   } else if (wc.status == fabric::WcStatus::Success) {
     const Message m = reinterpret_cast<Buffers*>(buffers_.data())[peer].recv[slot_of(wc.wr_id)];
