@@ -62,8 +62,9 @@ struct LockService::Link {
 };
 
 LockService::LockService(fabric::Device& device, RmaLockDesign design, int rank, std::vector<Peer> peers,
-                         std::uint64_t* own_grant)
-    : device_(device), design_(design), rank_(rank), peers_(std::move(peers)), own_grant_(own_grant) {
+                         std::uint64_t* own_grant, std::uint64_t* messages)
+    : device_(device), design_(design), rank_(rank), peers_(std::move(peers)), own_grant_(own_grant),
+      messages_(messages) {
   const std::size_t n = peers_.size();
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   hello_needed_ = caps.active_side_sends_first;
@@ -107,6 +108,10 @@ LockService::~LockService() {
     }
     agent_.reset();
   }
+}
+
+void LockService::count_message() noexcept {
+  std::atomic_ref<std::uint64_t>(*messages_).fetch_add(1, std::memory_order_relaxed);
 }
 
 std::vector<std::byte> LockService::local_addresses() const {
@@ -327,6 +332,7 @@ void LockService::write_grant(const LockTable::Grant& grant) {
   wr.remote_addr = peers_[p].grant_addr;
   wr.rkey = peers_[p].rkey;
   const fabric::Status s = links_[p]->server->post_send(wr);
+  if (s == fabric::Status::Ok) count_message();
   if (s != fabric::Status::Ok) {
     fabric::log().warn("MPI one-sided: rank {}'s lock agent could not grant rank {}: {} ({})", rank_, grant.origin,
                        fabric::to_string(s), links_[p]->server->last_error());
@@ -388,6 +394,7 @@ void LockService::send(int target, Message message, const char* where) {
                             link.client->last_error()));
   ++link.sends_posted;
   ++link.sends_in_flight;
+  count_message();
 }
 
 std::uint64_t LockService::request(int target, LockType type, const char* where) {
