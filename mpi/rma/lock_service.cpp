@@ -331,9 +331,12 @@ void LockService::write_grant(const LockTable::Grant& grant) {
   wr.sg_list = {&sge, 1};
   wr.remote_addr = peers_[p].grant_addr;
   wr.rkey = peers_[p].rkey;
+  // Counted before it is posted: the origin may see the grant, and read the counters
+  // after a barrier, before this thread would get to count it afterwards.
+  count_message();
   const fabric::Status s = links_[p]->server->post_send(wr);
-  if (s == fabric::Status::Ok) count_message();
   if (s != fabric::Status::Ok) {
+    std::atomic_ref<std::uint64_t>(*messages_).fetch_sub(1, std::memory_order_relaxed);
     fabric::log().warn("MPI one-sided: rank {}'s lock agent could not grant rank {}: {} ({})", rank_, grant.origin,
                        fabric::to_string(s), links_[p]->server->last_error());
     std::vector<LockTable::Grant> more;

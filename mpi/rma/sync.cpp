@@ -52,7 +52,11 @@ void RmaEngine::confirm_placement(Window& window, int target) {
   TargetState& state = window.target(target);
   if (state.writes_unconfirmed == 0) return;
   state.writes_unconfirmed = 0;
-  if (target == window.rank() || context_.capabilities().link != fabric::LinkKind::IWarp) return;
+  // Only the designs whose unlock travels apart from the data (the lock service's own
+  // QP): with the other designs on siw the read made MPICH's contention_putget fail
+  // (a flushed channel QP, 4 of 4 runs; cause not found yet, docs/rma.md).
+  if (target == window.rank() || !window.lock_service || context_.capabilities().link != fabric::LinkKind::IWarp)
+    return;
   if (!placement_region_)
     placement_region_ = context_.device().register_memory(&placement_sink_, sizeof placement_sink_,
                                                           fabric::Access::LocalWrite);
