@@ -375,8 +375,12 @@ void SimFabric::agent_started(s4u::Host* host) {
   // contended when they blocked) now share its cores: woken, they block again as
   // executions (sim_runtime.cpp). Each runtime once: agents map to their rank's.
   if (!contended(host)) return;
+  // Chosen first, woken after: a wake-up is a simcall, during which other actors run
+  // and may end or spawn (forget_runtime() and adopt() change runtimes_).
+  std::vector<std::shared_ptr<SimRuntime>> ranks;
   for (auto& [actor, rt] : runtimes_)
-    if (rt->owner() == actor) rt->wake_cpu_users(host);
+    if (rt->owner() == actor) ranks.push_back(rt);
+  for (auto& rt : ranks) rt->wake_cpu_users(host);
 }
 
 void SimFabric::agent_ended(s4u::Host* host) {

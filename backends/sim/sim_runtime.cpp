@@ -131,22 +131,43 @@ void SimRuntime::set_blocked_sources(Waiter& w, std::span<fabric::CompletionQueu
   for (auto* s : sources) w.cqs[w.cq_count++] = &s->underlying();
 }
 
+template <class F>
+void SimRuntime::wake_waiters(F&& wanted) {
+  // A rank has few agents: the choice fits on the stack. The shared pointers keep each
+  // ActorWake alive while the others are woken, even if its agent ended meanwhile
+  // (its wake-up then does nothing: it is no longer blocked).
+  constexpr std::size_t kInline = 8;
+  std::array<std::pair<std::shared_ptr<ActorWake>, std::uint64_t>, kInline> chosen;
+  std::vector<std::pair<std::shared_ptr<ActorWake>, std::uint64_t>> more;
+  std::size_t n = 0;
+  for_each_waiter([&](Waiter& w) {
+    if (!wanted(w)) return;
+    if (n < kInline) {
+      chosen[n++] = {w.wake, w.wake->generation};
+    } else {
+      more.emplace_back(w.wake, w.wake->generation);
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) chosen[i].first->deadline(chosen[i].second);
+  for (auto& [wake, generation] : more) wake->deadline(generation);
+}
+
 void SimRuntime::wake_satisfied() {
   if (agents_.empty()) return;
-  for_each_waiter([](Waiter& w) {
-    if (w.until < 0) return;  // not blocked (the caller, or an actor outside the runtime)
+  wake_waiters([](const Waiter& w) {
+    if (w.until < 0) return false;  // not blocked (the caller, or an actor outside the runtime)
     bool ready = w.memory && w.memory_written;
     for (std::size_t i = 0; i < w.cq_count && !ready; ++i)
       ready = !static_cast<const SimCompletionQueue*>(w.cqs[i])->empty();
     for (std::size_t i = 0; i < w.sources.size() && !ready; ++i)
       ready = !static_cast<const SimCompletionQueue&>(w.sources[i]->underlying()).empty();
-    if (ready) w.wake->wake();
+    return ready;
   });
 }
 
 void SimRuntime::wake_for_timer(double when, const fabric::CompletionQueue* cq, bool matters_to_all) {
-  for_each_waiter([&](Waiter& w) {
-    if (w.until >= 0 && when < w.until && (matters_to_all || waits_on(w, cq))) w.wake->wake();
+  wake_waiters([&](const Waiter& w) {
+    return w.until >= 0 && when < w.until && (matters_to_all || waits_on(w, cq));
   });
 }
 
@@ -166,8 +187,8 @@ void SimRuntime::wake_one() {
 }
 
 void SimRuntime::wake_cpu_users(const s4u::Host* host) {
-  for_each_waiter([&](Waiter& w) {
-    if (w.host == host && w.until >= 0 && w.cpu != Cpu::Idle && w.wake->exec == nullptr) w.wake->wake();
+  wake_waiters([&](const Waiter& w) {
+    return w.host == host && w.until >= 0 && w.cpu != Cpu::Idle && w.wake->exec == nullptr;
   });
 }
 

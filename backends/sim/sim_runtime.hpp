@@ -134,6 +134,14 @@ class SimRuntime final : public fabric::Runtime {
     f(owner_);
     for (auto& w : agents_) f(*w);
   }
+  /// Wakes the blocked waiters that `wanted` selects: all are chosen first, then woken.
+  /// A wake-up is a SimGrid simcall, during which other actors run: one of this
+  /// runtime's agents may end then (remove_agent() erases it from agents_) or another
+  /// be spawned, so agents_ must not be iterated across one. Each wake-up is for the
+  /// block it was chosen in (an actor that was woken by someone else meanwhile and
+  /// blocked again is left alone).
+  template <class F>
+  void wake_waiters(F&& wanted);
   static bool waits_on(const Waiter& w, const fabric::CompletionQueue* cq);
   static void set_blocked_sources(Waiter& w, std::span<fabric::CompletionQueue* const> sources);
 

@@ -1,6 +1,7 @@
 #include "mpi/capi/tools_tables.hpp"
 
 #include <array>
+#include <atomic>
 
 namespace twinfab::mpi::capi::tools {
 
@@ -30,7 +31,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 47> kPvars{{
+const std::array<PerformanceVariable, 48> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -159,6 +160,14 @@ const std::array<PerformanceVariable, 47> kPvars{{
      "design.",
      kCounter, PvarGroup::Rma, TWINFAB_RMA(lock_attempts)},
     {"twinfab_rma_fences", "MPI_Win_fence calls of this rank.", kCounter, PvarGroup::Rma, TWINFAB_RMA(fences)},
+    {"twinfab_rma_lock_messages",
+     "Messages of the thread and event lock designs (TWINFAB_RMA_LOCK=thread|event): lock requests, unlocks and "
+     "closes this rank sent to other ranks' lock agents, and grants written to other origins by this rank's lock "
+     "agent or its own unlock (3 per lock of a remote window: request, grant, unlock). 0 with the other designs.",
+     kCounter, PvarGroup::Rma, [](const Context& c) -> std::uint64_t {
+       // The rank's lock agent adds to it concurrently (an OS thread on hardware).
+       return std::atomic_ref<const std::uint64_t>(c.rma_counters().lock_messages).load(std::memory_order_relaxed);
+     }},
 }};
 
 #undef TWINFAB_PT2PT

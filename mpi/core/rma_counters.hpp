@@ -16,6 +16,11 @@ struct RmaCounters {
   std::uint64_t messages = 0;            ///< operation and control messages sent
   std::uint64_t operations_applied = 0;  ///< operations applied at this rank as a target
   std::uint64_t lock_attempts = 0;       ///< lock acquisition attempts (atomics or requests)
+  /// Messages of the thread and event lock designs: requests, unlocks and closes this
+  /// rank sent to other ranks' lock agents, and grants written to other origins by its
+  /// own agent or its own unlock. Its lock agent (an OS thread on hardware) adds to it
+  /// too: read and written through std::atomic_ref.
+  std::uint64_t lock_messages = 0;
   std::uint64_t fences = 0;
 };
 

@@ -18,7 +18,14 @@ constexpr double kConnectPollInterval = 1e-5;
 
 /// What a work request is, in the top bits of its wr_id; the member in bits 8-47 and
 /// the slot in bits 0-7.
-enum WrKind : std::uint64_t { kServerRecv = 0, kServerWrite = 1, kClientSend = 2, kClientRecv = 3, kClientProbe = 4 };
+enum WrKind : std::uint64_t {
+  kServerRecv = 0,
+  kServerWrite = 1,
+  kClientSend = 2,
+  kClientRecv = 3,
+  kClientProbe = 4,
+  kServerHello = 5,
+};
 
 std::uint64_t wr_id(WrKind kind, int peer, std::uint32_t slot = 0) {
   return (std::uint64_t{kind} << 56) | (static_cast<std::uint64_t>(peer) << 8) | slot;
@@ -55,8 +62,9 @@ struct LockService::Link {
 };
 
 LockService::LockService(fabric::Device& device, RmaLockDesign design, int rank, std::vector<Peer> peers,
-                         std::uint64_t* own_grant)
-    : device_(device), design_(design), rank_(rank), peers_(std::move(peers)), own_grant_(own_grant) {
+                         std::uint64_t* own_grant, std::uint64_t* messages)
+    : device_(device), design_(design), rank_(rank), peers_(std::move(peers)), own_grant_(own_grant),
+      messages_(messages) {
   const std::size_t n = peers_.size();
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   hello_needed_ = caps.active_side_sends_first;
@@ -100,6 +108,10 @@ LockService::~LockService() {
     }
     agent_.reset();
   }
+}
+
+void LockService::count_message() noexcept {
+  std::atomic_ref<std::uint64_t>(*messages_).fetch_add(1, std::memory_order_relaxed);
 }
 
 std::vector<std::byte> LockService::local_addresses() const {
@@ -192,33 +204,25 @@ void LockService::post_server_recv(int peer, std::uint32_t slot) {
 void LockService::start(const char* where) {
   fabric::Runtime& runtime = device_.runtime();
   if (hello_needed_) {
-    std::size_t hellos_out = 0;
+    // The hellos' completions are the agent's to reap, as its grant writes are: it
+    // starts below, and the agent CQ may already hold a request from a member that got
+    // its hello (this rank must not take it: the request would be lost, and that
+    // member's lock never granted).
     for (std::size_t p = 0; p < links_.size(); ++p) {
       if (!links_[p] || !links_[p]->hello_to_send) continue;
       auto& b = reinterpret_cast<Buffers*>(buffers_.data())[p];
       b.hello.kind = Message::Hello;
       const fabric::Sge sge = region_->sge(reinterpret_cast<std::byte*>(&b.hello) - buffers_.data(), sizeof(Message));
       fabric::SendWr wr;
-      wr.wr_id = wr_id(kServerWrite, static_cast<int>(p));
+      wr.wr_id = wr_id(kServerHello, static_cast<int>(p));
       wr.opcode = fabric::Opcode::Send;
       wr.sg_list = {&sge, 1};
+      {
+        std::lock_guard guard(mutex_);
+        ++writes_in_flight_;
+      }
       if (links_[p]->server->post_send(wr) != fabric::Status::Ok)
         throw Error(ErrorClass::MPI_ERR_OTHER, where, links_[p]->server->last_error());
-      ++hellos_out;
-    }
-    // The agent is not running yet: this rank reaps its hellos' completions itself.
-    fabric::CompletionQueue* agent_sources[] = {agent_cq_.get()};
-    fabric::WorkCompletion wc;
-    while (hellos_out > 0) {
-      if (agent_cq_->poll(std::span(&wc, 1)) == 0) {
-        runtime.wait_for_completion(agent_sources, fabric::Runtime::kForever);
-        continue;
-      }
-      if (wc.status != fabric::WcStatus::Success)
-        throw Error(ErrorClass::MPI_ERR_OTHER, where,
-                    fmt::format("the lock service's hello to rank {} failed: {}", peer_of(wc.wr_id),
-                                fabric::to_string(wc.status)));
-      --hellos_out;
     }
     fabric::CompletionQueue* client_sources[] = {client_cq_.get()};
     for (std::size_t p = 0; p < links_.size(); ++p) {
@@ -264,7 +268,7 @@ void LockService::agent_body() {
 void LockService::serve(const fabric::WorkCompletion& wc, std::vector<LockTable::Grant>& grants) {
   const int peer = peer_of(wc.wr_id);
   std::lock_guard guard(mutex_);
-  if (kind_of(wc.wr_id) == kServerWrite) {
+  if (kind_of(wc.wr_id) == kServerWrite || kind_of(wc.wr_id) == kServerHello) {
     --writes_in_flight_;
   } else if (wc.status == fabric::WcStatus::Success) {
     const Message m = reinterpret_cast<Buffers*>(buffers_.data())[peer].recv[slot_of(wc.wr_id)];
@@ -327,8 +331,12 @@ void LockService::write_grant(const LockTable::Grant& grant) {
   wr.sg_list = {&sge, 1};
   wr.remote_addr = peers_[p].grant_addr;
   wr.rkey = peers_[p].rkey;
+  // Counted before it is posted: the origin may see the grant, and read the counters
+  // after a barrier, before this thread would get to count it afterwards.
+  count_message();
   const fabric::Status s = links_[p]->server->post_send(wr);
   if (s != fabric::Status::Ok) {
+    std::atomic_ref<std::uint64_t>(*messages_).fetch_sub(1, std::memory_order_relaxed);
     fabric::log().warn("MPI one-sided: rank {}'s lock agent could not grant rank {}: {} ({})", rank_, grant.origin,
                        fabric::to_string(s), links_[p]->server->last_error());
     std::vector<LockTable::Grant> more;
@@ -389,6 +397,7 @@ void LockService::send(int target, Message message, const char* where) {
                             link.client->last_error()));
   ++link.sends_posted;
   ++link.sends_in_flight;
+  count_message();
 }
 
 std::uint64_t LockService::request(int target, LockType type, const char* where) {

@@ -83,8 +83,12 @@ class LockService {
 
   /// Makes the QPs and buffers (nothing connected yet). `own_grant`: this rank's
   /// lock_grant(rank) word, where the agent stores grants of the rank's own requests.
+  /// `messages`: the rank's count of lock messages (RmaCounters::lock_messages), which
+  /// the rank's side and the agent add to through std::atomic_ref.
   LockService(fabric::Device& device, RmaLockDesign design, int rank, std::vector<Peer> peers,
-              std::uint64_t* own_grant);
+              std::uint64_t* own_grant, std::uint64_t* messages);
+  /// Counts one lock message (either thread).
+  void count_message() noexcept;
   ~LockService();
   LockService(const LockService&) = delete;
   LockService& operator=(const LockService&) = delete;
@@ -130,6 +134,7 @@ class LockService {
   int rank_;
   std::vector<Peer> peers_;
   std::uint64_t* own_grant_;
+  std::uint64_t* messages_;
   bool hello_needed_;
 
   std::unique_ptr<fabric::CompletionQueue> agent_cq_;   ///< server QPs: receives, grant writes

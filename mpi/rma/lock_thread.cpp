@@ -24,7 +24,8 @@ void RmaEngine::start_lock_service(Window& window, const char* where) {
     out.world_rank = window.comm->world_rank(p);
   }
   auto service = std::make_unique<LockService>(context_.device(), window.lock_design, me, std::move(peers),
-                                               &window.control()[window.layout.lock_grant(me)]);
+                                               &window.control()[window.layout.lock_grant(me)],
+                                               &counters_.lock_messages);
   // Everyone's QP addresses, padded to the longest blob (they are length-prefixed).
   std::vector<std::byte> mine = service->local_addresses();
   std::int64_t longest = static_cast<std::int64_t>(mine.size());
@@ -62,9 +63,11 @@ void RmaEngine::service_acquire(Window& window, int target, LockType type, const
 void RmaEngine::service_release(Window& window, int target, const char* where) {
   // Releasing the lock on this rank's own window may grant it to waiting origins: the
   // rank tells them itself, through its Context.
-  for (const LockTable::Grant& g : window.lock_service->release(target, where))
+  for (const LockTable::Grant& g : window.lock_service->release(target, where)) {
     write_counter(window, g.origin, window.layout.lock_grant(window.rank()), g.sequence,
                   ControlLayout::kStageMcsFlag);
+    if (g.origin != window.rank()) window.lock_service->count_message();
+  }
 }
 
 }  // namespace twinfab::mpi::rma

@@ -215,6 +215,7 @@ std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind ki
       op.cookie = new_cookie(base);
       ++state.rdma_in_flight;
       if (op.inline_data) ++state.rdma_inline_in_flight;
+      if (kind != RdmaOp::Kind::Read) ++state.writes_unconfirmed;
       ++(kind == RdmaOp::Kind::Read ? counters_.rdma_reads : counters_.rdma_writes);
       context_.post_rdma(window.comm->world_rank(target), op);
       position += n;

@@ -241,6 +241,12 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   // sync.cpp
   /// Waits until every operation to `target` is complete (locally only when `local`).
   void complete_target(Window& window, int target, bool local, const char* where);
+  /// On iWARP a write's completion only says the data left (RFC 5040: it was handed to
+  /// the transport, not placed at the target). When RDMA writes went to `target` since
+  /// the last check, posts an 8-byte RDMA read on the same connection: its response
+  /// comes after the target placed them (the responder processes a stream in order).
+  /// The read counts in the target's rdma_in_flight, which complete_target waits for.
+  void confirm_placement(Window& window, int target);
   void complete_all(Window& window, bool local, const char* where);
   /// One poll of the progress engine that may wait 100 ns for an event (`memory`: or
   /// for data the device writes): what a call that had nothing to wait for costs, as a
@@ -306,6 +312,10 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   RmaCounters& counters_;  ///< the Context's
   bool hooked_ = false;
   std::unique_ptr<LoopbackAtomics> loopback_;  ///< made at the first lock of this rank's own window (ts)
+  /// Where confirm_placement's reads land (the value is not used); registered at the
+  /// first one.
+  std::uint64_t placement_sink_ = 0;
+  std::unique_ptr<fabric::MemoryRegion> placement_region_;
 };
 
 }  // namespace twinfab::mpi::rma

@@ -134,6 +134,8 @@ struct TargetState {
   /// Of those, writes posted with inline data: complete locally already (the origin
   /// buffer was copied at post), only not yet at the target.
   std::uint32_t rdma_inline_in_flight = 0;
+  /// RDMA writes posted since the last placement check (iWARP: confirm_placement).
+  std::uint32_t writes_unconfirmed = 0;
   /// Operations sent as messages since the last flush round trip: when nonzero, a
   /// flush asks the target (FlushRequest) and waits for its acknowledgement.
   std::uint64_t unflushed_messages = 0;

@@ -7,6 +7,8 @@
 //   returns at.
 // - An agent cannot wait on a CQ of another rank, an unrelated actor cannot use a
 //   rank's runtime (clear errors); waits that can never end are deadlocks, not hangs.
+// - An agent that ends while the rank is waking it leaves the rank's other agents
+//   intact.
 // - All of it is deterministic.
 #include <gtest/gtest.h>
 
@@ -204,6 +206,58 @@ TEST(AgentsEvents, AnEventWaitWakesTheLatencyKeyAfterAPollingOne) {
 TEST(AgentsEvents, WithoutLatencyAnEventWaitWakesWithThePoller) {
   testing::run_forked([] {
     EXPECT_NEAR(woken_after_send(true, 0), woken_after_send(false, 0), kExact);
+  });
+}
+
+TEST(AgentsLifetime, AnAgentThatEndsWhileTheRankWakesItLeavesTheOtherAgentsIntact) {
+  // Waking a blocked actor is a SimGrid simcall, during which other actors run. Here
+  // the driver, joining agent `first`, processes the arrival `first` waits for and
+  // wakes it; `first` (no event latency) returns at once and leaves the runtime while
+  // the driver is still going through the runtime's waiters. It once read the slot
+  // `first` had left (a segmentation fault; MPICH's win_shared_put_flush_get under
+  // TWINFAB_RMA_LOCK=event, whose two windows each have a lock agent). The second
+  // agent must still be woken by its own completion afterwards.
+  testing::run_forked([] {
+    bool first_woken = false, second_woken = false;
+    sim::Simulation s(platform(2, 0));
+    s.run_single([&] {
+      auto a = s.open_device(0);
+      auto b = s.open_device(1);
+      auto sa = testing::make_side(*a, fabric::Transport::RC, 64);
+      auto sb = testing::make_side(*b, fabric::Transport::RC, 64);
+      auto sc = testing::make_side(*b, fabric::Transport::RC, 64);
+      auto sd = testing::make_side(*a, fabric::Transport::RC, 64);
+      testing::connect_sides(sa, sb);
+      testing::connect_sides(sd, sc);
+      fabric::Runtime& rt = a->runtime();
+      for (testing::SimSide* side : {&sb, &sc}) {
+        const fabric::Sge r = side->mr->sge(0, 64);
+        ASSERT_EQ(side->qp->post_recv(fabric::RecvWr{1, std::span(&r, 1)}), Status::Ok);
+      }
+      auto waits_on = [&](testing::SimSide& side, bool& woken) {
+        return [&] {
+          CompletionQueue* const sources[] = {side.cq.get()};
+          EXPECT_EQ(rt.wait_for_event(sources, rt.now() + 1.0), Status::Ok);
+          woken = true;
+        };
+      };
+      auto first = rt.spawn("first", waits_on(sb, first_woken));
+      auto second = rt.spawn("second", waits_on(sc, second_woken));
+      rt.sleep_for(1e-5);
+      const fabric::Sge snd = sa.mr->sge(0, 64);
+      ASSERT_EQ(sa.qp->post_send(fabric::SendWr{.wr_id = 2, .flags = fabric::SendFlags::Signaled,
+                                                .sg_list = std::span(&snd, 1)}),
+                Status::Ok);
+      first->join();
+      EXPECT_TRUE(first_woken);
+      EXPECT_FALSE(second_woken);
+      const fabric::Sge snd2 = sd.mr->sge(0, 64);
+      ASSERT_EQ(sd.qp->post_send(fabric::SendWr{.wr_id = 3, .flags = fabric::SendFlags::Signaled,
+                                                .sg_list = std::span(&snd2, 1)}),
+                Status::Ok);
+      second->join();
+      EXPECT_TRUE(second_woken);
+    });
   });
 }
 

@@ -290,15 +290,19 @@ static void attributes(void) {
 }
 
 /* MPI_T: the one-sided counters (continuous: a handle counts from its allocation) count
- * what this rank did. */
+ * what this rank did. The lock designs with agents (thread, event) send 3 messages per
+ * lock of a remote window (request, grant, unlock): every rank locks its right
+ * neighbour's window LOCKS times, so the ranks together count 3 * LOCKS * size of them
+ * (none with the other designs, or alone). */
+#define LOCKS 3
 static void counters(void) {
-  int provided, count = 0, index[2];
+  int provided, count = 0, index[3];
   OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
   MPI_T_pvar_session session;
   OK(MPI_T_pvar_session_create(&session));
-  const char* names[2] = {"twinfab_rma_puts", "twinfab_rma_fences"};
-  MPI_T_pvar_handle handles[2];
-  for (int i = 0; i < 2; ++i) {
+  const char* names[3] = {"twinfab_rma_puts", "twinfab_rma_fences", "twinfab_rma_lock_messages"};
+  MPI_T_pvar_handle handles[3];
+  for (int i = 0; i < 3; ++i) {
     OK(MPI_T_pvar_get_index(names[i], MPI_T_PVAR_CLASS_COUNTER, &index[i]));
     OK(MPI_T_pvar_handle_alloc(session, index[i], NULL, &handles[i], &count));
   }
@@ -307,13 +311,28 @@ static void counters(void) {
   OK(MPI_Win_create(&mem, sizeof mem, sizeof mem, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
   OK(MPI_Win_fence(0, win));
   OK(MPI_Put(&one, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
-  OK(MPI_Win_fence(0, win));
+  OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+  unsigned long long before = 0, after = 0;
+  OK(MPI_T_pvar_read(session, handles[2], &before));
+  OK(MPI_Barrier(MPI_COMM_WORLD));  /* no grant is counted before every rank read its start */
+  for (int i = 0; i < LOCKS; ++i) {
+    OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, (rank + 1) % size, 0, win));
+    OK(MPI_Win_unlock((rank + 1) % size, win));
+  }
+  OK(MPI_Barrier(MPI_COMM_WORLD));  /* every grant was written before its origin went on */
+  OK(MPI_T_pvar_read(session, handles[2], &after));
   OK(MPI_Win_free(&win));
+  unsigned long long mine = after - before, all = 0;
+  OK(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  const char* design = getenv("TWINFAB_RMA_LOCK");
+  const int agents = design != NULL && (strcmp(design, "thread") == 0 || strcmp(design, "event") == 0);
+  const unsigned long long expected = agents && size > 1 ? 3ull * LOCKS * (unsigned long long)size : 0;
+  CHECK(all == expected, "MPI_T counted %llu lock messages in all (%llu here), expected %llu", all, mine, expected);
   unsigned long long puts = 0, fences = 0;
   OK(MPI_T_pvar_read(session, handles[0], &puts));
   OK(MPI_T_pvar_read(session, handles[1], &fences));
   CHECK(puts == 1 && fences == 2, "MPI_T counted %llu puts and %llu fences (1 and 2 made)", puts, fences);
-  for (int i = 0; i < 2; ++i) OK(MPI_T_pvar_handle_free(session, &handles[i]));
+  for (int i = 0; i < 3; ++i) OK(MPI_T_pvar_handle_free(session, &handles[i]));
   OK(MPI_T_pvar_session_free(&session));
   OK(MPI_T_finalize());
 }
