@@ -223,6 +223,20 @@ void UdChannel::resend(int peer, Peer& p, std::uint32_t slot) {
   post_slot(peer, p, slot);
 }
 
+fabric::SendWr UdChannel::control_datagram(std::uint32_t index, const UdHeader& header, std::uint64_t wr_id,
+                                           fabric::Sge& sge) {
+  const std::size_t offset = control_base_ + std::size_t{index} * kUdHeaderBytes;
+  std::memcpy(storage_.get() + offset, &header, sizeof header);
+  sge = base_sge_;
+  sge.addr += offset;
+  sge.length = kUdHeaderBytes;
+  fabric::SendWr wr;
+  wr.wr_id = wr_id;
+  wr.opcode = fabric::Opcode::Send;
+  wr.sg_list = std::span(&sge, 1);
+  return wr;
+}
+
 bool UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags) {
   // No buffer or queue room: skip it. An ACK stays owed (the timer sends it later), a
   // NACK is sent again by the next out-of-order packet or the timer; until a send
@@ -239,15 +253,8 @@ bool UdChannel::send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, 
   h.source = rank_;
   h.seq = seq;
   h.ack = p.receive.ack_value();
-  const std::size_t offset = control_base_ + std::size_t{slot} * kUdHeaderBytes;
-  std::memcpy(storage_.get() + offset, &h, sizeof h);
-  fabric::Sge sge = base_sge_;
-  sge.addr += offset;
-  sge.length = kUdHeaderBytes;
-  fabric::SendWr wr;
-  wr.wr_id = kControlTag | slot;
-  wr.opcode = fabric::Opcode::Send;
-  wr.sg_list = std::span(&sge, 1);
+  fabric::Sge sge;
+  fabric::SendWr wr = control_datagram(slot, h, kControlTag | slot, sge);
   wr.ah = &handle_for(peer, p);
   const Status s = qp_->post_send(wr);
   if (s == Status::NoResource) {  // the send queue is full (the shutdown's Stops): as if lost
@@ -576,15 +583,8 @@ void UdChannel::shutdown() {
   UdHeader h;
   h.kind = UdKind::Stop;
   h.source = rank_;
-  const std::size_t offset = control_base_ + std::size_t{kStopSlot} * kUdHeaderBytes;
-  std::memcpy(storage_.get() + offset, &h, sizeof h);
-  fabric::Sge sge = base_sge_;
-  sge.addr += offset;
-  sge.length = kUdHeaderBytes;
-  fabric::SendWr wr;
-  wr.wr_id = kStopTag;
-  wr.opcode = fabric::Opcode::Send;
-  wr.sg_list = std::span(&sge, 1);
+  fabric::Sge sge;
+  fabric::SendWr wr = control_datagram(kStopSlot, h, kStopTag, sge);
   wr.ah = self_handle.get();
   while (!stop_.load(std::memory_order_acquire)) {
     if (const Status s = qp_->post_send(wr); s != Status::Ok && s != Status::NoResource)

@@ -109,6 +109,9 @@ class UdChannel final : public Channel {
   void post_slot(int peer, Peer& p, std::uint32_t slot);
   /// Posts an unacknowledged packet again, its ACK field brought up to date.
   void resend(int peer, Peer& p, std::uint32_t slot);
+  /// Writes `header` into control buffer `index` and returns its send (without the
+  /// address handle); `sge` receives the scatter entry the request points to.
+  fabric::SendWr control_datagram(std::uint32_t index, const UdHeader& header, std::uint64_t wr_id, fabric::Sge& sge);
   /// Sends an ACK, NACK or Probe now; false (and controls_blocked_) when there is no room.
   bool send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags = 0);
   void handle_datagram(std::span<const std::byte> bytes, double now);
