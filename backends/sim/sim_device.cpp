@@ -138,7 +138,13 @@ std::unique_ptr<fabric::MemoryRegion> SimDevice::register_memory(void* addr, siz
   fabric::check_access(access);
   const auto& cost = fabric_.platform().registration;
   uint64_t page = cost.page_size ? cost.page_size : 4096;
-  uint64_t pages = (base + length + page - 1) / page - base / page;
+  // Counted as if the range began on a page boundary: the pages a real range spans
+  // depend on where malloc placed it, which changes with the build directory's path,
+  // the environment and the allocations before it, and a run's simulated time must be
+  // the same on every machine (the whole-vs-cut fat tree of tests/mpi/model_size_test
+  // differed by 2 us between two checkouts). A registration cache registers whole
+  // pages anyway, so its registrations cost the same either way.
+  const uint64_t pages = (length + page - 1) / page;
   auto mr = std::make_unique<SimMemoryRegion>(*this, hca_, addr, length, access);
   Counters& c = hca_.counters();
   ++c.registrations;
