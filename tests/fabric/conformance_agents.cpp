@@ -7,6 +7,8 @@
 // - The rank and an agent wait on the same device at once, both are woken.
 // - wait_for_event returns at once for a completion already there, Timeout when none
 //   comes.
+// - AgentMutex (fabric/agent_mutex.hpp) keeps a rank and its agent out of each
+//   other's critical sections, also when the holder yields inside one.
 // - Bad input: an empty body, an event wait without a source or with a null one, an
 //   agent joining itself.
 // The simulator's CPU sharing and event latency are measured in tests/sim/agents_test.cpp
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "fabric/agent_mutex.hpp"
 #include "tests/fabric/conformance_helpers.hpp"
 
 namespace twinfab::testing {
@@ -234,6 +237,47 @@ TEST_P(Agents, AnEventWaitReturnsAtOnceForACompletionAlreadyThereAndTimesOutWith
     const auto wc = poll_now(*pair->b.recv_cq);
     ASSERT_EQ(wc.size(), 1u);
     EXPECT_EQ(wc[0].wr_id, 5u);
+  });
+}
+
+TEST_P(Agents, AnAgentMutexKeepsTheRankAndItsAgentApart) {
+  run_on_backend([&](Device& a, Device&) {
+    Runtime& rt = a.runtime();
+    fabric::AgentMutex mutex(rt);
+    constexpr int kRounds = 200;
+    int counter = 0;        // guarded by mutex; read, yielded over, then written
+    int inside = 0;         // holders at once, guarded by mutex too
+    std::atomic<int> overlaps{0};
+    std::atomic<bool> refused_while_held{false};
+    auto round = [&] {
+      std::lock_guard<fabric::AgentMutex> hold(mutex);
+      if (++inside != 1) ++overlaps;
+      const int seen = counter;
+      rt.yield();  // the other side runs now (simulator) or may run (hardware)
+      counter = seen + 1;
+      --inside;
+    };
+    auto agent = rt.spawn("mutex-agent", [&] {
+      for (int i = 0; i < kRounds; ++i) round();
+    });
+    for (int i = 0; i < kRounds; ++i) round();
+    {
+      std::lock_guard<fabric::AgentMutex> hold(mutex);
+      std::atomic<bool> tried{false};
+      auto prober = rt.spawn("mutex-prober", [&] {
+        refused_while_held = !mutex.try_lock();
+        tried = true;
+      });
+      // The prober must run while this side holds the mutex: wait (yielding only).
+      while (!tried.load()) rt.yield();
+      prober->join();
+    }
+    agent->join();
+    EXPECT_EQ(counter, 2 * kRounds) << "updates were lost: both sides were inside at once";
+    EXPECT_EQ(overlaps.load(), 0);
+    EXPECT_TRUE(refused_while_held.load()) << "try_lock() took a mutex another side held";
+    EXPECT_TRUE(mutex.try_lock()) << "the mutex stayed held after every holder let go";
+    mutex.unlock();
   });
 }
 
