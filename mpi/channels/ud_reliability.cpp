@@ -44,6 +44,7 @@ bool UdSendWindow::expired(double now, const UdReliabilityParameters& p, std::ve
     f.sent_at = now;
     slots.push_back(f.slot);
   }
+  probing_ = false;  // an unanswered Probe is given up: the re-sends may be probed anew
   return true;
 }
 
@@ -60,8 +61,7 @@ void UdSendWindow::probe_answered(double now, std::vector<std::uint32_t>& slots)
 double UdSendWindow::deadline(double timeout, double probe_delay) const noexcept {
   double earliest = kNever;
   for (const InFlight& f : in_flight_) earliest = std::min(earliest, f.sent_at + timeout);
-  if (!in_flight_.empty())
-    earliest = std::min(earliest, std::max(in_flight_.back().sent_at, probing_ ? probe_at_ : 0.0) + probe_delay);
+  if (!in_flight_.empty() && !probing_) earliest = std::min(earliest, in_flight_.back().sent_at + probe_delay);
   return earliest;
 }
 

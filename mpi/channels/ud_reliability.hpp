@@ -85,17 +85,19 @@ class UdSendWindow {
   /// (sent_at = now, retries + 1). Returns false, appending nothing more, when one of
   /// them has been re-sent `max_retries` times already: the peer is gone.
   bool expired(double now, const UdReliabilityParameters& p, std::vector<std::uint32_t>& slots);
-  /// Whether a tail-loss Probe should leave now: the newest packet is `delay` old, and
-  /// no Probe left within `delay` (a lost Probe, or a lost answer, is probed again).
+  /// Whether a tail-loss Probe should leave now: the newest packet is `delay` old and
+  /// no Probe is outstanding. One at a time, as TCP's (RFC 8985): an unanswered Probe
+  /// (lost, or a receiver busy outside MPI) is left to the timeout, which re-sends and
+  /// allows a new Probe. Probing again every `delay` flooded a computing receiver with
+  /// thousands of Probes a second, which took every receive buffer it had.
   bool probe_due(double now, double delay) const noexcept {
-    return !in_flight_.empty() && in_flight_.back().sent_at + delay <= now && (!probing_ || probe_at_ + delay <= now);
+    return !probing_ && !in_flight_.empty() && in_flight_.back().sent_at + delay <= now;
   }
-  /// A Probe left at `now`: packets sent before it that its answer does not
-  /// acknowledge were lost.
-  void probe_sent(double now) noexcept {
+  /// A Probe left: packets sent before it that its answer does not acknowledge were
+  /// lost.
+  void probe_sent() noexcept {
     probing_ = true;
     probe_seq_ = next_seq_;
-    probe_at_ = now;
   }
   /// The answer to the Probe (its ACK already applied): appends the packets sent
   /// before the Probe and still in flight, marked re-sent at `now`. Nothing without an
@@ -113,7 +115,6 @@ class UdSendWindow {
   std::uint32_t next_seq_ = 0;
   bool probing_ = false;
   std::uint32_t probe_seq_ = 0;  ///< next_seq_ when the outstanding Probe left
-  double probe_at_ = 0;          ///< when it left
   std::deque<InFlight> in_flight_;  ///< consecutive sequence numbers, oldest first
 };
 

@@ -40,7 +40,7 @@ TEST(UdWire, ParsesEachKindAndRefusesEverythingElse) {
   EXPECT_EQ(d.header.ack, 2u);
   EXPECT_EQ(d.payload.size(), 100u);
   EXPECT_EQ(d.packet.type, PacketType::Eager);
-  for (UdKind k : {UdKind::Ack, UdKind::Nack, UdKind::Probe, UdKind::Stop})
+  for (UdKind k : {UdKind::Ack, UdKind::Nack, UdKind::Probe, UdKind::Stop, UdKind::Wake})
     EXPECT_EQ(parse_ud_datagram(datagram(k, 0, 1, 1), 4, 2000, d), UdParse::Ok) << to_string(k);
 
   EXPECT_EQ(parse_ud_datagram({}, 4, 2000, d), UdParse::Short);
@@ -113,7 +113,7 @@ TEST(UdSendWindow, ProbeAnswerResendsWhatWasSentBeforeTheProbe) {
   for (std::uint32_t slot = 0; slot < 4; ++slot) w.sent(slot, 0.0);
   EXPECT_FALSE(w.probe_due(0.001, 0.002));
   EXPECT_TRUE(w.probe_due(0.002, 0.002));
-  w.probe_sent(0.002);
+  w.probe_sent();
   EXPECT_FALSE(w.probe_due(0.003, 0.002)) << "one outstanding probe";
   w.sent(4, 0.003);  // after the probe: not covered by its answer
   std::vector<std::uint32_t> freed, slots;
@@ -123,6 +123,26 @@ TEST(UdSendWindow, ProbeAnswerResendsWhatWasSentBeforeTheProbe) {
   slots.clear();
   w.probe_answered(0.004, slots);
   EXPECT_TRUE(slots.empty()) << "answered once";
+}
+
+TEST(UdSendWindow, AnUnansweredProbeIsLeftToTheTimeoutNotRepeated) {
+  // A receiver computing outside MPI answers nothing for a second: one Probe, then the
+  // timeout's re-send, then one Probe for the re-sent packets -- not one every 2 ms.
+  UdReliabilityParameters p;
+  p.retransmit_timeout = 0.4;
+  p.probe_delay = 0.002;
+  UdSendWindow w;
+  w.sent(0, 0.0);
+  ASSERT_TRUE(w.probe_due(0.002, p.probe_delay));
+  w.probe_sent();
+  EXPECT_FALSE(w.probe_due(0.004, p.probe_delay));
+  EXPECT_FALSE(w.probe_due(0.3, p.probe_delay)) << "probing an unanswering receiver again";
+  EXPECT_DOUBLE_EQ(w.deadline(p.retransmit_timeout, p.probe_delay), 0.4) << "the timeout is next";
+  std::vector<std::uint32_t> slots;
+  ASSERT_TRUE(w.expired(0.4, p, slots));
+  EXPECT_EQ(slots, (std::vector<std::uint32_t>{0}));
+  EXPECT_FALSE(w.probe_due(0.401, p.probe_delay));
+  EXPECT_TRUE(w.probe_due(0.402, p.probe_delay)) << "the re-sent packet may be probed";
 }
 
 TEST(UdReceiveWindow, InOrderDuplicatesHoldAndWindow) {
@@ -292,7 +312,7 @@ TEST_P(LossyLink, EveryPacketOnceInOrder) {
     ASSERT_TRUE(send.expired(now, p, slots));
     for (std::uint32_t s : slots) transmit(to_receiver, {0, UdKind::Data, s, 0, 0});
     if (send.probe_due(now, p.probe_delay)) {
-      send.probe_sent(now);
+      send.probe_sent();
       transmit(to_receiver, {0, UdKind::Probe, 0, 0, 0});
     }
   }
