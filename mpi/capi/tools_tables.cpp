@@ -31,7 +31,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 48> kPvars{{
+const std::array<PerformanceVariable, 50> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -111,6 +111,13 @@ const std::array<PerformanceVariable, 48> kPvars{{
     {"twinfab_channel_datagrams_dropped",
      "UD: datagrams dropped as malformed, foreign, from an unknown rank or beyond the window.", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(datagrams_dropped)},
+    {"twinfab_channel_agent_wakeups",
+     "UD: wake-ups of the reliability agent (TWINFAB_UD_RELIABILITY=thread: every TWINFAB_UD_THREAD_WAKE; hybrid: "
+     "a packet sent again to this rank's interrupt-driven QP).",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(agent_wakeups)},
+    {"twinfab_channel_agent_packets",
+     "UD: datagrams the reliability agent took in (and acknowledged) while the rank was elsewhere.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(agent_packets)},
     // ---- the registration cache (regcache::Counters); zero while TWINFAB_REGCACHE=none
     {"twinfab_regcache_hits", "Registrations the cache found already made.", kCounter, PvarGroup::Regcache,
      TWINFAB_REGCACHE(hits)},

@@ -122,6 +122,8 @@ struct ChannelCounters {
   std::uint64_t duplicates_received = 0;  ///< packets that had arrived already (dropped)
   std::uint64_t held_out_of_order = 0;    ///< packets kept until a gap before them was filled
   std::uint64_t datagrams_dropped = 0;    ///< malformed, foreign or beyond the window (dropped)
+  std::uint64_t agent_wakeups = 0;        ///< the reliability agent's wake-ups (UD thread and hybrid)
+  std::uint64_t agent_packets = 0;        ///< datagrams the reliability agent took in
 };
 
 class Channel {
@@ -188,7 +190,7 @@ class Channel {
     double deadline = fabric::Runtime::kForever;
   };
   /// One call, not two: it is on every wait of a blocking receive.
-  virtual WaitSet wait_set() const noexcept = 0;
+  virtual WaitSet wait_set() const = 0;
 
   virtual const ChannelCounters& counters() const noexcept = 0;
 };

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
+#include <utility>
 
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
@@ -22,8 +24,14 @@ constexpr std::uint64_t kRecvTag = 1ull << 63;
 constexpr std::uint64_t kControlTag = 1ull << 62;
 constexpr std::uint64_t kStopTag = 1ull << 61;
 constexpr std::uint32_t kControlSlots = 64;
-// The Stop datagram's buffer: the last control buffer, kept out of the free list.
+// The Stop and Wake datagrams' buffers: the last two control buffers, kept out of the
+// free list. Their sends are tagged kStopTag and not counted in send_wr_outstanding_.
 constexpr std::uint32_t kStopSlot = kControlSlots;
+constexpr std::uint32_t kWakeSlot = kControlSlots + 1;
+constexpr std::uint32_t kSelfSlots = 2;
+// Receive buffers of the reliability agent's QP: Stops to itself, and (hybrid) the
+// peers' timed-out packets, which come one per timeout and peer.
+constexpr std::uint32_t kInterruptBuffers = 32;
 constexpr double kStopInterval = 20e-6;
 constexpr double kTimerSlack = 1e-6;
 constexpr std::uint32_t kLazyReap = 8;
@@ -52,7 +60,10 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
       size_(oob.size()),
       params_(parameters_from(config)),
       recv_buffers_(config.ud_recv_buffers),
-      send_buffers_(config.ud_send_buffers) {
+      send_buffers_(config.ud_send_buffers),
+      reliability_(config.ud_reliability),
+      thread_wake_(config.ud_thread_wake_us * 1e-6),
+      mutex_(device.runtime()) {
   const fabric::DeviceCapabilities& caps = device_.capabilities();
   if (!caps.ud)
     throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Init (TWINFAB_TRANSPORT=ud)",
@@ -67,8 +78,8 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
 
   // The send queue holds every data buffer posted (a buffer may be posted twice: a
   // re-send before the first send completed is refused below, so at most once),
-  // the control buffers and the Stop.
-  send_wr_limit_ = std::min<std::uint32_t>(send_buffers_ + kControlSlots + 1, caps.max_qp_wr);
+  // the control buffers, a Stop and a Wake.
+  send_wr_limit_ = std::min<std::uint32_t>(send_buffers_ + kControlSlots + kSelfSlots, caps.max_qp_wr);
   recv_cq_ = device_.create_cq(recv_buffers_);
   send_cq_ = device_.create_cq(send_wr_limit_);
   cqs_ = {recv_cq_.get(), send_cq_.get()};
@@ -92,7 +103,7 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   const std::size_t recv_bytes = std::size_t{recv_buffers_} * (fabric::kUdGrhBytes + datagram_bytes_);
   send_base_ = recv_bytes;
   control_base_ = send_base_ + std::size_t{send_buffers_} * datagram_bytes_;
-  const std::size_t total = control_base_ + std::size_t{kControlSlots + 1} * kUdHeaderBytes;
+  const std::size_t total = control_base_ + std::size_t{kControlSlots + kSelfSlots} * kUdHeaderBytes;
   storage_ = BufferStorage(total);
   region_ = device_.register_memory(storage_.get(), total, fabric::Access::LocalWrite);
   base_sge_ = region_->sge(0, 0);
@@ -101,12 +112,39 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   for (std::uint32_t i = send_buffers_; i-- > 0;) free_slots_.push_back(i);
   for (std::uint32_t i = kControlSlots; i-- > 0;) free_controls_.push_back(i);
 
-  oob_.put(qp_->local_address().bytes());
+  if (reliability_ != UdReliability::Progress) start_agent(config);
+
+  // Published: the QP's address, then the interrupt QP's (hybrid) or nothing, after
+  // a 2-byte length of the first.
+  const fabric::Address address = qp_->local_address();
+  const fabric::Address interrupt =
+      reliability_ == UdReliability::Hybrid ? interrupt_qp_->local_address() : fabric::Address{};
+  std::vector<std::byte> blob(2 + address.bytes().size() + interrupt.bytes().size());
+  const auto first = static_cast<std::uint16_t>(address.bytes().size());
+  std::memcpy(blob.data(), &first, 2);
+  std::memcpy(blob.data() + 2, address.bytes().data(), address.bytes().size());
+  if (!interrupt.empty())
+    std::memcpy(blob.data() + 2 + first, interrupt.bytes().data(), interrupt.bytes().size());
+  oob_.put(blob);
   oob_.fence();
+  if (reliability_ != UdReliability::Progress)
+    agent_ = runtime_.spawn(fmt::format("ud-reliability-{}", rank_), [this] { agent_body(); });
+}
+
+std::pair<fabric::Address, fabric::Address> UdChannel::addresses_of(int peer) const {
+  const std::vector<std::byte> blob = oob_.get(peer);
+  std::uint16_t first = 0;
+  if (blob.size() >= 2) std::memcpy(&first, blob.data(), 2);
+  if (blob.size() < 2 || blob.size() < 2u + first)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                fmt::format("rank {} published {} bytes of address, not a UD channel's", peer, blob.size()));
+  const std::span<const std::byte> bytes(blob);
+  return {fabric::Address::from_bytes(bytes.subspan(2, first)), fabric::Address::from_bytes(bytes.subspan(2 + first))};
 }
 
 UdChannel::~UdChannel() {
   try {
+    stop_agent();
     shutdown();
   } catch (const std::exception& e) {
     // A destructor cannot throw; the job is ending anyway, but say why it may hang
@@ -138,8 +176,27 @@ UdChannel::Peer& UdChannel::peer_state(int peer) {
 }
 
 const fabric::AddressHandle& UdChannel::handle_for(int peer, Peer& p) {
-  if (!p.handle) p.handle = device_.create_address_handle(fabric::Address::from_bytes(oob_.get(peer)));
+  if (!p.handle) p.handle = device_.create_address_handle(addresses_of(peer).first);
   return *p.handle;
+}
+
+const fabric::AddressHandle& UdChannel::interrupt_handle_for(int peer, Peer& p) {
+  if (!p.interrupt_handle) {
+    const fabric::Address interrupt = addresses_of(peer).second;
+    // A peer without an interrupt QP (not run with hybrid) gets the re-send as usual.
+    if (interrupt.empty()) return handle_for(peer, p);
+    p.interrupt_handle = device_.create_address_handle(interrupt);
+  }
+  return *p.interrupt_handle;
+}
+
+UdChannel::RankHold::RankHold(const UdChannel& channel)
+    : channel_(channel), held_(channel.reliability_ != UdReliability::Progress) {
+  if (held_ && channel_.rank_depth_++ == 0) channel_.mutex_.lock();
+}
+
+UdChannel::RankHold::~RankHold() {
+  if (held_ && --channel_.rank_depth_ == 0) channel_.mutex_.unlock();
 }
 
 void UdChannel::mark_timed(int peer, Peer& p) {
@@ -149,6 +206,7 @@ void UdChannel::mark_timed(int peer, Peer& p) {
 }
 
 void UdChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
+  const RankHold hold(*this);
   if (payload_bytes > capabilities_.max_payload)
     throw Error(ErrorClass::MPI_ERR_INTERN, "UD channel",
                 fmt::format("a packet of {} bytes of payload to rank {}; at most {} fit a datagram", payload_bytes,
@@ -199,7 +257,7 @@ void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::siz
   next_timer_ = std::min(next_timer_, now + std::min(params_.retransmit_timeout, params_.probe_delay));
 }
 
-void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot) {
+void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot, bool to_interrupt_qp) {
   fabric::Sge sge = base_sge_;
   sge.addr += static_cast<std::uint64_t>(send_buffer(slot) - storage_.get());
   sge.length = slots_[slot].length;
@@ -207,7 +265,7 @@ void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot) {
   wr.wr_id = slot;
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = std::span(&sge, 1);
-  wr.ah = &handle_for(peer, p);
+  wr.ah = to_interrupt_qp ? &interrupt_handle_for(peer, p) : &handle_for(peer, p);
   if (const Status s = qp_->post_send(wr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
                 fmt::format("sending to rank {} failed: {} ({})", peer, fabric::to_string(s), qp_->last_error()));
@@ -215,12 +273,12 @@ void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot) {
   ++send_wr_outstanding_;
 }
 
-void UdChannel::resend(int peer, Peer& p, std::uint32_t slot) {
+void UdChannel::resend(int peer, Peer& p, std::uint32_t slot, bool to_interrupt_qp) {
   // The datagram goes again as it was, with the ACK brought up to date.
   const std::uint32_t ack = p.receive.ack_value();
   std::memcpy(send_buffer(slot) + offsetof(UdHeader, ack), &ack, sizeof ack);
   p.receive.ack_sent();
-  post_slot(peer, p, slot);
+  post_slot(peer, p, slot, to_interrupt_qp);
 }
 
 fabric::SendWr UdChannel::control_datagram(std::uint32_t index, const UdHeader& header, std::uint64_t wr_id,
@@ -298,10 +356,28 @@ void UdChannel::take_ack(int peer, Peer& p, std::uint32_t ack) {
   }
 }
 
-void UdChannel::deliver(int peer, Peer& p, const UdDatagram& d, double now) {
+void UdChannel::deliver(int peer, Peer& p, const UdDatagram& d, std::span<const std::byte> bytes, double now) {
   ++counters_.packets_received;
   p.receive.delivered(now);
+  if (in_agent_pass_) {
+    // The protocols belong to the rank: the packet waits for its next progress().
+    taken_.push_back(Taken{peer, std::vector<std::byte>(bytes.begin(), bytes.end())});
+    return;
+  }
   sink_.on_packet(peer, d.packet, d.payload);
+}
+
+std::size_t UdChannel::deliver_taken() {
+  std::size_t delivered = 0;
+  while (!taken_.empty()) {
+    const Taken t = std::move(taken_.front());
+    taken_.pop_front();
+    UdDatagram d;
+    (void)parse_ud_datagram(t.datagram, size_, capabilities_.max_payload, d);  // checked when it arrived
+    sink_.on_packet(t.peer, d.packet, d.payload);
+    ++delivered;
+  }
+  return delivered;
 }
 
 void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
@@ -313,7 +389,7 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
   const int peer = d.header.source;
   if (peer == rank_) {
     if (d.header.kind == UdKind::Stop) stop_.store(true, std::memory_order_release);
-    else ++counters_.datagrams_dropped;  // the protocols never send to their own rank
+    else if (d.header.kind != UdKind::Wake) ++counters_.datagrams_dropped;  // the protocols never send to their own rank
     return;
   }
   Peer& p = peer_state(peer);
@@ -342,6 +418,7 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
       }
       return;
     case UdKind::Stop:  // only from this rank itself
+    case UdKind::Wake:
       ++counters_.datagrams_dropped;
       return;
     case UdKind::Data:
@@ -349,12 +426,12 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
   }
   switch (p.receive.classify(d.header.seq, params_.window)) {
     case UdReceiveWindow::Verdict::Deliver: {
-      deliver(peer, p, d, now);
+      deliver(peer, p, d, bytes, now);
       // Packets held behind the gap this one filled follow it.
       while (auto held = p.receive.take_next_held()) {
         UdDatagram h;
         (void)parse_ud_datagram(*held, size_, capabilities_.max_payload, h);  // checked when it arrived
-        deliver(peer, p, h, now);
+        deliver(peer, p, h, *held, now);
       }
       const bool asked = (d.header.flags & kUdFlagAckRequest) != 0;
       if (p.receive.has_held()) {
@@ -454,7 +531,9 @@ std::size_t UdChannel::run_timers(double now) {
                               peer, p.send.oldest_retries(), p.send.oldest_retries() * params_.retransmit_timeout));
     for (const std::uint32_t slot : scratch_slots_) {
       if (send_wr_outstanding_ >= send_wr_limit_) break;  // the next timer tries again
-      resend(peer, p, slot);
+      // Hybrid: to the peer's interrupt-driven QP, whose agent ACKs even while the
+      // peer computes (seed 004 §4.1).
+      resend(peer, p, slot, reliability_ == UdReliability::Hybrid);
       ++counters_.retransmissions;
       ++events;
     }
@@ -463,7 +542,7 @@ std::size_t UdChannel::run_timers(double now) {
     // free room needed simulated time to pass (MPICH's coll/nonblocking3 over lossy UD).
     if (p.send.probe_due(now, params_.probe_delay)) {
       if (send_control(peer, p, UdKind::Probe, 0)) ++events;
-      p.send.probe_sent(now);
+      p.send.probe_sent();
     }
     if (p.receive.has_held() && p.receive.nack_due(now, params_.nack_holdoff)) {
       if (send_control(peer, p, UdKind::Nack, p.receive.ack_value())) ++events;
@@ -492,10 +571,8 @@ void UdChannel::repost_consumed() {
   reposts_.clear();
 }
 
-std::size_t UdChannel::progress() {
+std::size_t UdChannel::poll_receives(double& now) {
   std::size_t events = 0;
-  if (!reposts_.empty()) repost_consumed();
-  double now = -1;
   for (;;) {
     const std::size_t n = recv_cq_->poll(completions_);
     if (n == 0) break;
@@ -517,6 +594,17 @@ std::size_t UdChannel::progress() {
     events += n;
     if (n < completions_.size()) break;
   }
+  return events;
+}
+
+std::size_t UdChannel::progress() {
+  const RankHold hold(*this);
+  if (agent_error_) std::rethrow_exception(std::exchange(agent_error_, nullptr));
+  // What the reliability agent took in first: it arrived before anything still queued.
+  std::size_t events = taken_.empty() ? 0 : deliver_taken();
+  if (!reposts_.empty()) repost_consumed();
+  double now = -1;
+  events += poll_receives(now);
   // Send completions only return buffers: reaped lazily, when a few are outstanding
   // or something waits for a buffer (one poll of the send CQ less per progress pass).
   if (send_wr_outstanding_ >= kLazyReap ||
@@ -533,10 +621,13 @@ std::size_t UdChannel::progress() {
   return events;
 }
 
-Channel::WaitSet UdChannel::wait_set() const noexcept {
+Channel::WaitSet UdChannel::wait_set() const {
+  const RankHold hold(*this);
   // Send completions matter only when a pending packet or a control datagram waits
   // for the buffer or queue room they free.
   const std::size_t n = pending_total_ > 0 || controls_blocked_ ? 2 : 1;
+  // Packets the agent took in are ready now: no wait.
+  if (!taken_.empty()) return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n), 0};
   return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n),
           next_timer_ >= UdSendWindow::kNever ? fabric::Runtime::kForever : next_timer_};
 }
@@ -569,8 +660,6 @@ void UdChannel::shutdown() {
   }
   // 2. Meet the others in a fence, while an agent answers peers whose last ACK from
   //    this rank was lost (they re-send, and must hear from us to finish step 1).
-  const fabric::Address self = qp_->local_address();
-  const std::unique_ptr<fabric::AddressHandle> self_handle = device_.create_address_handle(self);
   stop_.store(false, std::memory_order_relaxed);
   std::unique_ptr<fabric::Agent> agent = runtime_.spawn("ud-shutdown", [this] {
     while (!stop_.load(std::memory_order_acquire)) {
@@ -580,21 +669,168 @@ void UdChannel::shutdown() {
   oob_.fence();
   // 3. Wake the agent with a Stop datagram to this rank's own QP; UD may drop it too,
   //    so send it again until the agent has seen it.
-  UdHeader h;
-  h.kind = UdKind::Stop;
-  h.source = rank_;
-  fabric::Sge sge;
-  fabric::SendWr wr = control_datagram(kStopSlot, h, kStopTag, sge);
-  wr.ah = self_handle.get();
   while (!stop_.load(std::memory_order_acquire)) {
-    if (const Status s = qp_->post_send(wr); s != Status::Ok && s != Status::NoResource)
-      throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel shutdown",
-                  fmt::format("the Stop datagram could not be sent: {} ({})", fabric::to_string(s), qp_->last_error()));
+    send_to_self(UdKind::Stop, false);
     // Long enough for a datagram to reach this rank's own QP (a few microseconds; on
     // software RDMA tens), short enough to add little to the job's end.
     runtime_.sleep_for(kStopInterval);
   }
   agent->join();
+}
+
+void UdChannel::send_to_self(UdKind kind, bool to_interrupt_qp) {
+  std::unique_ptr<fabric::AddressHandle>& handle = to_interrupt_qp ? self_interrupt_handle_ : self_handle_;
+  if (!handle)
+    handle = device_.create_address_handle(to_interrupt_qp ? interrupt_qp_->local_address() : qp_->local_address());
+  UdHeader h;
+  h.kind = kind;
+  h.source = rank_;
+  fabric::Sge sge;
+  fabric::SendWr wr = control_datagram(kind == UdKind::Wake ? kWakeSlot : kStopSlot, h, kStopTag, sge);
+  wr.ah = handle.get();
+  // A full send queue is as if the datagram was lost: the callers send again.
+  if (const Status s = qp_->post_send(wr); s != Status::Ok && s != Status::NoResource)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                fmt::format("a {} datagram to this rank could not be sent: {} ({})", to_string(kind),
+                            fabric::to_string(s), qp_->last_error()));
+}
+
+void UdChannel::start_agent(const Config& config) {
+  (void)config;
+  // The agent's own UD QP: it sleeps on this QP's completion events. Under hybrid,
+  // peers send their timed-out packets here; under thread, only the Stop comes.
+  interrupt_cq_ = device_.create_cq(kInterruptBuffers);
+  fabric::QpConfig qp_config;
+  qp_config.transport = fabric::Transport::UD;
+  qp_config.send_cq = send_cq_.get();  // it never sends
+  qp_config.recv_cq = interrupt_cq_.get();
+  qp_config.max_send_wr = 1;
+  qp_config.max_recv_wr = kInterruptBuffers;
+  qp_config.max_send_sge = 1;
+  qp_config.max_recv_sge = 1;
+  qp_config.max_inline = 0;
+  interrupt_qp_ = device_.create_qp(qp_config);
+  if (const Status s = interrupt_qp_->connect(nullptr); s != Status::Ok)
+    throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Init (TWINFAB_UD_RELIABILITY)",
+                fmt::format("the reliability agent's UD queue pair did not start: {} ({})", fabric::to_string(s),
+                            interrupt_qp_->last_error()));
+  const std::size_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
+  interrupt_storage_ = BufferStorage(buffer * kInterruptBuffers);
+  interrupt_region_ =
+      device_.register_memory(interrupt_storage_.get(), buffer * kInterruptBuffers, fabric::Access::LocalWrite);
+  for (std::uint32_t i = 0; i < kInterruptBuffers; ++i) {
+    fabric::Sge sge = interrupt_region_->sge(buffer * i, buffer);
+    if (const Status s = interrupt_qp_->post_recv(fabric::RecvWr{kRecvTag | i, std::span(&sge, 1)}); s != Status::Ok)
+      throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Init (TWINFAB_UD_RELIABILITY)",
+                  fmt::format("posting a receive of the agent's QP failed: {} ({})", fabric::to_string(s),
+                              interrupt_qp_->last_error()));
+  }
+}
+
+void UdChannel::agent_body() {
+  fabric::CompletionQueue* const sources[] = {interrupt_cq_.get()};
+  // Thread: a watchdog waking every thread_wake_ (and for its Stop). Hybrid: asleep
+  // until a packet reaches the interrupt QP; each wake-up pays the completion
+  // event's interrupt and scheduling (the simulator's hca.event_latency).
+  const bool watchdog = reliability_ == UdReliability::Thread;
+  for (;;) {
+    runtime_.wait_for_event(sources, watchdog ? runtime_.now() + thread_wake_ : fabric::Runtime::kForever);
+    bool stop = false;
+    {
+      const std::lock_guard<fabric::AgentMutex> hold(mutex_);
+      in_agent_pass_ = true;
+      try {
+        stop = agent_pass();
+      } catch (...) {
+        // A peer declared dead, a failed post: the rank's next progress() raises it.
+        in_agent_pass_ = false;
+        agent_error_ = std::current_exception();
+        stop = true;
+        try {
+          send_to_self(UdKind::Wake, false);
+        } catch (...) {
+        }
+      }
+      in_agent_pass_ = false;
+    }
+    if (stop) break;
+  }
+  agent_stopped_.store(true, std::memory_order_release);
+}
+
+bool UdChannel::agent_pass() {
+  ++counters_.agent_wakeups;
+  bool stop = false;
+  double now = runtime_.now();
+  const std::size_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
+  // 1. The interrupt QP: the Stop, and (hybrid) peers' timed-out packets.
+  for (;;) {
+    const std::size_t n = interrupt_cq_->poll(completions_);
+    for (std::size_t i = 0; i < n; ++i) {
+      const fabric::WorkCompletion& wc = completions_[i];
+      if (wc.status == fabric::WcStatus::WrFlushError) continue;
+      const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
+      if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes) {
+        const auto bytes = std::span<const std::byte>(interrupt_storage_.get() + buffer * slot + fabric::kUdGrhBytes,
+                                                      wc.byte_len - fabric::kUdGrhBytes);
+        UdDatagram d;
+        if (parse_ud_datagram(bytes, size_, capabilities_.max_payload, d) == UdParse::Ok && d.header.source == rank_ &&
+            d.header.kind == UdKind::Stop) {
+          stop = true;
+        } else {
+          ++counters_.agent_packets;
+          handle_datagram(bytes, now);  // a copy is kept of what is delivered
+        }
+      } else {
+        ++counters_.datagrams_dropped;
+      }
+      fabric::Sge sge = interrupt_region_->sge(buffer * slot, buffer);
+      if (const Status s = interrupt_qp_->post_recv(fabric::RecvWr{kRecvTag | slot, std::span(&sge, 1)});
+          s != Status::Ok)
+        throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
+                    fmt::format("posting a receive of the agent's QP failed: {} ({})", fabric::to_string(s),
+                                interrupt_qp_->last_error()));
+    }
+    if (n < completions_.size()) break;
+  }
+  if (stop) return true;
+  // 2. Everything waiting on the channel's own QP: taken in and acknowledged.
+  const std::size_t before = taken_.size();
+  counters_.agent_packets += poll_receives(now);
+  if (!reposts_.empty()) repost_consumed();
+  if (send_wr_outstanding_ > 0) reap_sends();
+  flush_pending();
+  if (reliability_ == UdReliability::Hybrid) {
+    // Acknowledge all other waiting messages at once (seed 004): a peer that re-sent
+    // to the interrupt QP must hear within a round trip, not after the ACK delay.
+    for (const int peer : std::vector<int>(timed_peers_)) {
+      Peer& p = peer_state(peer);
+      if (p.receive.owed() > 0 && !p.receive.has_held()) send_control(peer, p, UdKind::Ack, 0);
+    }
+  }
+  // The watchdog also re-sends what timed out, and sends owed ACKs and NACKs.
+  if (reliability_ == UdReliability::Thread && !timed_peers_.empty() && now + kTimerSlack >= next_timer_)
+    run_timers(now + kTimerSlack);
+  // A rank waiting in MPI may have been woken for a completion this pass consumed:
+  // wake it again, for the packets it will find in taken_.
+  if (taken_.size() > before) send_to_self(UdKind::Wake, false);
+  return false;
+}
+
+void UdChannel::stop_agent() {
+  if (!agent_) return;
+  while (!agent_stopped_.load(std::memory_order_acquire)) {
+    {
+      const RankHold hold(*this);
+      send_to_self(UdKind::Stop, true);
+    }
+    runtime_.sleep_for(kStopInterval);
+  }
+  agent_->join();
+  agent_.reset();
+  // What it took in last goes to the protocols before the shutdown.
+  const RankHold hold(*this);
+  if (!taken_.empty()) deliver_taken();
 }
 
 }  // namespace twinfab::mpi

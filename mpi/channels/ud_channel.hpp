@@ -15,10 +15,21 @@
 //    time stamps, duplicate suppression and in-order delivery (ud_reliability.hpp, a
 //    pure part unit-tested alone). Where the reliability lives, and why inside the
 //    channel rather than as a reliable-datagram layer under it: docs/channels.md.
-//  - Reliability runs in the progress engine (seed 004's "progress-engine" method):
-//    timers are checked whenever the rank polls, and a rank waiting in MPI wakes at the
-//    channel's next deadline (wait_set()). A rank that computes outside MPI neither
-//    ACKs nor re-sends until it comes back: the seed's unnecessary retransmissions.
+//  - Who runs the reliability is seed 004's choice of three (TWINFAB_UD_RELIABILITY):
+//    progress (default): timers are checked whenever the rank polls, and a rank
+//    waiting in MPI wakes at the channel's next deadline (wait_set()). A rank that
+//    computes outside MPI neither ACKs nor re-sends until it comes back: the seed's
+//    unnecessary retransmissions.
+//    thread: a watchdog agent (fabric/runtime.hpp) also wakes every
+//    TWINFAB_UD_THREAD_WAKE, takes in what arrived, ACKs it and re-sends what timed out.
+//    hybrid: the progress engine, and each rank has a second, interrupt-driven UD QP
+//    with an agent sleeping on its completion events; a packet that times out goes to
+//    the peer's interrupt QP, whose agent wakes, takes in everything waiting and ACKs
+//    it at once (so a computing receiver costs one re-send, not a series).
+//    With an agent, the channel's state is guarded by an AgentMutex (the rank's hold is
+//    reentrant: a delivery may send); packets the agent takes in are copied and handed
+//    to the protocols by the rank's next progress(), in order, and a Wake datagram to
+//    the rank's own QP ends a wait whose completion the agent consumed.
 //  - Buffers: `ud_recv_buffers` receive buffers of GRH + MTU bytes, shared by every
 //    peer (one receive queue: no per-peer memory); `ud_send_buffers` send buffers of
 //    an MTU, a packet's buffer held until its ACK (re-sends go from it); small
@@ -33,8 +44,9 @@
 //    is in the fence. So an agent (fabric/runtime.hpp) keeps progressing the channel
 //    while the rank is in the fence, and a Stop datagram to itself ends it afterwards.
 //
-// Not thread-safe; one per rank. The shutdown agent touches the channel only while
-// the rank is inside the fence.
+// One per rank, used by the rank (and by its own agents, as above). The shutdown
+// agent touches the channel only while the rank is inside the fence, after the
+// reliability agent has stopped.
 #pragma once
 
 #include <array>
@@ -42,10 +54,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "fabric/agent_mutex.hpp"
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
 #include "mpi/channels/buffer_storage.hpp"
@@ -75,7 +89,7 @@ class UdChannel final : public Channel {
   /// UD has no RDMA: always an error naming the operation.
   void post_rdma(int peer, const RdmaOp& op) override;
   std::size_t progress() override;
-  WaitSet wait_set() const noexcept override;
+  WaitSet wait_set() const override;
   const ChannelCounters& counters() const noexcept override { return counters_; }
 
   /// The reliability parameters in use (from Config).
@@ -90,6 +104,7 @@ class UdChannel final : public Channel {
     UdSendWindow send;
     UdReceiveWindow receive;
     std::unique_ptr<fabric::AddressHandle> handle;  ///< made at the first datagram to the peer
+    std::unique_ptr<fabric::AddressHandle> interrupt_handle;  ///< the peer's interrupt QP (hybrid)
     std::deque<Outgoing> pending;
     bool timed = false;    ///< in timed_peers_
     bool flushing = false;  ///< in flush_list_
@@ -101,21 +116,48 @@ class UdChannel final : public Channel {
     bool held = false;         ///< its packet is not acknowledged yet
   };
 
+  /// A datagram the reliability agent took in, for the rank to hand to the protocols.
+  struct Taken {
+    int peer = 0;
+    std::vector<std::byte> datagram;  ///< UdHeader, PacketHeader, payload
+  };
+  /// The rank's hold of mutex_ while an agent runs (nothing otherwise); reentrant.
+  class RankHold {
+   public:
+    explicit RankHold(const UdChannel& channel);
+    ~RankHold();
+    RankHold(const RankHold&) = delete;
+    RankHold& operator=(const RankHold&) = delete;
+
+   private:
+    const UdChannel& channel_;
+    bool held_;
+  };
+
   Peer& peer_state(int peer);
   const fabric::AddressHandle& handle_for(int peer, Peer& p);
+  /// The address handle of the peer's interrupt-driven QP (hybrid), or of its QP when
+  /// it published none.
+  const fabric::AddressHandle& interrupt_handle_for(int peer, Peer& p);
+  /// The peer's published QP addresses: its QP's, then its interrupt QP's (or empty).
+  std::pair<fabric::Address, fabric::Address> addresses_of(int peer) const;
   bool slot_available() const noexcept { return !free_slots_.empty(); }
   /// Writes and posts a Data datagram now (window open, slot free).
   void send_now(int peer, Peer& p, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill);
-  void post_slot(int peer, Peer& p, std::uint32_t slot);
-  /// Posts an unacknowledged packet again, its ACK field brought up to date.
-  void resend(int peer, Peer& p, std::uint32_t slot);
+  void post_slot(int peer, Peer& p, std::uint32_t slot, bool to_interrupt_qp = false);
+  /// Posts an unacknowledged packet again, its ACK field brought up to date; to the
+  /// peer's interrupt QP for a timeout under the hybrid method.
+  void resend(int peer, Peer& p, std::uint32_t slot, bool to_interrupt_qp = false);
   /// Writes `header` into control buffer `index` and returns its send (without the
   /// address handle); `sge` receives the scatter entry the request points to.
   fabric::SendWr control_datagram(std::uint32_t index, const UdHeader& header, std::uint64_t wr_id, fabric::Sge& sge);
   /// Sends an ACK, NACK or Probe now; false (and controls_blocked_) when there is no room.
   bool send_control(int peer, Peer& p, UdKind kind, std::uint32_t seq, std::uint8_t flags = 0);
   void handle_datagram(std::span<const std::byte> bytes, double now);
-  void deliver(int peer, Peer& p, const UdDatagram& d, double now);
+  /// Hands a packet to the protocols, or (in an agent pass) keeps a copy in taken_.
+  void deliver(int peer, Peer& p, const UdDatagram& d, std::span<const std::byte> bytes, double now);
+  /// Hands the agent's packets to the protocols (the rank, holding the mutex).
+  std::size_t deliver_taken();
   void take_ack(int peer, Peer& p, std::uint32_t ack);
   void release_slot(std::uint32_t slot);
   void post_receive(std::uint32_t slot);
@@ -128,6 +170,17 @@ class UdChannel final : public Channel {
   bool drained() const noexcept;
   void wait_once();
   void shutdown();
+  /// The reliability agent (thread and hybrid): its QP, and the agent itself.
+  void start_agent(const Config& config);
+  void agent_body();
+  /// One pass of the agent, holding the mutex; true when a Stop arrived.
+  bool agent_pass();
+  /// Takes in the datagrams on the channel's receive CQ (posting their buffers again).
+  std::size_t poll_receives(double& now);
+  /// Sends a header-only datagram of `kind` to this rank's own QP (or interrupt QP).
+  void send_to_self(UdKind kind, bool to_interrupt_qp);
+  /// Stops the agent: Stop datagrams to its QP until it has seen one, then join.
+  void stop_agent();
   std::byte* send_buffer(std::uint32_t slot) const noexcept {
     return storage_.get() + send_base_ + std::size_t{slot} * datagram_bytes_;
   }
@@ -171,6 +224,23 @@ class UdChannel final : public Channel {
   double next_timer_ = UdSendWindow::kNever;  ///< no timer of any peer is due before it
   bool controls_blocked_ = false;  ///< a control datagram found no buffer or queue room
   std::atomic<bool> stop_{false};  ///< shutdown: the Stop datagram arrived (set by the agent)
+
+  // The reliability agent (thread and hybrid methods; absent under progress).
+  const UdReliability reliability_;
+  const double thread_wake_;  ///< seconds between the watchdog's wake-ups (thread)
+  mutable fabric::AgentMutex mutex_;
+  mutable int rank_depth_ = 0;  ///< the rank's nested holds of mutex_
+  bool in_agent_pass_ = false;  ///< deliveries go to taken_
+  std::deque<Taken> taken_;
+  std::unique_ptr<fabric::CompletionQueue> interrupt_cq_;
+  std::unique_ptr<fabric::QueuePair> interrupt_qp_;  ///< hybrid: where peers' timed-out packets come
+  BufferStorage interrupt_storage_;
+  std::unique_ptr<fabric::MemoryRegion> interrupt_region_;
+  std::unique_ptr<fabric::AddressHandle> self_handle_;            ///< this rank's QP
+  std::unique_ptr<fabric::AddressHandle> self_interrupt_handle_;  ///< this rank's interrupt QP
+  std::unique_ptr<fabric::Agent> agent_;
+  std::atomic<bool> agent_stopped_{false};  ///< the agent saw its Stop or failed (set by the agent)
+  std::exception_ptr agent_error_;  ///< what ended the agent, for the rank's next progress()
   ChannelCounters counters_;
   std::array<fabric::WorkCompletion, 16> completions_{};
 };

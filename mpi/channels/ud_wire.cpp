@@ -11,6 +11,7 @@ std::string_view to_string(UdKind kind) noexcept {
     case UdKind::Nack: return "nack";
     case UdKind::Stop: return "stop";
     case UdKind::Probe: return "probe";
+    case UdKind::Wake: return "wake";
   }
   return "?";
 }
@@ -39,6 +40,7 @@ UdParse parse_ud_datagram(std::span<const std::byte> bytes, int job_size, std::s
     case UdKind::Nack:
     case UdKind::Stop:
     case UdKind::Probe:
+    case UdKind::Wake:
       return bytes.size() == kUdHeaderBytes ? UdParse::Ok : UdParse::BadLength;
     case UdKind::Data:
       break;

@@ -6,7 +6,10 @@
 //   Ack   UdHeader alone: "I have every packet of yours below `ack`"
 //   Nack  UdHeader alone: the same, and "packet `seq` is missing: send it again"
 //   Probe UdHeader alone: "answer with your ACK now" (a tail-loss probe, below)
-//   Stop  UdHeader alone, to this rank itself: ends the shutdown agent (ud_channel.cpp)
+//   Stop  UdHeader alone, to this rank itself: ends the shutdown agent or the
+//         reliability agent (ud_channel.cpp)
+//   Wake  UdHeader alone, to this rank itself: the reliability agent took packets the
+//         rank may be waiting for; the datagram's arrival ends that wait
 //
 // Every datagram also carries `ack`, the receiver-side state of its sender for the
 // destination (acknowledgements ride on data: seed 004 §4.1, "ACKs piggy-backed").
@@ -27,7 +30,7 @@
 
 namespace twinfab::mpi {
 
-enum class UdKind : std::uint8_t { Data = 1, Ack = 2, Nack = 3, Stop = 4, Probe = 5 };
+enum class UdKind : std::uint8_t { Data = 1, Ack = 2, Nack = 3, Stop = 4, Probe = 5, Wake = 6 };
 std::string_view to_string(UdKind kind) noexcept;
 
 /// UdHeader::flags

@@ -42,6 +42,15 @@ std::string_view to_string(Transport transport) noexcept {
   return "?";
 }
 
+std::string_view to_string(UdReliability reliability) noexcept {
+  switch (reliability) {
+    case UdReliability::Progress: return "progress";
+    case UdReliability::Thread: return "thread";
+    case UdReliability::Hybrid: return "hybrid";
+  }
+  return "?";
+}
+
 std::string_view to_string(RmaDesign design) noexcept {
   switch (design) {
     case RmaDesign::Auto: return "auto";
@@ -108,6 +117,10 @@ void Config::validate() const {
                             ud_ack_delay_us, ud_retransmit_timeout_us));
   if (ud_max_retries < 1)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_max_retries (TWINFAB_UD_MAX_RETRIES)", "must be >= 1");
+  if (ud_thread_wake_us < 10)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_thread_wake_us (TWINFAB_UD_THREAD_WAKE)",
+                fmt::format("{} us is below 10 us: the watchdog would wake more often than a datagram travels",
+                            ud_thread_wake_us));
   if (regcache_max_bytes == 0)
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes (TWINFAB_REGCACHE_MAX_BYTES)", "must be >= 1");
 }
@@ -200,6 +213,10 @@ Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_UD_ACK_DELAY", base.ud_ack_delay_us);
   override_from(lookup, "TWINFAB_UD_RETRANSMIT_TIMEOUT", base.ud_retransmit_timeout_us);
   override_from(lookup, "TWINFAB_UD_MAX_RETRIES", base.ud_max_retries);
+  choice_from(lookup, "TWINFAB_UD_RELIABILITY", base.ud_reliability,
+              {{"progress", UdReliability::Progress}, {"thread", UdReliability::Thread},
+               {"hybrid", UdReliability::Hybrid}});
+  override_from(lookup, "TWINFAB_UD_THREAD_WAKE", base.ud_thread_wake_us);
   base.validate();
   return base;
 }

@@ -37,6 +37,10 @@
 //   TWINFAB_UD_RETRANSMIT_TIMEOUT  UD: microseconds without ACK before a re-send
 //                             (400000: seed 004 §5's 0.4 s)
 //   TWINFAB_UD_MAX_RETRIES    UD: re-sends of one packet before its peer is declared dead
+//   TWINFAB_UD_RELIABILITY    UD: progress | thread | hybrid, who runs the reliability
+//                             (seed 004 §4.1; ud_channel.hpp)
+//   TWINFAB_UD_THREAD_WAKE    UD, thread method: microseconds between the watchdog's
+//                             wake-ups (1000000: the seed's 1 s)
 //   TWINFAB_RMA               auto | rdma | sendrecv: how one-sided operations move data
 //                             (seed 001 ch. 3; docs/rma.md). auto: rdma
 //   TWINFAB_RMA_LOCK          auto | ts | mcs | thread | event | progress: the passive-target
@@ -78,6 +82,15 @@ enum class Transport : std::uint8_t {
   Ud,  ///< UdChannel: one UD QP, reliability in the library, packets only (seed 004)
 };
 std::string_view to_string(Transport transport) noexcept;
+
+/// Who runs the UD channel's reliability (seed 004 §4.1; mpi/channels/ud_channel.hpp).
+enum class UdReliability : std::uint8_t {
+  Progress,  ///< the progress engine only: ACKs and re-sends while the rank is in MPI
+  Thread,    ///< also a watchdog agent waking periodically (TWINFAB_UD_THREAD_WAKE)
+  Hybrid,    ///< progress engine; a timed-out packet goes to the peer's interrupt-driven QP,
+             ///< whose agent wakes and acknowledges
+};
+std::string_view to_string(UdReliability reliability) noexcept;
 
 /// How one-sided operations move their data (mpi/rma, seed 001 ch. 3).
 enum class RmaDesign : std::uint8_t {
@@ -126,6 +139,8 @@ struct Config {
   std::uint32_t ud_ack_delay_us = 200;
   std::uint32_t ud_retransmit_timeout_us = 400000;
   std::uint32_t ud_max_retries = 25;
+  UdReliability ud_reliability = UdReliability::Progress;
+  std::uint32_t ud_thread_wake_us = 1000000;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

@@ -18,6 +18,8 @@ constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-d
 constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
 constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
 constexpr std::array<std::string_view, 2> kTransportWords{"rc", "ud"};
+constexpr std::array<std::string_view, 3> kUdReliabilityWords{"progress", "thread", "hybrid"};
+static_assert(static_cast<int>(UdReliability::Hybrid) == 2, "the reliability words follow the enumerators");
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
 static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
               "the one-sided word lists follow the enumerators");
@@ -34,7 +36,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 22> kVariables{{
+const std::array<ConfigVariable, 24> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -83,8 +85,9 @@ const std::array<ConfigVariable, 22> kVariables{{
      Kind::Choice, Group::OneSided, kRmaWords, TWINFAB_CONFIG_FIELD(rma)},
     {"TWINFAB_RMA_LOCK",
      "The passive-target lock design: auto (ts where the device has remote atomics, else progress), ts "
-     "(remote compare-and-swap with exponential backoff), progress (lock requests served by the target's "
-     "progress engine); mcs, thread and event are not implemented yet (refused at window creation).",
+     "(remote compare-and-swap with exponential backoff), mcs (an MCS queue lock, swap emulated by compare-and-"
+     "swap), thread (a dedicated agent at the target serves lock requests), event (an agent woken by a "
+     "completion event serves them), progress (lock requests served by the target's progress engine).",
      Kind::Choice, Group::OneSided, kRmaLockWords, TWINFAB_CONFIG_FIELD(rma_lock)},
     {"TWINFAB_TRANSPORT",
      "The channel under the protocols: rc (a reliable connection per peer, with RDMA) or ud (one unreliable-"
@@ -113,6 +116,14 @@ const std::array<ConfigVariable, 22> kVariables{{
     {"TWINFAB_UD_MAX_RETRIES",
      "UD: re-sends of one packet before its peer is declared dead and the job ends with an error naming it.",
      Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_max_retries)},
+    {"TWINFAB_UD_RELIABILITY",
+     "UD: who runs the reliability (seed 004): progress (the progress engine only), thread (also a watchdog agent "
+     "waking every TWINFAB_UD_THREAD_WAKE) or hybrid (a timed-out packet goes to the peer's interrupt-driven QP, "
+     "whose agent acknowledges at once).",
+     Kind::Choice, Group::Transport, kUdReliabilityWords, TWINFAB_CONFIG_FIELD(ud_reliability)},
+    {"TWINFAB_UD_THREAD_WAKE",
+     "UD, thread method: microseconds between the watchdog agent's wake-ups (>= 10; 1000000, seed 004's 1 s).",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_thread_wake_us)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

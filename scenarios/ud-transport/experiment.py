@@ -10,6 +10,11 @@ a linear extrapolation of the measured rows (marked as extrapolated).
 drop-rate: over UD, an 8-byte ping-pong and 64 KiB window bandwidth (src/ud_stats.c)
 at 0 ... 20 % per-packet loss, with the channel's reliability counters (MPI_T): the
 progress-engine method's cost of loss.
+
+methods: seed 004's three reliability methods (TWINFAB_UD_RELIABILITY progress, thread,
+hybrid) with a receiver computing between bursts (src/methods.c), at 0 ... 20 % loss:
+completion time, timeout re-sends, and the duplicates they caused (re-sends of packets
+that had arrived: the unnecessary ones).
 """
 import pandas as pd
 
@@ -80,6 +85,32 @@ def drop_rate(ctx):
     return mean
 
 
+def methods(ctx):
+    c = ctx.config
+    prog = ctx.program("src/methods.c")
+
+    def job(p):
+        env = {"TWINFAB_TRANSPORT": "ud", "TWINFAB_UD_RELIABILITY": p["method"], **c["method_env"][p["method"]]}
+        return twinfab.Program(prog, 2, args=[c["method_rounds"], c["method_messages"], c["method_bytes"],
+                                              c["method_compute_ms"]],
+                               platform=c["platform"], loss=p["loss"], seed=p["seed"], env=env)
+
+    df = ctx.sweep(job, {"method": list(c["method_env"]), "loss": c["method_loss"], "seed": c["seeds"]},
+                   name="ud-transport-methods", metrics=lambda p, r: result_lines(r.stdout))
+    ctx.save(df, "ud-transport-methods")
+    ok = df[df["ok"]]
+    if ok.empty:
+        return ok
+    cols = ["seconds", "retransmissions", "nack_retransmissions", "duplicates", "agent_wakeups", "agent_packets"]
+    mean = ok.groupby(["method", "loss"], as_index=False)[cols].mean()
+    for value, label in (("seconds", "completion time (s)"), ("duplicates", "unnecessary re-sends (duplicates)")):
+        ctx.figure(plots.metric_vs_loss(mean, value, ctx.path(f"ud-transport-methods-{value}"), hue="method",
+                                        ylabel=label, title=f"UD reliability methods, receiver computing "
+                                                            f"{c['method_compute_ms']} ms per burst, on "
+                                                            f"{c['platform']} (simulated)"))
+    return mean
+
+
 def patterns(ctx):
     c = ctx.config
     prog = ctx.program("src/patterns.c")
@@ -107,6 +138,7 @@ def run(ctx):
     c = ctx.config
     table, extrapolated = memory(ctx)
     loss = drop_rate(ctx)
+    meth = methods(ctx)
     pats = patterns(ctx)
     md = [f"# ud-transport on {c['platform']} (simulated)\n",
           "## Memory per process (all-to-all; modelled by the platform's per-QP figures)\n",
@@ -124,6 +156,15 @@ def run(ctx):
           f"{c['seeds']})\n",
           plots.markdown_table(loss, ["loss", "latency_us", "bandwidth_MBps", "retransmissions",
                                       "nack_retransmissions", "probes", "duplicates", "acks"]),
+          "\n## Reliability methods with a computing receiver (seed 004 section 4.1; mean over seeds)\n",
+          f"{c['method_rounds']} bursts of {c['method_messages']} x {c['method_bytes']} B, the receiver computing "
+          f"{c['method_compute_ms']} ms before each. Seed 004: the progress engine re-sends what a computing "
+          "receiver did not acknowledge (unnecessary re-sends), the thread method avoids them at the cost of a "
+          "thread waking every second, the hybrid re-sends once, to an interrupt-driven QP whose thread "
+          "acknowledges everything waiting.\n",
+          plots.markdown_table(meth, ["method", "loss", "seconds", "retransmissions", "nack_retransmissions",
+                                      "duplicates", "agent_wakeups", "agent_packets"])
+          if not meth.empty else "(no methods run succeeded)",
           "\n## Application patterns (seed 004 section 6, communication only; seconds per round)\n",
           "Seed 004 measured the applications themselves (NAS IS/FT, SMG2000, Sweep3D, sPPM at up to 4K "
           "processes: UD within a few percent of RC, ahead where many peers thrash the HCA's QP-context cache); "
