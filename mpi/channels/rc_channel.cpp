@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "fabric/error.hpp"
+#include "fabric/log.hpp"
 #include "mpi/core/error.hpp"
 
 namespace twinfab::mpi {
@@ -30,6 +31,11 @@ constexpr std::uint32_t wr_index(std::uint64_t id) { return static_cast<std::uin
 // How long start-up lets a connection-manager handshake progress between connect()
 // calls (simulated or real seconds, through the runtime).
 constexpr double kConnectPollInterval = 1e-5;
+// How long a rank whose peer disconnected waits before it ends the job itself: the
+// process manager (mpirun) needs a moment to see how the peer ended (its signal or exit
+// status) and report it; a survivor that ended first had its own error reported
+// instead (siw: the peer's crash showed as this rank's flushed receives).
+constexpr double kPeerGoneGrace = 1.0;
 
 [[noreturn]] void fail(std::string_view where, const std::string& detail) {
   throw Error(ErrorClass::MPI_ERR_OTHER, where, detail);
@@ -671,6 +677,21 @@ void RcChannel::fail_receive(int peer, fabric::WcStatus status) {
     fabric::WorkCompletion sends[16];
     for (std::size_t n; (n = send_cq_->poll(sends)) > 0;)
       for (std::size_t i = 0; i < n; ++i) handle_send_completion(sends[i]);
+  }
+  if (status == WcStatus::WrFlushError) {
+    // Nothing of this rank's broke the connection, so the other end did: on iWARP its
+    // TCP connection closed, as when the peer's process exits or crashes. Say so now
+    // (the launcher may end this rank before the error below is raised), then leave the
+    // launcher the moment it needs to report how the peer ended.
+    const std::string why = fmt::format(
+        "peer rank {} disconnected (connection closed; {}): its process ended without MPI_Finalize (a crash, an "
+        "exit, a kill) or its node failed; the launcher reports how it ended",
+        peer, fabric::to_string(status));
+    fabric::log().error("rank {}: peer rank {} disconnected (connection closed); ending in {:g} s unless the launcher "
+                        "ends the job first",
+                        rank_, peer, kPeerGoneGrace);
+    device_.runtime().sleep_for(kPeerGoneGrace);
+    fail("progress", why);
   }
   fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(status)));
 }
