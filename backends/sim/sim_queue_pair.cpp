@@ -128,11 +128,13 @@ SimQueuePair::~SimQueuePair() {
     device_.fabric().free_message(m);
     m = next;
   }
-  for (auto& [id, path] : ud_received_) {
-    for (WireMessage* m = path.held; m != nullptr;) {
-      WireMessage* next = m->next_held;
-      device_.fabric().free_message(m);
-      m = next;
+  if (ud_paths_) {
+    for (auto& [id, path] : *ud_paths_) {
+      for (WireMessage* m = path.held; m != nullptr;) {
+        WireMessage* next = m->next_held;
+        device_.fabric().free_message(m);
+        m = next;
+      }
     }
   }
   device_.hca().remove_qp(*this);
@@ -199,15 +201,16 @@ Status SimQueuePair::to_reset() {
     m = next;
   }
   held = nullptr;
-  for (auto& [id, path] : ud_received_) {
-    for (WireMessage* m = path.held; m != nullptr;) {
-      WireMessage* next = m->next_held;
-      f.free_message(m);
-      m = next;
+  if (ud_paths_) {
+    for (auto& [id, path] : *ud_paths_) {
+      for (WireMessage* m = path.held; m != nullptr;) {
+        WireMessage* next = m->next_held;
+        f.free_message(m);
+        m = next;
+      }
     }
   }
-  ud_received_.clear();
-  ud_sent_.clear();
+  ud_paths_.reset();
   sq_.clear();
   rq_ = RecvQueue(config_.max_recv_wr);
   reads_in_flight_ = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -93,12 +94,19 @@ class SimQueuePair final : public fabric::QueuePair {
   /// large one sent before it, which no physical path does). The sending QP numbers
   /// the datagrams it transmits per destination QP; the destination holds one that
   /// overtook its predecessors. Only QPs this one talks to have an entry.
-  uint64_t take_ud_path_seq(uint32_t dst_qp_id) { return ud_sent_[dst_qp_id]++; }
+  /// One entry per peer QP in both directions, made on first use: an RC QP pays a
+  /// null pointer, a UD QP one node per peer (at thousands of simulated ranks each
+  /// byte per QP counts: tests/mpi/c/memory_per_rank.py).
   struct UdPath {
-    uint64_t expected = 0;
-    WireMessage* held = nullptr;  ///< sorted by psn
+    uint64_t next_sent = 0;  ///< the next datagram's number to this peer QP
+    uint64_t expected = 0;   ///< the next number due from it
+    WireMessage* held = nullptr;  ///< from it, ahead of `expected`, sorted by psn
   };
-  UdPath& ud_path(uint32_t src_qp_id) { return ud_received_[src_qp_id]; }
+  uint64_t take_ud_path_seq(uint32_t dst_qp_id) { return ud_path(dst_qp_id).next_sent++; }
+  UdPath& ud_path(uint32_t peer_qp_id) {
+    if (!ud_paths_) ud_paths_ = std::make_unique<std::unordered_map<uint32_t, UdPath>>();
+    return (*ud_paths_)[peer_qp_id];
+  }
   /// Moves to ERR and flushes every outstanding WR.
   void enter_error();
   /// A read/atomic finished: work requests held behind it (a fence, or the
@@ -142,8 +150,7 @@ class SimQueuePair final : public fabric::QueuePair {
   uint32_t remote_qpn_ = 0;
   uint64_t next_psn_ = 0;
   uint64_t next_seq_ = 0;
-  std::unordered_map<uint32_t, uint64_t> ud_sent_;     ///< UD: next path sequence, by destination QP id
-  std::unordered_map<uint32_t, UdPath> ud_received_;  ///< UD: by source QP id
+  std::unique_ptr<std::unordered_map<uint32_t, UdPath>> ud_paths_;  ///< UD: by peer QP id
   uint32_t reads_in_flight_ = 0;
   RingQueue<SqEntry> sq_;  ///< posted, not yet completed, oldest first
   RecvQueue rq_;
