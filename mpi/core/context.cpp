@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mpi/channels/rc_channel.hpp"
+#include "mpi/channels/hybrid_channel.hpp"
 #include "mpi/channels/ud_channel.hpp"
 
 namespace twinfab::mpi {
@@ -31,15 +32,21 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
   // communication follow its capabilities, never its kind.
   if (config_.transport == Transport::Ud)
     channel_ = std::make_unique<UdChannel>(device, oob, config_, engine_);
+  else if (config_.transport == Transport::Hybrid)
+    channel_ = std::make_unique<HybridChannel>(device, oob, config_, engine_);
   else
     channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
   engine_.attach_channel(channel_.get());
-  capabilities_ = device.capabilities();
+}
+
+fabric::DeviceCapabilities Context::capabilities() const noexcept {
   // What one-sided communication may use is what the channel offers: over a channel
   // without RDMA (UD) it takes its send/receive design and progress locks.
+  fabric::DeviceCapabilities caps = device_.capabilities();
   const ChannelCapabilities& channel = channel_->capabilities();
-  if (!channel.rdma_atomics) capabilities_.atomics = false;
-  if (!channel.rdma_write_with_imm) capabilities_.write_with_imm = false;
+  if (!channel.rdma_atomics) caps.atomics = false;
+  if (!channel.rdma_write_with_imm) caps.write_with_imm = false;
+  return caps;
 }
 
 Context::~Context() = default;

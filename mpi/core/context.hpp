@@ -343,8 +343,10 @@ class Context {
   // ---- what one-sided communication (mpi/rma) uses below the pt2pt engine
   fabric::Device& device() noexcept { return device_; }
   /// The device's capabilities as far as the channel offers them: a channel without
-  /// remote atomics (UD) reports none, whatever the device has.
-  const fabric::DeviceCapabilities& capabilities() const noexcept { return capabilities_; }
+  /// remote atomics (UD) reports none, whatever the device has. A copy, made when
+  /// asked (window creation, lock paths): a member would cost every simulated rank
+  /// 112 bytes (tests/mpi/c/memory_per_rank.py).
+  fabric::DeviceCapabilities capabilities() const noexcept;
   /// What the channel offers (RDMA operations, packet payload).
   const ChannelCapabilities& channel_capabilities() const noexcept { return channel_->capabilities(); }
   /// Registrations of user buffers through the registration cache.
@@ -460,7 +462,6 @@ class Context {
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<Channel> channel_;
-  fabric::DeviceCapabilities capabilities_;  ///< see capabilities()
 };
 
 }  // namespace twinfab::mpi
