@@ -15,6 +15,7 @@ std::string_view to_string(PacketType type) noexcept {
     case PacketType::SyncAck: return "SyncAck";
     case PacketType::Bye: return "Bye";
     case PacketType::EagerWhole: return "EagerWhole";
+    case PacketType::Switch: return "Switch";
   }
   return "?";
 }

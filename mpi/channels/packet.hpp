@@ -30,6 +30,7 @@ enum class PacketType : std::uint8_t {
   SyncAck,           ///< a synchronous-mode eager message was matched
   Bye,               ///< shutdown: the last packet on a connection; needs no credit
   EagerWhole,        ///< a whole non-synchronous eager message behind a CompactHeader
+  Switch,            ///< hybrid channel: the last packet to this peer over UD, RC follows
 };
 std::string_view to_string(PacketType type) noexcept;
 

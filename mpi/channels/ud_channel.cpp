@@ -65,13 +65,14 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
       thread_wake_(config.ud_thread_wake_us * 1e-6),
       mutex_(device.runtime()) {
   const fabric::DeviceCapabilities& caps = device_.capabilities();
+  const std::string where = fmt::format("TWINFAB_TRANSPORT={}", to_string(config.transport));
   if (!caps.ud)
-    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, where,
                 fmt::format("device {} ({}) has no UD queue pairs; use TWINFAB_TRANSPORT=rc", caps.device_name,
                             fabric::to_string(caps.link)));
   datagram_bytes_ = caps.mtu;
   if (datagram_bytes_ <= kUdHeaderBytes + kPacketHeaderBytes)
-    throw Error(ErrorClass::MPI_ERR_ARG, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+    throw Error(ErrorClass::MPI_ERR_ARG, where,
                 fmt::format("device {} has an MTU of {} bytes, no room for a datagram's {} bytes of headers",
                             caps.device_name, caps.mtu, kUdHeaderBytes + kPacketHeaderBytes));
   capabilities_.max_payload = datagram_bytes_ - kUdHeaderBytes - kPacketHeaderBytes;
@@ -94,7 +95,7 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   qp_config.max_inline = 0;
   qp_ = device_.create_qp(qp_config);
   if (const Status s = qp_->connect(nullptr); s != Status::Ok)
-    throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Init (TWINFAB_TRANSPORT=ud)",
+    throw Error(ErrorClass::MPI_ERR_OTHER, where,
                 fmt::format("the UD queue pair did not start: {} ({})", fabric::to_string(s), qp_->last_error()));
 
   // One block, not initialised (buffer_storage.hpp): receive buffers, send buffers,

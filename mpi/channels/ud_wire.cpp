@@ -60,6 +60,7 @@ UdParse parse_ud_datagram(std::span<const std::byte> bytes, int job_size, std::s
     case PacketType::Cts:
     case PacketType::Fin:
     case PacketType::SyncAck:
+    case PacketType::Switch:  // a hybrid channel's (hybrid_channel.hpp)
       break;
     default:
       return UdParse::BadPacket;

@@ -38,6 +38,7 @@ std::string_view to_string(Transport transport) noexcept {
   switch (transport) {
     case Transport::Rc: return "rc";
     case Transport::Ud: return "ud";
+    case Transport::Hybrid: return "hybrid";
   }
   return "?";
 }
@@ -117,6 +118,9 @@ void Config::validate() const {
                             ud_ack_delay_us, ud_retransmit_timeout_us));
   if (ud_max_retries < 1)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_max_retries (TWINFAB_UD_MAX_RETRIES)", "must be >= 1");
+  if (hybrid_max_rc > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "hybrid_max_rc (TWINFAB_HYBRID_MAX_RC)",
+                fmt::format("{} is above 65536", hybrid_max_rc));
   if (ud_thread_wake_us < 10)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_thread_wake_us (TWINFAB_UD_THREAD_WAKE)",
                 fmt::format("{} us is below 10 us: the watchdog would wake more often than a datagram travels",
@@ -205,7 +209,8 @@ Config apply_from(Config base, const Lookup& lookup) {
                {"thread", RmaLockDesign::Thread},
                {"event", RmaLockDesign::Event},
                {"progress", RmaLockDesign::TargetProgress}});
-  choice_from(lookup, "TWINFAB_TRANSPORT", base.transport, {{"rc", Transport::Rc}, {"ud", Transport::Ud}});
+  choice_from(lookup, "TWINFAB_TRANSPORT", base.transport,
+              {{"rc", Transport::Rc}, {"ud", Transport::Ud}, {"hybrid", Transport::Hybrid}});
   override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);
   override_from(lookup, "TWINFAB_UD_SEND_BUFFERS", base.ud_send_buffers);
   override_from(lookup, "TWINFAB_UD_RECV_BUFFERS", base.ud_recv_buffers);
@@ -217,6 +222,8 @@ Config apply_from(Config base, const Lookup& lookup) {
               {{"progress", UdReliability::Progress}, {"thread", UdReliability::Thread},
                {"hybrid", UdReliability::Hybrid}});
   override_from(lookup, "TWINFAB_UD_THREAD_WAKE", base.ud_thread_wake_us);
+  override_from(lookup, "TWINFAB_HYBRID_RC_THRESHOLD", base.hybrid_rc_threshold);
+  override_from(lookup, "TWINFAB_HYBRID_MAX_RC", base.hybrid_max_rc);
   base.validate();
   return base;
 }

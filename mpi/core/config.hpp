@@ -26,9 +26,12 @@
 //   TWINFAB_REGCACHE_MAX_ENTRIES  cached registrations (memory entry records, >= 1)
 //   TWINFAB_REGCACHE_MAX_BYTES    bytes the cache may keep pinned (>= 1); a larger
 //                             area is registered for its transfer only
-//   TWINFAB_TRANSPORT         rc | ud: the channel under the protocols (docs/channels.md):
-//                             reliable connections (default), or unreliable datagrams
-//                             with reliability in the library (seed 004)
+//   TWINFAB_TRANSPORT         rc | ud | hybrid: the channel under the protocols
+//                             (docs/channels.md): reliable connections (default),
+//                             unreliable datagrams with reliability in the library
+//                             (seed 004), or UD with RC on demand to the busiest peers
+//   TWINFAB_HYBRID_RC_THRESHOLD  hybrid: packets to a peer over UD before its RC connection
+//   TWINFAB_HYBRID_MAX_RC     hybrid: the most peers a rank sends to over RC
 //   TWINFAB_UD_WINDOW         UD: unacknowledged packets per peer (the sliding window)
 //   TWINFAB_UD_SEND_BUFFERS   UD: registered send buffers of an MTU (held until ACKed)
 //   TWINFAB_UD_RECV_BUFFERS   UD: receive buffers of an MTU, shared by every peer
@@ -80,6 +83,7 @@ std::string_view to_string(ConnectMode mode) noexcept;
 enum class Transport : std::uint8_t {
   Rc,  ///< RcChannel: a reliable connection per peer, RDMA
   Ud,  ///< UdChannel: one UD QP, reliability in the library, packets only (seed 004)
+  Hybrid,  ///< HybridChannel: UD to every peer, RC on demand to the busiest ones
 };
 std::string_view to_string(Transport transport) noexcept;
 
@@ -141,6 +145,10 @@ struct Config {
   std::uint32_t ud_max_retries = 25;
   UdReliability ud_reliability = UdReliability::Progress;
   std::uint32_t ud_thread_wake_us = 1000000;
+  /// The hybrid channel (hybrid_channel.hpp): packets to a peer over UD before its RC
+  /// connection is made, and the most peers a rank sends to over RC.
+  std::uint32_t hybrid_rc_threshold = 64;
+  std::uint32_t hybrid_max_rc = 16;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

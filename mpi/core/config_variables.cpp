@@ -17,7 +17,7 @@ constexpr std::array<std::string_view, 4> kRendezvousWords{"auto", "write-imm", 
 constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-demand"};
 constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
 constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
-constexpr std::array<std::string_view, 2> kTransportWords{"rc", "ud"};
+constexpr std::array<std::string_view, 3> kTransportWords{"rc", "ud", "hybrid"};
 constexpr std::array<std::string_view, 3> kUdReliabilityWords{"progress", "thread", "hybrid"};
 static_assert(static_cast<int>(UdReliability::Hybrid) == 2, "the reliability words follow the enumerators");
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
@@ -36,7 +36,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 24> kVariables{{
+const std::array<ConfigVariable, 26> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -90,8 +90,9 @@ const std::array<ConfigVariable, 24> kVariables{{
      "completion event serves them), progress (lock requests served by the target's progress engine).",
      Kind::Choice, Group::OneSided, kRmaLockWords, TWINFAB_CONFIG_FIELD(rma_lock)},
     {"TWINFAB_TRANSPORT",
-     "The channel under the protocols: rc (a reliable connection per peer, with RDMA) or ud (one unreliable-"
-     "datagram QP per process, reliability in the library, packets only; seed 004). Not on iWARP (no UD).",
+     "The channel under the protocols: rc (a reliable connection per peer, with RDMA), ud (one unreliable-"
+     "datagram QP per process, reliability in the library, packets only; seed 004) or hybrid (UD to every peer, "
+     "an RC connection on demand to the peers a rank sends the most to). ud and hybrid need UD: not on iWARP.",
      Kind::Choice, Group::Transport, kTransportWords, TWINFAB_CONFIG_FIELD(transport)},
     {"TWINFAB_UD_WINDOW", "UD: unacknowledged packets per peer, the sliding window (2 .. 32768).", Kind::Unsigned32,
      Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_window)},
@@ -124,6 +125,12 @@ const std::array<ConfigVariable, 24> kVariables{{
     {"TWINFAB_UD_THREAD_WAKE",
      "UD, thread method: microseconds between the watchdog agent's wake-ups (>= 10; 1000000, seed 004's 1 s).",
      Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(ud_thread_wake_us)},
+    {"TWINFAB_HYBRID_RC_THRESHOLD",
+     "hybrid: packets a rank sends to a peer over UD before it opens an RC connection to it and sends over that.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(hybrid_rc_threshold)},
+    {"TWINFAB_HYBRID_MAX_RC",
+     "hybrid: the most peers a rank sends to over RC (0 .. 65536; 0: UD only); the others stay on UD.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(hybrid_max_rc)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

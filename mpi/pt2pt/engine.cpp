@@ -296,7 +296,8 @@ void Pt2ptEngine::on_packet(int peer, const PacketHeader& header, std::span<cons
     case PacketType::SyncAck: on_sync_ack(header); break;
     case PacketType::CreditUpdate:
     case PacketType::Bye:
-    case PacketType::EagerWhole: break;  // the channel consumed it (or expanded it to Eager)
+    case PacketType::EagerWhole:
+    case PacketType::Switch: break;  // the channel consumed it (or expanded it to Eager)
   }
 }
 

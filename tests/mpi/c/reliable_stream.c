@@ -1,7 +1,7 @@
 /* Every message exactly once, in order, bit-exact: the promise of a channel, checked
  * under loss (issue 31; run with TWINFAB_TRANSPORT=ud and `twinfab sim --loss P`).
  *
- *   reliable_stream [messages=40] [expect=any|ud]
+ *   reliable_stream [messages=40] [expect=any|ud|hybrid]
  *
  * Every rank sends `messages` messages to every other rank (MPI_Isend, one tag), of
  * sizes cycling through 0 bytes, a few, one datagram, several datagrams and 20 KB, each
@@ -10,7 +10,9 @@
  * indices come 0, 1, 2, ... (in order, none lost, none twice), that each has its
  * length, and that every byte is the pattern's (a checksum is compared too). Then, with MPI_T, the rank reads the channel's
  * reliability counters; with expect=ud it checks that they are there at all (the run is
- * over the UD channel: no RC connections) and prints them summed over the job:
+ * over the UD channel: no RC connections), with expect=hybrid that RC connections were
+ * made (TWINFAB_TRANSPORT=hybrid moved peers from UD to RC mid-stream), and prints them
+ * summed over the job:
  *   reliable_stream: N ranks x M messages ok, retransmissions R, nack_retransmissions K, duplicates D, ...
  */
 #include <mpi.h>
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int messages = argc > 1 ? atoi(argv[1]) : 40;
   const int expect_ud = argc > 2 && strcmp(argv[2], "ud") == 0;
+  const int expect_hybrid = argc > 2 && strcmp(argv[2], "hybrid") == 0;
   CHECK(messages > 0, "messages must be positive");
   pvars_start();
 
@@ -152,10 +155,13 @@ int main(int argc, char** argv) {
   const unsigned long long connections = pvar_total(3);
   const unsigned long long probes = pvar_total(4), nacks = pvar_total(5), held = pvar_total(6), dropped = pvar_total(7);
   if (expect_ud) CHECK(connections == 0, "%llu RC connections: this run is not over the UD channel", connections);
+  if (expect_hybrid)
+    CHECK(connections > 0, "no RC connection: the hybrid channel never moved a peer from UD to RC "
+          "(TWINFAB_TRANSPORT=hybrid, TWINFAB_HYBRID_RC_THRESHOLD below the packets sent?)");
   if (rank == 0)
     printf("reliable_stream: %d ranks x %d messages ok, retransmissions %llu, nack_retransmissions %llu, "
-           "duplicates %llu, probes %llu, nacks %llu, held %llu, dropped %llu\n",
-           size, messages, retrans, nack_retrans, duplicates, probes, nacks, held, dropped);
+           "duplicates %llu, probes %llu, nacks %llu, held %llu, dropped %llu, connections %llu\n",
+           size, messages, retrans, nack_retrans, duplicates, probes, nacks, held, dropped, connections);
   free(next);
   free(in);
   free(sends);

@@ -2,7 +2,8 @@
 # Runs an MPI C program as real processes under Open MPI's mpirun (PMIx start-up) on
 # this host's RDMA device:
 # `run_on_hardware.sh [--ud] [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
-# --ud: over the UD channel (TWINFAB_TRANSPORT=ud); on an iWARP device (siw), which has
+# --ud: over the UD channel (TWINFAB_TRANSPORT=ud, or hybrid when the environment says
+# so); on an iWARP device (siw), which has
 # no UD, the job must instead fail at MPI_Init saying so.
 # --expect-failure: the job must end with an error (exit 0 then), and within 120 s
 # (a hang is a failure). --expect-output: its output (stdout and stderr) must also
@@ -26,10 +27,11 @@ if ! command -v mpirun >/dev/null 2>&1; then
   exit 77
 fi
 if [ "$ud" = 1 ]; then
-  export TWINFAB_TRANSPORT=ud
+  # The hybrid channel (UD and RC on demand) needs UD too; any other value means ud.
+  [ "${TWINFAB_TRANSPORT:-}" = hybrid ] || export TWINFAB_TRANSPORT=ud
   # node_type "4: RNIC" is iWARP (rdma-core's sysfs), which has no UD queue pairs.
   if grep -qs RNIC /sys/class/infiniband/*/node_type; then
-    echo "iWARP device: TWINFAB_TRANSPORT=ud must be refused at MPI_Init"
+    echo "iWARP device: TWINFAB_TRANSPORT=$TWINFAB_TRANSPORT must be refused at MPI_Init"
     expect_failure=1
     expect_output='has no UD queue pairs'
   fi

@@ -1,0 +1,152 @@
+#include "mpi/channels/hybrid_channel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "mpi/channels/rc_channel.hpp"
+#include "mpi/channels/ud_channel.hpp"
+#include "mpi/core/error.hpp"
+
+namespace twinfab::mpi {
+
+namespace {
+
+/// The RC half connects on demand, whatever TWINFAB_CONNECT says: connecting every
+/// pair at start-up would be RC alone.
+Config rc_config(const Config& config) {
+  Config c = config;
+  c.connect = ConnectMode::OnDemand;
+  return c;
+}
+
+void add(ChannelCounters& sum, const ChannelCounters& c) {
+  sum.packets_sent += c.packets_sent;
+  sum.packets_received += c.packets_received;
+  sum.credit_updates_sent += c.credit_updates_sent;
+  sum.controls_as_immediates += c.controls_as_immediates;
+  sum.packets_deferred += c.packets_deferred;
+  sum.pending_peak = std::max(sum.pending_peak, c.pending_peak);
+  sum.rdma_posted += c.rdma_posted;
+  sum.connections += c.connections;
+  sum.connect_messages += c.connect_messages;
+  sum.retransmissions += c.retransmissions;
+  sum.nack_retransmissions += c.nack_retransmissions;
+  sum.acks_sent += c.acks_sent;
+  sum.nacks_sent += c.nacks_sent;
+  sum.probes_sent += c.probes_sent;
+  sum.duplicates_received += c.duplicates_received;
+  sum.held_out_of_order += c.held_out_of_order;
+  sum.datagrams_dropped += c.datagrams_dropped;
+  sum.agent_wakeups += c.agent_wakeups;
+  sum.agent_packets += c.agent_packets;
+}
+
+}  // namespace
+
+HybridChannel::HybridChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config,
+                             PacketSink& sink)
+    : sink_(sink),
+      threshold_(config.hybrid_rc_threshold),
+      max_rc_(config.hybrid_max_rc),
+      ud_side_(*this, false),
+      rc_side_(*this, true),
+      oob_keys_(oob) {
+  // UD first: on a device without UD it refuses, naming TWINFAB_TRANSPORT.
+  ud_ = std::make_unique<UdChannel>(device, oob_keys_.view(0), config, ud_side_);
+  rc_ = std::make_unique<RcChannel>(device, oob_keys_.view(1), rc_config(config), rc_side_);
+}
+
+HybridChannel::~HybridChannel() {
+  // RC first: its shutdown drains what left over RC; UD's then drains what is left
+  // unacknowledged (every rank destroys them in this order: both are collective).
+  rc_.reset();
+  ud_.reset();
+}
+
+const ChannelCapabilities& HybridChannel::capabilities() const noexcept { return ud_->capabilities(); }
+
+void HybridChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
+  Peer& p = peer_state(peer);
+  if (!p.sends_over_rc) {
+    // Switch only between messages: an EagerData continues the message before it.
+    if (header.type != PacketType::EagerData && p.packets_sent >= threshold_ && rc_peers_ < max_rc_) {
+      PacketHeader marker;
+      marker.type = PacketType::Switch;
+      ud_->send_packet(peer, marker, std::span<const std::byte>{});
+      p.sends_over_rc = true;
+      ++rc_peers_;
+    } else {
+      ++p.packets_sent;
+      ud_->send_packet(peer, header, payload_bytes, fill);
+      return;
+    }
+  }
+  rc_->send_packet(peer, header, payload_bytes, fill);
+}
+
+void HybridChannel::post_rdma(int peer, const RdmaOp& op) {
+  (void)op;
+  throw Error(ErrorClass::MPI_ERR_INTERN, "hybrid channel",
+              fmt::format("an RDMA operation for rank {} reached the hybrid channel, which offers none (its "
+                          "capabilities say so; the caller should not have asked)",
+                          peer));
+}
+
+std::size_t HybridChannel::progress() { return ud_->progress() + rc_->progress(); }
+
+Channel::WaitSet HybridChannel::wait_set() const {
+  const WaitSet ud = ud_->wait_set();
+  const WaitSet rc = rc_->wait_set();
+  sources_.assign(ud.sources.begin(), ud.sources.end());
+  sources_.insert(sources_.end(), rc.sources.begin(), rc.sources.end());
+  return {std::span<fabric::CompletionQueue* const>(sources_), std::min(ud.deadline, rc.deadline)};
+}
+
+const ChannelCounters& HybridChannel::counters() const noexcept {
+  counters_ = ChannelCounters{};
+  add(counters_, ud_->counters());
+  add(counters_, rc_->counters());
+  return counters_;
+}
+
+void HybridChannel::on_ud_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  if (header.type != PacketType::Switch) {
+    sink_.on_packet(peer, header, payload);
+    return;
+  }
+  // Every UD packet of the peer's has been delivered: what it sent over RC is next.
+  Peer& p = peer_state(peer);
+  p.switch_received = true;
+  while (!p.held.empty()) {
+    const Held h = std::move(p.held.front());
+    p.held.pop_front();
+    sink_.on_packet(peer, h.header, h.payload);
+  }
+}
+
+void HybridChannel::on_rc_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  Peer& p = peer_state(peer);
+  if (p.switch_received) {
+    sink_.on_packet(peer, header, payload);
+    return;
+  }
+  // Ahead of the peer's last UD packets: kept until its Switch arrives.
+  p.held.push_back(Held{header, std::vector<std::byte>(payload.begin(), payload.end())});
+}
+
+void HybridChannel::Side::on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  if (rc_) owner_.on_rc_packet(peer, header, payload);
+  else owner_.on_ud_packet(peer, header, payload);
+}
+
+void HybridChannel::Side::on_write_immediate(int peer, std::uint32_t imm) {
+  owner_.sink_.on_write_immediate(peer, imm);
+}
+
+void HybridChannel::Side::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
+  owner_.sink_.on_rdma_done(cookie, status);
+}
+
+}  // namespace twinfab::mpi
