@@ -131,6 +131,8 @@ def patterns(ctx):
     wide = ok.pivot_table(index=["pattern", "ranks"], columns="transport", values="seconds").reset_index()
     if "rc" in wide and "ud" in wide:
         wide["ud_over_rc"] = wide["ud"] / wide["rc"]
+    if "rc" in wide and "hybrid" in wide:
+        wide["hybrid_over_rc"] = wide["hybrid"] / wide["rc"]
     return wide
 
 
@@ -169,6 +171,7 @@ def run(ctx):
           "Seed 004 measured the applications themselves (NAS IS/FT, SMG2000, Sweep3D, sPPM at up to 4K "
           "processes: UD within a few percent of RC, ahead where many peers thrash the HCA's QP-context cache); "
           "these kernels keep only the communication, so compare the RC/UD ratio, not the times.\n",
-          plots.markdown_table(pats, [col for col in ("pattern", "ranks", "rc", "ud", "ud_over_rc")
+          plots.markdown_table(pats, [col for col in ("pattern", "ranks", "rc", "ud", "hybrid", "ud_over_rc",
+                                                      "hybrid_over_rc")
                                       if col in pats.columns]) if not pats.empty else "(no pattern run succeeded)"]
     ctx.write_markdown("\n".join(md))
