@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
+#include "fabric/log.hpp"
 #include "mpi/channels/rc_channel.hpp"
 #include "mpi/channels/ud_channel.hpp"
 #include "mpi/core/error.hpp"
@@ -12,6 +14,10 @@
 namespace twinfab::mpi {
 
 namespace {
+
+// How often the shutdown wakes its agent until it has stopped (a datagram to itself:
+// a few microseconds, tens on software RDMA).
+constexpr double kStopInterval = 20e-6;
 
 /// The RC half connects on demand, whatever TWINFAB_CONNECT says: connecting every
 /// pair at start-up would be RC alone.
@@ -47,7 +53,9 @@ void add(ChannelCounters& sum, const ChannelCounters& c) {
 
 HybridChannel::HybridChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config,
                              PacketSink& sink)
-    : sink_(sink),
+    : oob_(oob),
+      runtime_(device.runtime()),
+      sink_(sink),
       threshold_(config.hybrid_rc_threshold),
       max_rc_(config.hybrid_max_rc),
       ud_side_(*this, false),
@@ -59,10 +67,49 @@ HybridChannel::HybridChannel(fabric::Device& device, fabric::OobExchange& oob, c
 }
 
 HybridChannel::~HybridChannel() {
-  // RC first: its shutdown drains what left over RC; UD's then drains what is left
-  // unacknowledged (every rank destroys them in this order: both are collective).
+  try {
+    shutdown();
+  } catch (const std::exception& e) {
+    fabric::log().error("rank {}: hybrid channel shutdown failed: {}", oob_.rank(), e.what());
+  }
+  // Now nothing is in flight either way: RC's Byes, then UD's final fence (both
+  // collective, in this order on every rank).
   rc_.reset();
   ud_.reset();
+}
+
+void HybridChannel::shutdown() {
+  // Each sub-channel's own shutdown waits on itself alone, and a peer may still need
+  // the other one: a Switch still queued over UD keeps the RC packets behind it held,
+  // a packet queued over RC needs credits that only the peer's RC progress returns.
+  // So: 1. both drain together (all UD sent is acknowledged, nothing waits over RC)...
+  while (!(ud_->drained() && rc_->nothing_pending())) {
+    if (progress() == 0) {
+      const WaitSet w = wait_set();
+      runtime_.wait_for_completion(w.sources, w.deadline);
+    }
+  }
+  // 2. ...then every rank meets the others while an agent keeps both channels going
+  // for those still draining (they need this rank's ACKs and credits); a Wake to this
+  // rank's own UD QP ends the agent's wait afterwards.
+  std::atomic<bool> stop{false};
+  std::atomic<bool> stopped{false};
+  std::unique_ptr<fabric::Agent> agent = runtime_.spawn("hybrid-shutdown", [&] {
+    while (!stop.load(std::memory_order_acquire)) {
+      if (progress() == 0 && !stop.load(std::memory_order_acquire)) {
+        const WaitSet w = wait_set();
+        runtime_.wait_for_completion(w.sources, w.deadline);
+      }
+    }
+    stopped.store(true, std::memory_order_release);
+  });
+  oob_.fence();
+  stop.store(true, std::memory_order_release);
+  while (!stopped.load(std::memory_order_acquire)) {
+    ud_->wake();
+    runtime_.sleep_for(kStopInterval);
+  }
+  agent->join();
 }
 
 const ChannelCapabilities& HybridChannel::capabilities() const noexcept { return ud_->capabilities(); }

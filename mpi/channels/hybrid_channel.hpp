@@ -46,7 +46,10 @@ class HybridChannel final : public Channel {
   /// Creates the UD channel and the RC channel (on-demand connections): collective.
   /// Throws as UdChannel does on a device without UD.
   HybridChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink);
-  /// The RC channel's shutdown, then the UD channel's (both collective).
+  /// Collective. Both channels drain together first (a Switch queued over UD holds the
+  /// RC packets behind it; RC packets need the peer's RC progress for credits), then
+  /// every rank meets the others while an agent keeps both channels going, then the RC
+  /// channel's shutdown and the UD channel's.
   ~HybridChannel() override;
   HybridChannel(const HybridChannel&) = delete;
   HybridChannel& operator=(const HybridChannel&) = delete;
@@ -89,9 +92,14 @@ class HybridChannel final : public Channel {
   };
 
   Peer& peer_state(int peer) { return peers_[peer]; }
+  /// Collective: drains both channels together, then meets every rank while an agent
+  /// keeps both going (see the destructor).
+  void shutdown();
   void on_ud_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload);
   void on_rc_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload);
 
+  fabric::OobExchange& oob_;
+  fabric::Runtime& runtime_;
   PacketSink& sink_;
   const std::uint64_t threshold_;
   const std::uint32_t max_rc_;

@@ -125,6 +125,9 @@ class RcChannel final : public Channel {
   bool quiescent() const noexcept;
 
   const ChannelCounters& counters() const noexcept override { return counters_; }
+  /// Whether no packet or RDMA operation waits in a connection's FIFO (a composite
+  /// channel's shutdown drains until it is so).
+  bool nothing_pending() const noexcept { return pending_total_ == 0; }
 
  private:
   struct Outgoing {

@@ -113,7 +113,7 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   for (std::uint32_t i = send_buffers_; i-- > 0;) free_slots_.push_back(i);
   for (std::uint32_t i = kControlSlots; i-- > 0;) free_controls_.push_back(i);
 
-  if (reliability_ != UdReliability::Progress) start_agent(config);
+  if (reliability_ != UdReliability::Progress) start_agent_qp();
 
   // Published: the QP's address, then the interrupt QP's (hybrid) or nothing, after
   // a 2-byte length of the first.
@@ -633,7 +633,8 @@ Channel::WaitSet UdChannel::wait_set() const {
           next_timer_ >= UdSendWindow::kNever ? fabric::Runtime::kForever : next_timer_};
 }
 
-bool UdChannel::drained() const noexcept {
+bool UdChannel::drained() const {
+  const RankHold hold(*this);
   if (pending_total_ > 0) return false;
   return std::all_of(timed_peers_.begin(), timed_peers_.end(),
                      [this](int peer) { return peers_.at(peer).send.empty(); });
@@ -679,6 +680,11 @@ void UdChannel::shutdown() {
   agent->join();
 }
 
+void UdChannel::wake() {
+  const RankHold hold(*this);
+  send_to_self(UdKind::Wake, false);
+}
+
 void UdChannel::send_to_self(UdKind kind, bool to_interrupt_qp) {
   std::unique_ptr<fabric::AddressHandle>& handle = to_interrupt_qp ? self_interrupt_handle_ : self_handle_;
   if (!handle)
@@ -696,8 +702,7 @@ void UdChannel::send_to_self(UdKind kind, bool to_interrupt_qp) {
                             fabric::to_string(s), qp_->last_error()));
 }
 
-void UdChannel::start_agent(const Config& config) {
-  (void)config;
+void UdChannel::start_agent_qp() {
   // The agent's own UD QP: it sleeps on this QP's completion events. Under hybrid,
   // peers send their timed-out packets here; under thread, only the Stop comes.
   interrupt_cq_ = device_.create_cq(kInterruptBuffers);

@@ -95,6 +95,13 @@ class UdChannel final : public Channel {
   /// The reliability parameters in use (from Config).
   const UdReliabilityParameters& parameters() const noexcept { return params_; }
 
+  /// Whether everything this rank sent is acknowledged and nothing waits to leave
+  /// (a composite channel's shutdown drains until it is).
+  bool drained() const;
+  /// Sends a Wake datagram to this rank's own QP: a wait on wait_set() ends when it
+  /// arrives (a composite channel's shutdown agent is stopped so).
+  void wake();
+
  private:
   struct Outgoing {
     PacketHeader header{};
@@ -167,11 +174,11 @@ class UdChannel final : public Channel {
   std::size_t flush_pending();
   std::size_t run_timers(double now);
   void mark_timed(int peer, Peer& p);
-  bool drained() const noexcept;
   void wait_once();
   void shutdown();
-  /// The reliability agent (thread and hybrid): its QP, and the agent itself.
-  void start_agent(const Config& config);
+  /// The reliability agent (thread and hybrid): its QP and receive buffers (made before
+  /// the addresses are published; the agent is spawned after), and its loop.
+  void start_agent_qp();
   void agent_body();
   /// One pass of the agent, holding the mutex; true when a Stop arrived.
   bool agent_pass();
