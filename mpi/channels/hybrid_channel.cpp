@@ -15,8 +15,7 @@ namespace twinfab::mpi {
 
 namespace {
 
-// How often the shutdown wakes its agent until it has stopped (a datagram to itself:
-// a few microseconds, tens on software RDMA).
+// How often the shutdown's agent looks whether the fence is over.
 constexpr double kStopInterval = 20e-6;
 
 /// The RC half connects on demand, whatever TWINFAB_CONNECT says: connecting every
@@ -90,25 +89,21 @@ void HybridChannel::shutdown() {
     }
   }
   // 2. ...then every rank meets the others while an agent keeps both channels going
-  // for those still draining (they need this rank's ACKs and credits); a Wake to this
-  // rank's own UD QP ends the agent's wait afterwards.
+  // for those still draining (they need this rank's ACKs and credits). The agent looks
+  // at its stop flag every kStopInterval: the rank must not touch the channels while
+  // the agent uses them (a wake-up datagram from here would, on hardware, from a
+  // second thread).
   std::atomic<bool> stop{false};
-  std::atomic<bool> stopped{false};
   std::unique_ptr<fabric::Agent> agent = runtime_.spawn("hybrid-shutdown", [&] {
     while (!stop.load(std::memory_order_acquire)) {
       if (progress() == 0 && !stop.load(std::memory_order_acquire)) {
         const WaitSet w = wait_set();
-        runtime_.wait_for_completion(w.sources, w.deadline);
+        runtime_.wait_for_completion(w.sources, std::min(w.deadline, runtime_.now() + kStopInterval));
       }
     }
-    stopped.store(true, std::memory_order_release);
   });
   oob_.fence();
   stop.store(true, std::memory_order_release);
-  while (!stopped.load(std::memory_order_acquire)) {
-    ud_->wake();
-    runtime_.sleep_for(kStopInterval);
-  }
   agent->join();
 }
 

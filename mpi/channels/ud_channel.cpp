@@ -680,11 +680,6 @@ void UdChannel::shutdown() {
   agent->join();
 }
 
-void UdChannel::wake() {
-  const RankHold hold(*this);
-  send_to_self(UdKind::Wake, false);
-}
-
 void UdChannel::send_to_self(UdKind kind, bool to_interrupt_qp) {
   std::unique_ptr<fabric::AddressHandle>& handle = to_interrupt_qp ? self_interrupt_handle_ : self_handle_;
   if (!handle)

@@ -98,9 +98,6 @@ class UdChannel final : public Channel {
   /// Whether everything this rank sent is acknowledged and nothing waits to leave
   /// (a composite channel's shutdown drains until it is).
   bool drained() const;
-  /// Sends a Wake datagram to this rank's own QP: a wait on wait_set() ends when it
-  /// arrives (a composite channel's shutdown agent is stopped so).
-  void wake();
 
  private:
   struct Outgoing {
