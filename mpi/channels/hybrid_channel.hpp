@@ -1,7 +1,8 @@
 // twinfab MPI channels: the hybrid channel (TWINFAB_TRANSPORT=hybrid), UD to every
 // peer and an RC connection, opened on demand, to the peers a rank sends the most to.
 //
-// Why (seed 004 §7 and MVAPICH2's later hybrid design): UD keeps a process's memory
+// Why (seed 004 §8 names the conditions where UD or RC wins as future work; MVAPICH2
+// later combined them): UD keeps a process's memory
 // and its HCA's QP-context cache flat however many peers it has, but pays for
 // reliability in software; RC gives hardware reliability (and RDMA) at a QP context
 // and buffers per peer. A job that talks to a few peers a lot and to many a little
