@@ -58,6 +58,22 @@ struct QpConfig {
   std::optional<uint8_t> min_rnr_timer{};
 };
 
+/// A UD queue pair's configuration as message-passing layers post to one: one scatter
+/// entry per work request, no inline data, `send`/`recv` as its CQs.
+inline QpConfig ud_qp_config(CompletionQueue* send, CompletionQueue* recv, uint32_t max_send_wr,
+                             uint32_t max_recv_wr) noexcept {
+  QpConfig c;
+  c.transport = Transport::UD;
+  c.send_cq = send;
+  c.recv_cq = recv;
+  c.max_send_wr = max_send_wr;
+  c.max_recv_wr = max_recv_wr;
+  c.max_send_sge = 1;
+  c.max_recv_sge = 1;
+  c.max_inline = 0;
+  return c;
+}
+
 /// `config`'s RC reliability fields where set, `device_default`'s where not.
 RcReliability resolve_reliability(const QpConfig& config, const RcReliability& device_default) noexcept;
 

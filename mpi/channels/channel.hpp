@@ -124,6 +124,9 @@ struct ChannelCounters {
   std::uint64_t datagrams_dropped = 0;    ///< malformed, foreign or beyond the window (dropped)
   std::uint64_t agent_wakeups = 0;        ///< the reliability agent's wake-ups (UD thread and hybrid)
   std::uint64_t agent_packets = 0;        ///< datagrams the reliability agent took in
+
+  /// Adds `other`'s counts (pending_peak: the larger): a channel made of channels.
+  ChannelCounters& operator+=(const ChannelCounters& other) noexcept;
 };
 
 class Channel {

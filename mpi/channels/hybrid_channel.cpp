@@ -26,27 +26,6 @@ Config rc_config(const Config& config) {
   return c;
 }
 
-void add(ChannelCounters& sum, const ChannelCounters& c) {
-  sum.packets_sent += c.packets_sent;
-  sum.packets_received += c.packets_received;
-  sum.credit_updates_sent += c.credit_updates_sent;
-  sum.controls_as_immediates += c.controls_as_immediates;
-  sum.packets_deferred += c.packets_deferred;
-  sum.pending_peak = std::max(sum.pending_peak, c.pending_peak);
-  sum.rdma_posted += c.rdma_posted;
-  sum.connections += c.connections;
-  sum.connect_messages += c.connect_messages;
-  sum.retransmissions += c.retransmissions;
-  sum.nack_retransmissions += c.nack_retransmissions;
-  sum.acks_sent += c.acks_sent;
-  sum.nacks_sent += c.nacks_sent;
-  sum.probes_sent += c.probes_sent;
-  sum.duplicates_received += c.duplicates_received;
-  sum.held_out_of_order += c.held_out_of_order;
-  sum.datagrams_dropped += c.datagrams_dropped;
-  sum.agent_wakeups += c.agent_wakeups;
-  sum.agent_packets += c.agent_packets;
-}
 
 }  // namespace
 
@@ -147,9 +126,8 @@ Channel::WaitSet HybridChannel::wait_set() const {
 }
 
 const ChannelCounters& HybridChannel::counters() const noexcept {
-  counters_ = ChannelCounters{};
-  add(counters_, ud_->counters());
-  add(counters_, rc_->counters());
+  counters_ = ud_->counters();
+  counters_ += rc_->counters();
   return counters_;
 }
 

@@ -84,16 +84,7 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   recv_cq_ = device_.create_cq(recv_buffers_);
   send_cq_ = device_.create_cq(send_wr_limit_);
   cqs_ = {recv_cq_.get(), send_cq_.get()};
-  fabric::QpConfig qp_config;
-  qp_config.transport = fabric::Transport::UD;
-  qp_config.send_cq = send_cq_.get();
-  qp_config.recv_cq = recv_cq_.get();
-  qp_config.max_send_wr = send_wr_limit_;
-  qp_config.max_recv_wr = recv_buffers_;
-  qp_config.max_send_sge = 1;
-  qp_config.max_recv_sge = 1;
-  qp_config.max_inline = 0;
-  qp_ = device_.create_qp(qp_config);
+  qp_ = device_.create_qp(fabric::ud_qp_config(send_cq_.get(), recv_cq_.get(), send_wr_limit_, recv_buffers_));
   if (const Status s = qp_->connect(nullptr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, where,
                 fmt::format("the UD queue pair did not start: {} ({})", fabric::to_string(s), qp_->last_error()));
@@ -669,15 +660,22 @@ void UdChannel::shutdown() {
     }
   });
   oob_.fence();
-  // 3. Wake the agent with a Stop datagram to this rank's own QP; UD may drop it too,
-  //    so send it again until the agent has seen it.
-  while (!stop_.load(std::memory_order_acquire)) {
-    send_to_self(UdKind::Stop, false);
-    // Long enough for a datagram to reach this rank's own QP (a few microseconds; on
-    // software RDMA tens), short enough to add little to the job's end.
+  // 3. Wake the agent with a Stop datagram to this rank's own QP.
+  stop_until_seen(stop_, false);
+  agent->join();
+}
+
+void UdChannel::stop_until_seen(const std::atomic<bool>& seen, bool to_interrupt_qp) {
+  // UD may drop the Stop too: send it again until the agent has seen it, every
+  // kStopInterval: long enough for a datagram to reach this rank's own QP (a few
+  // microseconds; on software RDMA tens), short enough to add little to the job's end.
+  // No hold of the mutex: a Stop touches nothing an agent does (its own buffer, this
+  // rank's own address handle, a post on a thread-safe QP), and the shutdown agent
+  // holds the rank's side of it meanwhile.
+  while (!seen.load(std::memory_order_acquire)) {
+    send_to_self(UdKind::Stop, to_interrupt_qp);
     runtime_.sleep_for(kStopInterval);
   }
-  agent->join();
 }
 
 void UdChannel::send_to_self(UdKind kind, bool to_interrupt_qp) {
@@ -701,16 +699,8 @@ void UdChannel::start_agent_qp() {
   // The agent's own UD QP: it sleeps on this QP's completion events. Under hybrid,
   // peers send their timed-out packets here; under thread, only the Stop comes.
   interrupt_cq_ = device_.create_cq(kInterruptBuffers);
-  fabric::QpConfig qp_config;
-  qp_config.transport = fabric::Transport::UD;
-  qp_config.send_cq = send_cq_.get();  // it never sends
-  qp_config.recv_cq = interrupt_cq_.get();
-  qp_config.max_send_wr = 1;
-  qp_config.max_recv_wr = kInterruptBuffers;
-  qp_config.max_send_sge = 1;
-  qp_config.max_recv_sge = 1;
-  qp_config.max_inline = 0;
-  interrupt_qp_ = device_.create_qp(qp_config);
+  // It never sends: the channel's send CQ, one send WR.
+  interrupt_qp_ = device_.create_qp(fabric::ud_qp_config(send_cq_.get(), interrupt_cq_.get(), 1, kInterruptBuffers));
   if (const Status s = interrupt_qp_->connect(nullptr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "MPI_Init (TWINFAB_UD_RELIABILITY)",
                 fmt::format("the reliability agent's UD queue pair did not start: {} ({})", fabric::to_string(s),
@@ -820,13 +810,7 @@ bool UdChannel::agent_pass() {
 
 void UdChannel::stop_agent() {
   if (!agent_) return;
-  while (!agent_stopped_.load(std::memory_order_acquire)) {
-    {
-      const RankHold hold(*this);
-      send_to_self(UdKind::Stop, true);
-    }
-    runtime_.sleep_for(kStopInterval);
-  }
+  stop_until_seen(agent_stopped_, true);
   agent_->join();
   agent_.reset();
   // What it took in last goes to the protocols before the shutdown.

@@ -183,6 +183,8 @@ class UdChannel final : public Channel {
   std::size_t poll_receives(double& now);
   /// Sends a header-only datagram of `kind` to this rank's own QP (or interrupt QP).
   void send_to_self(UdKind kind, bool to_interrupt_qp);
+  /// Sends Stop datagrams to this rank's own QP (or interrupt QP) until `seen` is set.
+  void stop_until_seen(const std::atomic<bool>& seen, bool to_interrupt_qp);
   /// Stops the agent: Stop datagrams to its QP until it has seen one, then join.
   void stop_agent();
   std::byte* send_buffer(std::uint32_t slot) const noexcept {

@@ -43,16 +43,7 @@ UdConnector::UdConnector(fabric::Device& device, fabric::OobExchange& oob)
   if (!caps.ud) throw fabric::Error(Status::Unsupported, "on-demand connections need a device with UD queue pairs");
   cq_ = device_.create_cq(kRecvSlots);
   send_cq_ = device_.create_cq(kSendSlots);
-  fabric::QpConfig config;
-  config.transport = fabric::Transport::UD;
-  config.send_cq = send_cq_.get();
-  config.recv_cq = cq_.get();
-  config.max_send_wr = kSendSlots;
-  config.max_recv_wr = kRecvSlots;
-  config.max_send_sge = 1;
-  config.max_recv_sge = 1;
-  config.max_inline = 0;
-  qp_ = device_.create_qp(config);
+  qp_ = device_.create_qp(fabric::ud_qp_config(send_cq_.get(), cq_.get(), kSendSlots, kRecvSlots));
   const Status s = qp_->connect(nullptr);
   if (s != Status::Ok)
     throw fabric::Error(s, fmt::format("on-demand connections: the UD queue pair did not start: {}",

@@ -15,21 +15,12 @@
  * summed over the job:
  *   reliable_stream: N ranks x M messages ok, retransmissions R, nack_retransmissions K, duplicates D, ...
  */
-#include <mpi.h>
+#include "mpitest.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                      \
-  do {                                                        \
-    if (!(cond)) {                                            \
-      fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                           \
-      fprintf(stderr, "\n");                                  \
-      MPI_Abort(MPI_COMM_WORLD, 1);                           \
-    }                                                         \
-  } while (0)
 
 static int rank;
 
@@ -39,7 +30,7 @@ static const int kSizes[] = {0, 4, 8, 100, 1900, 2000, 4100, 9000, 20000};
 
 static int size_of(int src, int dst, int index) { return kSizes[(index + src * 3 + dst) % NSIZES]; }
 
-static unsigned char pattern(int src, int dst, int index, int at) {
+static unsigned char stream_pattern(int src, int dst, int index, int at) {
   return (unsigned char)(src * 131 + dst * 31 + index * 7 + at * 13 + (at >> 8));
 }
 
@@ -51,7 +42,7 @@ static uint32_t checksum(const unsigned char* p, int n) {
 
 static void fill(unsigned char* buf, int src, int dst, int index) {
   const int n = size_of(src, dst, index);
-  for (int i = 0; i < n; ++i) buf[i] = pattern(src, dst, index, i);
+  for (int i = 0; i < n; ++i) buf[i] = stream_pattern(src, dst, index, i);
   if (n >= HEADER) {
     uint32_t idx = (uint32_t)index;
     memcpy(buf, &idx, 4);
@@ -141,8 +132,8 @@ int main(int argc, char** argv) {
       CHECK(sum == checksum(in + HEADER, n - HEADER), "message %d from rank %d: checksum mismatch", index, src);
     }
     for (int i = HEADER; i < n; ++i)
-      CHECK(in[i] == pattern(src, rank, index, i), "message %d from rank %d: byte %d is %d, expected %d", index, src,
-            i, in[i], pattern(src, rank, index, i));
+      CHECK(in[i] == stream_pattern(src, rank, index, i), "message %d from rank %d: byte %d is %d, expected %d", index, src,
+            i, in[i], stream_pattern(src, rank, index, i));
   }
   for (int s = 0; s < size; ++s)
     CHECK(s == rank || next[s] == messages, "%d messages from rank %d, expected %d", next[s], s, messages);
