@@ -8,9 +8,10 @@
 //    channel offers packets; how it makes them reliable (RC's hardware
 //    acknowledgements, a datagram channel's sequence numbers and retransmissions, a
 //    shared-memory queue) is its own business;
-//  - RDMA operations (RdmaOp): offered only where capabilities() says so. The
-//    engine's protocols follow the capabilities (mpi/pt2pt/protocol.hpp): a channel
-//    with no RDMA gets eager, segmented messages only, never a rendezvous.
+//  - RDMA operations (RdmaOp): offered only where capabilities() says so, or
+//    capabilities(peer) for one peer. The engine's protocols follow the capabilities
+//    (mpi/pt2pt/protocol.hpp): a channel with no RDMA to a peer gets eager, segmented
+//    messages only, never a rendezvous.
 //
 // One channel per rank, addressed by world rank: there is no per-peer endpoint
 // object (UCX's uct_ep): connections, where a channel has them, are its own
@@ -82,9 +83,11 @@ struct RdmaOp {
 };
 
 /// What a channel offers; fixed for the channel's life, so that callers may read it
-/// once (the engine does, at attach_channel). Every flag promises that the matching
-/// operation works on every peer; an operation whose flag is false must not be
-/// submitted.
+/// once (the engine does, at attach_channel). Every flag of capabilities() promises
+/// that the matching operation works on every peer; an operation whose flag is false
+/// must not be submitted, unless capabilities(peer) offers it to that peer. A
+/// rendezvous variant the sender chose from its capabilities(receiver) may also be run
+/// by the receiver towards the sender (a rendezvous read), for that message.
 struct ChannelCapabilities {
   /// Bytes of payload one packet carries after its PacketHeader: eager messages are
   /// segmented at it. At least 1 (a channel that cannot carry payload is no channel).
@@ -95,6 +98,10 @@ struct ChannelCapabilities {
   bool rdma_atomics = false;         ///< RdmaOp::Kind::CompareSwap and FetchAdd
   /// The longest RDMA write that can be posted with inline data (0: none).
   std::uint32_t max_inline_write = 0;
+  /// Some peers are offered more than these flags (Channel::capabilities(peer)): the
+  /// engine asks per peer at each protocol choice. False for a channel that treats
+  /// every peer alike, which spares its small messages a virtual call.
+  bool varies_by_peer = false;
 
   /// Whether a rendezvous can move data by RDMA at all (some variant exists).
   bool offers_rendezvous() const noexcept { return rdma_write || rdma_read; }
@@ -154,7 +161,16 @@ class Channel {
     void (*call_)(void*, std::span<std::byte>);
   };
 
+  /// What the channel offers every peer.
   virtual const ChannelCapabilities& capabilities() const noexcept = 0;
+  /// What it offers `peer` now (asked only when capabilities().varies_by_peer): at
+  /// least capabilities(), with the same max_payload. It may grow during the channel's
+  /// life (a connection made) and never shrinks; an RDMA operation a message's
+  /// protocol chose from it stays valid for that peer until the message is done.
+  virtual const ChannelCapabilities& capabilities(int peer) const noexcept {
+    (void)peer;
+    return capabilities();
+  }
 
   /// Sends `header` + `payload_bytes` (at most capabilities().max_payload) of payload
   /// written by `fill` to `peer` (a world rank, never this rank): now or, under

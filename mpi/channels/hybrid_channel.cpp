@@ -42,6 +42,11 @@ HybridChannel::HybridChannel(fabric::Device& device, fabric::OobExchange& oob, c
   // UD first: on a device without UD it refuses, naming TWINFAB_TRANSPORT.
   ud_ = std::make_unique<UdChannel>(device, oob_keys_.view(0), config, ud_side_);
   rc_ = std::make_unique<RcChannel>(device, oob_keys_.view(1), rc_config(config), rc_side_);
+  caps_ = ud_->capabilities();
+  caps_.varies_by_peer = max_rc_ > 0;
+  rc_caps_ = rc_->capabilities();
+  rc_caps_.max_payload = std::min(rc_caps_.max_payload, caps_.max_payload);
+  rc_caps_.varies_by_peer = true;
 }
 
 HybridChannel::~HybridChannel() {
@@ -86,7 +91,12 @@ void HybridChannel::shutdown() {
   agent->join();
 }
 
-const ChannelCapabilities& HybridChannel::capabilities() const noexcept { return ud_->capabilities(); }
+const ChannelCapabilities& HybridChannel::capabilities() const noexcept { return caps_; }
+
+const ChannelCapabilities& HybridChannel::capabilities(int peer) const noexcept {
+  const auto it = peers_.find(peer);
+  return it != peers_.end() && it->second.sends_over_rc ? rc_caps_ : caps_;
+}
 
 void HybridChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
   Peer& p = peer_state(peer);
@@ -108,11 +118,15 @@ void HybridChannel::send_packet(int peer, const PacketHeader& header, std::size_
 }
 
 void HybridChannel::post_rdma(int peer, const RdmaOp& op) {
-  (void)op;
-  throw Error(ErrorClass::MPI_ERR_INTERN, "hybrid channel",
-              fmt::format("an RDMA operation for rank {} reached the hybrid channel, which offers none (its "
-                          "capabilities say so; the caller should not have asked)",
-                          peer));
+  const auto it = peers_.find(peer);
+  // switch_received: the peer sends over RC, so the connection is made on both sides.
+  if (it == peers_.end() || !(it->second.sends_over_rc || it->second.switch_received)) {
+    throw Error(ErrorClass::MPI_ERR_INTERN, "hybrid channel",
+                fmt::format("an RDMA operation for rank {} reached the hybrid channel, which has no RC "
+                            "connection to it (capabilities({}) offered none; the caller should not have asked)",
+                            peer, peer));
+  }
+  rc_->post_rdma(peer, op);
 }
 
 std::size_t HybridChannel::progress() { return ud_->progress() + rc_->progress(); }

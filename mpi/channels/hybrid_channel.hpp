@@ -18,10 +18,12 @@
 // has come over UD, behind every earlier UD packet, then delivers the held packets
 // and everything after in order. The two directions of a pair switch independently.
 //
-// Capabilities: UD's (packets of an MTU, no RDMA) for every peer, so the protocols and
-// one-sided communication behave as over UD; RC connections carry the same packets
-// with hardware reliability. (RDMA rendezvous to RC peers would need the engine to
-// choose protocols per peer: docs/channels.md, "Not yet".)
+// Capabilities: UD's (packets of an MTU, no RDMA) for every peer, so one-sided
+// communication and the protocols to UD peers behave as over UD; capabilities(peer)
+// adds RC's RDMA for a peer this rank sends to over RC, so a long message to it is a
+// zero-copy RDMA rendezvous (seed 004's follow-up: large messages by an RC connection
+// opened on demand). Packets keep UD's size on both, so a message's segments fit
+// either channel.
 #pragma once
 
 #include <cstddef>
@@ -56,9 +58,15 @@ class HybridChannel final : public Channel {
   HybridChannel& operator=(const HybridChannel&) = delete;
 
   const ChannelCapabilities& capabilities() const noexcept override;
+  /// UD's, or RC's RDMA with UD's packet size once this rank sends to `peer` over RC.
+  const ChannelCapabilities& capabilities(int peer) const noexcept override;
   void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) override;
   using Channel::send_packet;
-  /// No RDMA (see above): an error naming the operation.
+  /// Over the RC connection to `peer`: one this rank sends over (capabilities(peer)
+  /// offered it), or one the peer sends over to this rank (a rendezvous read for a
+  /// message it sent over RC). Ordered with this rank's packets to `peer` only when
+  /// those go over RC too; the engine's reads send their FIN after completion, which
+  /// is all a read needs. Without an RC connection: an error naming the operation.
   void post_rdma(int peer, const RdmaOp& op) override;
   std::size_t progress() override;
   WaitSet wait_set() const override;
@@ -104,6 +112,8 @@ class HybridChannel final : public Channel {
   PacketSink& sink_;
   const std::uint64_t threshold_;
   const std::uint32_t max_rc_;
+  ChannelCapabilities caps_;     ///< UD's (varies_by_peer when RC is allowed)
+  ChannelCapabilities rc_caps_;  ///< RC's RDMA with UD's packet size: a peer on RC
   Side ud_side_;
   Side rc_side_;
   fabric::OobKeys oob_keys_;  ///< each channel publishes its addresses under a key of its own

@@ -59,9 +59,12 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
     deliver_eager(rank_, header, packed);
     return;
   }
-  const Protocol protocol = choose_protocol(request.bytes, config_, channel_caps_);
+  // A channel whose peers differ (hybrid: RDMA to the peers on RC) is asked per peer.
+  const ChannelCapabilities& caps =
+      channel_caps_.varies_by_peer ? channel_->capabilities(request.peer_world) : channel_caps_;
+  const Protocol protocol = choose_protocol(request.bytes, config_, caps);
   if (protocol == Protocol::Rendezvous) {
-    send_rts(request, source, resolve_variant(config_.rendezvous, channel_caps_));
+    send_rts(request, source, resolve_variant(config_.rendezvous, caps));
   } else {
     send_eager(request, source, sync, protocol);
   }

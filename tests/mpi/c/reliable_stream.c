@@ -1,7 +1,7 @@
 /* Every message exactly once, in order, bit-exact: the promise of a channel, checked
  * under loss (issue 31; run with TWINFAB_TRANSPORT=ud and `twinfab sim --loss P`).
  *
- *   reliable_stream [messages=40] [expect=any|ud|hybrid]
+ *   reliable_stream [messages=40] [expect=any|ud|hybrid|hybrid-rdma]
  *
  * Every rank sends `messages` messages to every other rank (MPI_Isend, one tag), of
  * sizes cycling through 0 bytes, a few, one datagram, several datagrams and 20 KB, each
@@ -11,7 +11,9 @@
  * length, and that every byte is the pattern's (a checksum is compared too). Then, with MPI_T, the rank reads the channel's
  * reliability counters; with expect=ud it checks that they are there at all (the run is
  * over the UD channel: no RC connections), with expect=hybrid that RC connections were
- * made (TWINFAB_TRANSPORT=hybrid moved peers from UD to RC mid-stream), and prints them
+ * made (TWINFAB_TRANSPORT=hybrid moved peers from UD to RC mid-stream), with
+ * expect=hybrid-rdma also that messages went by RDMA rendezvous (to the peers on RC:
+ * run with TWINFAB_EAGER_THRESHOLD below the 9000- and 20000-byte sizes), and prints them
  * summed over the job:
  *   reliable_stream: N ranks x M messages ok, retransmissions R, nack_retransmissions K, duplicates D, ...
  */
@@ -53,11 +55,14 @@ static void fill(unsigned char* buf, int src, int dst, int index) {
 
 /* The channel counters read: handles made before the traffic (an MPI_T counter counts
  * from its handle's start), read after it, summed over the job. */
-#define NPVARS 8
+#define NPVARS 11
 static const char* kPvarNames[NPVARS] = {"twinfab_channel_retransmissions",  "twinfab_channel_nack_retransmissions",
                                          "twinfab_channel_duplicates_received", "twinfab_channel_connections",
                                          "twinfab_channel_probes_sent",      "twinfab_channel_nacks_sent",
-                                         "twinfab_channel_held_out_of_order", "twinfab_channel_datagrams_dropped"};
+                                         "twinfab_channel_held_out_of_order", "twinfab_channel_datagrams_dropped",
+                                         "twinfab_pt2pt_rendezvous_write_imm_messages",
+                                         "twinfab_pt2pt_rendezvous_read_messages",
+                                         "twinfab_pt2pt_rendezvous_write_fin_messages"};
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handles[NPVARS];
 
@@ -92,7 +97,8 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const int messages = argc > 1 ? atoi(argv[1]) : 40;
   const int expect_ud = argc > 2 && strcmp(argv[2], "ud") == 0;
-  const int expect_hybrid = argc > 2 && strcmp(argv[2], "hybrid") == 0;
+  const int expect_rdma = argc > 2 && strcmp(argv[2], "hybrid-rdma") == 0;
+  const int expect_hybrid = expect_rdma || (argc > 2 && strcmp(argv[2], "hybrid") == 0);
   CHECK(messages > 0, "messages must be positive");
   pvars_start();
 
@@ -145,14 +151,19 @@ int main(int argc, char** argv) {
   const unsigned long long duplicates = pvar_total(2);
   const unsigned long long connections = pvar_total(3);
   const unsigned long long probes = pvar_total(4), nacks = pvar_total(5), held = pvar_total(6), dropped = pvar_total(7);
+  const unsigned long long rendezvous = pvar_total(8) + pvar_total(9) + pvar_total(10);
   if (expect_ud) CHECK(connections == 0, "%llu RC connections: this run is not over the UD channel", connections);
+  if (expect_ud) CHECK(rendezvous == 0, "%llu rendezvous messages over the UD channel, which has no RDMA", rendezvous);
+  if (expect_rdma)
+    CHECK(rendezvous > 0, "no message went by RDMA rendezvous to a peer on RC (TWINFAB_EAGER_THRESHOLD below "
+          "20000 bytes?)");
   if (expect_hybrid)
     CHECK(connections > 0, "no RC connection: the hybrid channel never moved a peer from UD to RC "
           "(TWINFAB_TRANSPORT=hybrid, TWINFAB_HYBRID_RC_THRESHOLD below the packets sent?)");
   if (rank == 0)
     printf("reliable_stream: %d ranks x %d messages ok, retransmissions %llu, nack_retransmissions %llu, "
-           "duplicates %llu, probes %llu, nacks %llu, held %llu, dropped %llu, connections %llu\n",
-           size, messages, retrans, nack_retrans, duplicates, probes, nacks, held, dropped, connections);
+           "duplicates %llu, probes %llu, nacks %llu, held %llu, dropped %llu, connections %llu, rendezvous %llu\n",
+           size, messages, retrans, nack_retrans, duplicates, probes, nacks, held, dropped, connections, rendezvous);
   free(next);
   free(in);
   free(sends);
