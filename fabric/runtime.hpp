@@ -101,6 +101,12 @@ class Runtime {
   /// the handle, which joins) before the device contexts it uses are closed.
   /// Throws fabric::Error(InvalidArgument) for an empty `body`.
   virtual std::unique_ptr<Agent> spawn(const std::string& name, std::function<void()> body) = 0;
+  /// Whether the caller is one of this runtime's agents rather than the rank itself:
+  /// what a lock shared by a rank and an agent that may call back into the rank's
+  /// library needs to tell a nested call from a new one (mpi/core/async_progress.hpp).
+  /// Hardware: the calling thread is one spawn() started; simulator: the calling actor
+  /// is an agent of this runtime.
+  virtual bool on_agent() const = 0;
 
   /// What every runtime does first in wait(), wait_for_completion() and sleep_for():
   /// a NaN deadline or duration compares false with every time, so a wait for it would

@@ -74,6 +74,11 @@ std::unique_ptr<fabric::Agent> spawn_sim_agent(SimFabric& fabric, std::shared_pt
   // Registered before it starts: SimGrid may run a new actor before its creator
   // continues, and its first runtime call must find it an agent of `runtime`.
   s4u::ActorPtr actor = s4u::Actor::init(name, host);
+  // An agent is part of its rank: what the launcher keeps per rank (the actor's data:
+  // the MPI library's rank state, the program's services) is the spawner's, so a
+  // library call made on the agent (a user callback run by an asynchronous progress
+  // agent) finds its rank, as an agent thread does on hardware.
+  actor->set_data(s4u::Actor::self()->get_data<void>());
   state->actor = actor->get_pid();
   runtime->add_agent(state->actor, host);
   fabric.adopt(state->actor, runtime);

@@ -389,6 +389,11 @@ Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources,
       if (event_at < 0) event_at = now() + fabric_.platform().hca.event_latency;
       if (now() >= event_at) return Status::Ok;
     }
+    // The event came, and the completion behind it is gone: another waiter on the CQ
+    // (the rank, beside its agent) polled it during the wake-up. The thread still
+    // wakes (ibv_get_cq_event returns for the event, not for the entry); waiting on
+    // for a completion that is no longer there would spin at this date.
+    if (event_at >= 0 && now() >= event_at) return Status::Ok;
     if (w.memory_written && memory) {
       w.memory_written = false;
       return Status::Ok;
@@ -458,6 +463,14 @@ void SimRuntime::wait_for_agent(const bool& done, std::shared_ptr<ActorWake>& jo
 }
 
 void SimRuntime::yield() { s4u::this_actor::yield(); }
+
+bool SimRuntime::on_agent() const {
+  if (agents_.empty()) return false;
+  const aid_t me = s4u::this_actor::get_pid();
+  for (const auto& w : agents_)
+    if (w->actor == me) return true;
+  return false;
+}
 
 std::unique_ptr<fabric::Agent> SimRuntime::spawn(const std::string& name, std::function<void()> body) {
   check_agent_body(name, body);

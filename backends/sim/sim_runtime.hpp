@@ -43,6 +43,7 @@ class SimRuntime final : public fabric::Runtime {
   void sleep_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
+  bool on_agent() const override;
 
   // --- internal ---
   aid_t owner() const noexcept { return owner_.actor; }

@@ -245,6 +245,8 @@ void HostRuntime::sleep_for(double seconds) {
 
 void HostRuntime::yield() { std::this_thread::yield(); }
 
+bool HostRuntime::on_agent() const { return ThreadAgent::on_agent_thread(); }
+
 std::unique_ptr<fabric::Agent> HostRuntime::spawn(const std::string& name, std::function<void()> body) {
   check_agent_body(name, body);
   return std::make_unique<ThreadAgent>(name, std::move(body));

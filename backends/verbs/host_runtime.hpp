@@ -60,6 +60,8 @@ class HostRuntime final : public fabric::Runtime {
   void sleep_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
+  /// Whether the calling thread is a ThreadAgent's (thread_agent.hpp).
+  bool on_agent() const override;
  private:
   /// wait() (`memory`: returns every kMemoryRecheck) and wait_for_completion().
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);

@@ -10,8 +10,16 @@
 
 namespace twinfab::verbs {
 
+namespace {
+// Set once in each agent's thread, never cleared: the thread ends with the agent.
+thread_local bool t_agent_thread = false;
+}  // namespace
+
+bool ThreadAgent::on_agent_thread() noexcept { return t_agent_thread; }
+
 ThreadAgent::ThreadAgent(std::string name, std::function<void()> body)
     : name_(std::move(name)), thread_([this, body = std::move(body)] {
+        t_agent_thread = true;
         try {
           body();
         } catch (...) {

@@ -20,6 +20,9 @@ class ThreadAgent final : public fabric::Agent {
   ~ThreadAgent() override;
   void join() override;
   const std::string& name() const override { return name_; }
+  /// Whether the calling thread is an agent's (the process's threads other than
+  /// ThreadAgents' belong to the rank).
+  static bool on_agent_thread() noexcept;
 
  private:
   std::string name_;

@@ -38,6 +38,10 @@ int init(const char* function) {
   // With the sessions' Context, the program's computation is measured already: this
   // call ends it as any MPI call does.
   if (state->computation != nullptr) state->computation->mpi_call_begins();
+  // The sessions' asynchronous progress agent, if any, stays out as for any call; one
+  // made here starts held for this call (entry()'s rules, rank_state.hpp).
+  AsyncProgressAgent* const agent = state->async_progress;
+  if (agent != nullptr) enter_with_agent(state, agent);
   try {
     acquire_context(*state, function);
   } catch (const Error& e) {  // released by the last MPI_Session_finalize
@@ -45,6 +49,7 @@ int init(const char* function) {
   }
   state->open_world();
   if (state->computation != nullptr) state->computation->mpi_call_ends();  // the program computes from here on
+  if (agent != nullptr || state->async_progress != nullptr) leave_with_agent(state, agent, true);
   return MPI_SUCCESS;
 }
 

@@ -67,6 +67,22 @@ RankHost& rank_host() { return g_installed_host != nullptr ? *g_installed_host :
 
 RankState* current_state() { return static_cast<RankState*>(rank_host().state_slot()); }
 
+bool enter_with_agent(RankState* state, AsyncProgressAgent* agent) {
+  if (agent->on_agent()) return true;  // a callback of the agent's pass: it holds the library
+  if (state->rank_depth++ == 0) agent->enter();
+  return false;
+}
+
+void leave_with_agent(RankState* state, AsyncProgressAgent* agent_at_entry, bool outermost) noexcept {
+  if (state->async_progress == nullptr) {  // the call ended the agent (MPI_Finalize)
+    state->rank_depth = 0;
+    return;
+  }
+  // A call nested in the one that made the agent, made before it: the maker lets go.
+  if (agent_at_entry == nullptr && !outermost) return;
+  if (--state->rank_depth == 0) state->async_progress->leave();
+}
+
 RankState* create_state() {
   void*& slot = rank_host().state_slot();
   auto* state = new RankState();

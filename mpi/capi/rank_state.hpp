@@ -200,6 +200,13 @@ class RankState {
   /// calls (ProgramServices::measures_computation()), else nullptr; MPI_Finalize
   /// clears it.
   ProgramServices* computation = nullptr;
+  /// The asynchronous progress agent (TWINFAB_ASYNC_PROGRESS), else nullptr: entry()
+  /// holds it out of the library for every call of the rank's (async_progress.hpp).
+  /// Set and cleared by the rank only, inside a call.
+  AsyncProgressAgent* async_progress = nullptr;
+  /// The rank's own nesting of MPI calls while it has an agent (written by the rank
+  /// only: `call` may be the agent's then).
+  int rank_depth = 0;
   std::unique_ptr<Context> context;
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
   /// The thread that called MPI_Init (MPI_Is_thread_main); under `twinfab sim`, the
@@ -491,20 +498,36 @@ int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_cla
 /// for both callers. That extra frame (~300 bytes on MPI_Sendrecv's path) took a
 /// simulated rank's stack past its first page: 4 KB more per rank of a 4096-rank ring
 /// (mpi.c.memory_per_rank, bench/smpi_ring.sh; docs/performance-notes.md).
+/// With an asynchronous progress agent: whether this call is the agent's (a callback
+/// it runs calling MPI: nested in its pass, no hold), else takes the hold for the
+/// rank's outermost call. Out of line: only runs with an agent.
+bool enter_with_agent(RankState* state, AsyncProgressAgent* agent);
+/// The other end: lets the agent in again when the rank's outermost call ends, also
+/// when the call made the agent (MPI_Init: it starts held) or ended it (MPI_Finalize).
+void leave_with_agent(RankState* state, AsyncProgressAgent* agent_at_entry, bool outermost) noexcept;
+
 template <class Report, class Body>
 [[gnu::always_inline]] inline int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
+  AsyncProgressAgent* const agent = state->async_progress;
+  const bool agent_call = agent != nullptr && enter_with_agent(state, agent);
   // A call made from inside another (by a user-defined reduction operation) restores
-  // the outer one's name when it returns and leaves the computation alone.
+  // the outer one's name when it returns and leaves the computation alone; so does
+  // one the asynchronous progress agent makes (its callbacks), which is no rank's.
   const char* const outer = state->call;
   state->call = function;
-  if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_begins();
+  const bool outermost = outer == nullptr && !agent_call;
+  if (outermost && state->computation != nullptr) state->computation->mpi_call_begins();
   // The body may make the Context (MPI_Session_init), and so start the measure of
   // computation (state->computation): leave() ends the call for it then.
-  const auto leave = [state, outer] {
+  const auto leave = [state, outer, outermost, agent_call, agent] {
     state->call = outer;
-    if (outer == nullptr && state->computation != nullptr) state->computation->mpi_call_ends();
+    if (outermost && state->computation != nullptr) state->computation->mpi_call_ends();
+    if (!agent_call && (agent != nullptr || state->async_progress != nullptr)) [[unlikely]]
+      leave_with_agent(state, agent, outermost);
   };
   try {
+    if (agent != nullptr && !agent_call) [[unlikely]]
+      agent->rethrow_error();
     const int rc = body(*state);
     leave();
     return rc;

@@ -43,6 +43,15 @@ std::string_view to_string(Transport transport) noexcept {
   return "?";
 }
 
+std::string_view to_string(AsyncProgress mode) noexcept {
+  switch (mode) {
+    case AsyncProgress::None: return "none";
+    case AsyncProgress::Event: return "event";
+    case AsyncProgress::Poll: return "poll";
+  }
+  return "?";
+}
+
 std::string_view to_string(UdReliability reliability) noexcept {
   switch (reliability) {
     case UdReliability::Progress: return "progress";
@@ -125,6 +134,9 @@ void Config::validate() const {
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_thread_wake_us (TWINFAB_UD_THREAD_WAKE)",
                 fmt::format("{} us is below 10 us: the watchdog would wake more often than a datagram travels",
                             ud_thread_wake_us));
+  if (async_progress_interval_us < 1 || async_progress_interval_us > 1000000)
+    throw Error(ErrorClass::MPI_ERR_ARG, "async_progress_interval_us (TWINFAB_ASYNC_PROGRESS_INTERVAL)",
+                fmt::format("{} us is outside [1, 1000000]", async_progress_interval_us));
   if (regcache_max_bytes == 0)
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes (TWINFAB_REGCACHE_MAX_BYTES)", "must be >= 1");
 }
@@ -224,6 +236,9 @@ Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_UD_THREAD_WAKE", base.ud_thread_wake_us);
   override_from(lookup, "TWINFAB_HYBRID_RC_THRESHOLD", base.hybrid_rc_threshold);
   override_from(lookup, "TWINFAB_HYBRID_MAX_RC", base.hybrid_max_rc);
+  choice_from(lookup, "TWINFAB_ASYNC_PROGRESS", base.async_progress,
+              {{"none", AsyncProgress::None}, {"event", AsyncProgress::Event}, {"poll", AsyncProgress::Poll}});
+  override_from(lookup, "TWINFAB_ASYNC_PROGRESS_INTERVAL", base.async_progress_interval_us);
   base.validate();
   return base;
 }

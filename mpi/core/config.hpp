@@ -44,6 +44,10 @@
 //                             (seed 004 §4.1; ud_channel.hpp)
 //   TWINFAB_UD_THREAD_WAKE    UD, thread method: microseconds between the watchdog's
 //                             wake-ups (1000000: the seed's 1 s)
+//   TWINFAB_ASYNC_PROGRESS    none | event | poll: an agent that progresses the rank's
+//                             communication while the program computes (off by
+//                             default; mpi/core/async_progress.hpp)
+//   TWINFAB_ASYNC_PROGRESS_INTERVAL  microseconds the agent waits at most between looks
 //   TWINFAB_RMA               auto | rdma | sendrecv: how one-sided operations move data
 //                             (seed 001 ch. 3; docs/rma.md). auto: rdma
 //   TWINFAB_RMA_LOCK          auto | ts | mcs | thread | event | progress: the passive-target
@@ -95,6 +99,15 @@ enum class UdReliability : std::uint8_t {
              ///< whose agent wakes and acknowledges
 };
 std::string_view to_string(UdReliability reliability) noexcept;
+
+/// Whether and how an agent progresses communication while the program computes
+/// (mpi/core/async_progress.hpp).
+enum class AsyncProgress : std::uint8_t {
+  None,   ///< only MPI calls progress (the default, as MPICH's and MVAPICH2's)
+  Event,  ///< an agent sleeping on completion events: no CPU while idle
+  Poll,   ///< an agent polling the completion queues: faster, takes CPU from the rank
+};
+std::string_view to_string(AsyncProgress mode) noexcept;
 
 /// How one-sided operations move their data (mpi/rma, seed 001 ch. 3).
 enum class RmaDesign : std::uint8_t {
@@ -149,6 +162,11 @@ struct Config {
   /// connection is made, and the most peers a rank sends to over RC.
   std::uint32_t hybrid_rc_threshold = 64;
   std::uint32_t hybrid_max_rc = 16;
+  /// Asynchronous progress (async_progress.hpp): the agent's kind, and the longest it
+  /// waits between looks (at the rank's state while the rank is in MPI, at its
+  /// deadlines otherwise).
+  AsyncProgress async_progress = AsyncProgress::None;
+  std::uint32_t async_progress_interval_us = 100;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

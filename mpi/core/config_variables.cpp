@@ -19,6 +19,8 @@ constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
 constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
 constexpr std::array<std::string_view, 3> kTransportWords{"rc", "ud", "hybrid"};
 constexpr std::array<std::string_view, 3> kUdReliabilityWords{"progress", "thread", "hybrid"};
+constexpr std::array<std::string_view, 3> kAsyncProgressWords{"none", "event", "poll"};
+static_assert(static_cast<int>(AsyncProgress::Poll) == 2, "the async progress words follow the enumerators");
 static_assert(static_cast<int>(UdReliability::Hybrid) == 2, "the reliability words follow the enumerators");
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
 static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
@@ -36,7 +38,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 26> kVariables{{
+const std::array<ConfigVariable, 28> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -131,6 +133,14 @@ const std::array<ConfigVariable, 26> kVariables{{
     {"TWINFAB_HYBRID_MAX_RC",
      "hybrid: the most peers a rank sends to over RC (0 .. 65536; 0: UD only); the others stay on UD.",
      Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(hybrid_max_rc)},
+    {"TWINFAB_ASYNC_PROGRESS",
+     "An agent that progresses the rank's communication while the program computes outside MPI: none (the "
+     "default), event (it sleeps on completion events, no CPU while idle) or poll (it polls, and takes CPU from "
+     "the rank's core).",
+     Kind::Choice, Group::Progress, kAsyncProgressWords, TWINFAB_CONFIG_FIELD(async_progress)},
+    {"TWINFAB_ASYNC_PROGRESS_INTERVAL",
+     "Asynchronous progress: microseconds the agent waits at most between looks (1 .. 1000000; 100).",
+     Kind::Unsigned32, Group::Progress, {}, TWINFAB_CONFIG_FIELD(async_progress_interval_us)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

@@ -51,6 +51,13 @@ fabric::DeviceCapabilities Context::capabilities() const noexcept {
 
 Context::~Context() = default;
 
+AsyncProgressAgent* Context::start_async_progress() {
+  if (config_.async_progress == AsyncProgress::None || async_progress_) return async_progress_.get();
+  async_progress_ = std::make_unique<AsyncProgressAgent>(*this, *channel_, device_.runtime(), config_.async_progress,
+                                                         config_.async_progress_interval_us * 1e-6);
+  return async_progress_.get();
+}
+
 void Context::check_derived_comm(const Communicator& comm, const char* where) const {
   // A derived communicator is live when the table still holds this very object. Freed
   // ones are kept (flagged) until the Context ends, so reading a stale reference is

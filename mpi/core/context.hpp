@@ -31,6 +31,7 @@
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
 #include "mpi/channels/channel.hpp"
+#include "mpi/core/async_progress.hpp"
 #include "mpi/core/background_operation.hpp"
 #include "mpi/core/communicator.hpp"
 #include "mpi/core/config.hpp"
@@ -362,6 +363,15 @@ class Context {
   }
 
   const ChannelCounters& channel_counters() const noexcept { return channel_->counters(); }
+
+  /// Starts the asynchronous progress agent when the configuration asks for one
+  /// (TWINFAB_ASYNC_PROGRESS; async_progress.hpp) and returns it, else nullptr. The
+  /// caller is inside the library and holds it on return: from then on it brackets its
+  /// calls into the Context with enter() and leave() (mpi/capi does, around every MPI
+  /// call). Once only.
+  AsyncProgressAgent* start_async_progress();
+  /// The agent, or nullptr.
+  AsyncProgressAgent* async_progress() noexcept { return async_progress_.get(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
   /// One-sided communication's counters (mpi/rma keeps them up to date).
   RmaCounters& rma_counters() noexcept { return rma_counters_; }
@@ -462,6 +472,8 @@ class Context {
   Pt2ptEngine engine_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<Channel> channel_;
+  /// Last: stopped first, while the channel still works.
+  std::unique_ptr<AsyncProgressAgent> async_progress_;
 };
 
 }  // namespace twinfab::mpi

@@ -108,6 +108,27 @@ TEST_P(Agents, SpawnAndJoinRunTheBodyToItsEnd) {
   });
 }
 
+TEST_P(Agents, OnAgentTellsTheAgentsFromTheRank) {
+  run_on_backend([&](Device& a, Device&) {
+    Runtime& rt = a.runtime();
+    EXPECT_FALSE(rt.on_agent()) << "the rank, before any agent";
+    std::atomic<int> seen_in_agent{-1}, seen_in_inner{-1};
+    std::atomic<int> seen_by_rank_meanwhile{-1};
+    auto agent = rt.spawn("who", [&] {
+      seen_in_agent = rt.on_agent() ? 1 : 0;
+      auto inner = rt.spawn("inner", [&] { seen_in_inner = rt.on_agent() ? 1 : 0; });
+      inner->join();
+      rt.sleep_for(1e-4);
+    });
+    seen_by_rank_meanwhile = rt.on_agent() ? 1 : 0;
+    agent->join();
+    EXPECT_EQ(seen_in_agent.load(), 1);
+    EXPECT_EQ(seen_in_inner.load(), 1) << "an agent's agent is an agent too";
+    EXPECT_EQ(seen_by_rank_meanwhile.load(), 0) << "the rank while its agent lives";
+    EXPECT_FALSE(rt.on_agent()) << "the rank, after the join";
+  });
+}
+
 TEST_P(Agents, DestroyingAnUnjoinedAgentJoinsIt) {
   run_on_backend([&](Device& a, Device&) {
     Runtime& rt = a.runtime();

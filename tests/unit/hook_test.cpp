@@ -40,6 +40,7 @@ class FakeRuntime final : public Runtime {
     body();
     return std::make_unique<Done>();
   }
+  bool on_agent() const override { return false; }  // spawn() runs the body in the caller
   void set_now(double t) { now_ = t; }
 
  private:
