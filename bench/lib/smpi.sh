@@ -21,7 +21,7 @@ wall() {
 # given). Prints the platform's description. Sets `twinfab` to the twinfab tool. NAME
 # prefixes error messages.
 smpi_prepare() {
-  local name=$1 build=$2 work=$3 source=$4 preset=$5 tool
+  local name=$1 build=$2 work=$3 source=$4 platform_preset=$5 tool
   local lib
   lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   for tool in smpicc smpirun; do
@@ -30,8 +30,8 @@ smpi_prepare() {
   twinfab=$build/tools/twinfab/twinfab
   local mpicc=$build/bin/twinfab-mpicc
   [[ -x $twinfab && -x $mpicc ]] || { echo "$name: build twinfab first (make build)" >&2; exit 1; }
-  local toml=$lib/../../scenarios/platforms/$preset.toml
-  [[ -f $toml ]] || { echo "$name: no preset $preset ($toml)" >&2; exit 1; }
+  local toml=$lib/../../scenarios/platforms/$platform_preset.toml
+  [[ -f $toml ]] || { echo "$name: no preset $platform_preset ($toml)" >&2; exit 1; }
   "$mpicc" -O2 -o "$work/prog.twinfab" "$source"
   smpicc -O2 -o "$work/prog.smpi" "$source" 2>/dev/null
   /usr/bin/python3 "$lib/smpi_platform.py" "$toml" "$work/platform.xml" "$work/hosts"
