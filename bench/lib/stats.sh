@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shell helpers of the benchmark scripts (sourced): statistics over the numbers of one
 # figure, given on standard input separated by spaces or newlines (anything that is
 # not a number is ignored). No number: no output, and status 0 (so that a caller
