@@ -2,13 +2,18 @@
 // right neighbour and receives from its left, 100 times) with 4096 ranks on the
 // fat-tree-4096 preset, through mpi::Context (the library under the C API).
 //
-// Prints, next to the targets and SMPI's figures measured on this machine
-// kind (SMPI: about 38 KB of simulator memory per rank):
-//  - simulator memory per rank: peak resident set growth over the run / ranks;
+// Prints, next to the targets:
+//  - simulator memory per rank, two ways: the peak resident set's growth over the run
+//    (from after the platform was built) / ranks, the figure the 40 KB target is
+//    judged on, and the whole process's peak resident set / ranks, which also counts
+//    the fixed costs (the platform's hosts and links, the libraries) that the growth
+//    leaves out;
 //  - wall-clock cost per message at N ranks against the same ring at 2 ranks, in
 //    steady state (after the first iteration, which makes on-demand connections).
 // Connections are made on demand (the default above 64 ranks), so each rank holds
-// two RC connections and its UD connector.
+// two RC connections and its UD connector. This is the library alone; SMPI's figures
+// for the same ring, measured in the same run as twinfab's, are bench/smpi_ring.sh's
+// (a C program under both simulators). Exit status 3 when a target is missed.
 //
 //   bench_mpi_ring [ranks=4096] [iterations=100] [platform=fat-tree-4096]
 //   bench_mpi_ring --once RANKS ITERATIONS [platform]   one run in this process (for
@@ -47,6 +52,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "bench/bare_ranks.hpp"
+#include "bench/in_child.hpp"
 #include "bench/memory_latency.hpp"
 #include "mpi/core/context.hpp"
 
@@ -67,6 +73,7 @@ long status_bytes(const std::string& field) {
 struct RingResult {
   double wall = 0;              ///< seconds of wall clock of the whole run
   double bytes_per_rank = 0;    ///< peak RSS growth / ranks
+  double peak_bytes = 0;        ///< peak RSS of the whole process (fixed costs included)
   double simulated = 0;         ///< simulated seconds of the ring phase
 };
 
@@ -102,7 +109,8 @@ RingResult ring(const std::string& platform_name, unsigned ranks, unsigned itera
       if (me == 0) result.simulated = env.runtime.now() - sim_start;
     }, per_host);
     result.wall = std::chrono::duration<double>(Clock::now() - start).count();
-    result.bytes_per_rank = static_cast<double>(status_bytes("VmHWM") - baseline) / ranks;
+    result.peak_bytes = static_cast<double>(status_bytes("VmHWM"));
+    result.bytes_per_rank = (result.peak_bytes - static_cast<double>(baseline)) / ranks;
   }
   return result;
 }
@@ -116,34 +124,9 @@ double per_message(const RingResult& with, const RingResult& first, unsigned ran
   return (with.wall - first.wall) / (static_cast<double>(ranks) * (iterations - 1));
 }
 
-/// Runs `measure` in a child process (one SimGrid platform per process, and a clean
-/// peak-RSS figure) and returns its result through a pipe; `what` names it if it fails.
-template <class Result, class Measure>
-Result in_child(const std::string& what, Measure measure) {
-  int fds[2];
-  if (pipe(fds) != 0) std::exit(2);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const Result r = measure();
-    if (write(fds[1], &r, sizeof r) != sizeof r) _exit(3);
-    _exit(0);
-  }
-  close(fds[1]);
-  Result r{};
-  const bool ok = read(fds[0], &r, sizeof r) == sizeof r;
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fmt::print(stderr, "bench_mpi_ring: the {} failed\n", what);
-    std::exit(1);
-  }
-  return r;
-}
-
 RingResult ring_in_child(const std::string& platform, unsigned ranks, unsigned iterations) {
-  return in_child<RingResult>(fmt::format("{}-rank run", ranks), [&] { return ring(platform, ranks, iterations); });
+  return bench::in_child<RingResult>("bench_mpi_ring", fmt::format("{}-rank run", ranks),
+                                     [&] { return ring(platform, ranks, iterations); });
 }
 
 /// bare_ranks.hpp's cost per resume of `ranks` ranks, each touching `touched` lines,
@@ -154,7 +137,8 @@ double bare_resume_in_child(const std::string& platform, unsigned ranks, unsigne
   const unsigned rounds = std::max(100u, messages / ranks);
   double best = 0;
   for (int run = 0; run < runs; ++run) {
-    const double cost = in_child<double>(fmt::format("{}-rank bare run touching {} lines", ranks, touched.count), [&] {
+    const std::string what = fmt::format("{}-rank bare run touching {} lines", ranks, touched.count);
+    const double cost = bench::in_child<double>("bench_mpi_ring", what, [&] {
       return bench::bare_rank_resume_cost(sim::load_platform(platform), ranks, rounds, touched);
     });
     best = run == 0 ? cost : std::min(best, cost);
@@ -286,8 +270,9 @@ int run(int argc, char** argv) {
     if (!ranks) return usage(fmt::format("RANKS '{}' is not a count of at least 1", argv[2]));
     if (!iterations) return usage(fmt::format("ITERATIONS '{}' is not a count of at least 1", argv[3]));
     const RingResult r = ring(argc > 4 ? argv[4] : "fat-tree-4096", *ranks, *iterations);
-    fmt::print("{} ranks x {} iterations: {:.2f} s wall, {:.1f} KB per rank, {:.1f} us simulated\n", *ranks,
-               *iterations, r.wall, r.bytes_per_rank / 1024, r.simulated * 1e6);
+    fmt::print("{} ranks x {} iterations: {:.2f} s wall, {:.1f} KB per rank (growth), {:.1f} KB peak RSS / ranks, "
+               "{:.1f} us simulated\n",
+               *ranks, *iterations, r.wall, r.bytes_per_rank / 1024, r.peak_bytes / 1024 / *ranks, r.simulated * 1e6);
     return 0;
   }
   const std::optional<unsigned> ranks_arg = argc > 1 ? parse_count(argv[1], 2, kMaxRanks) : 4096u;
@@ -314,14 +299,19 @@ int run(int argc, char** argv) {
   const double big_per_message = per_message(big, big_first, ranks, iterations);
   fmt::print("  simulated time of the ring phase: {:.1f} us ({:.2f} us per iteration)\n", big.simulated * 1e6,
              big.simulated * 1e6 / iterations);
-  fmt::print("  simulator memory per rank: {:.1f} KB (target <= 40 KB; SMPI measured here: ~38 KB)\n",
-             big.bytes_per_rank / 1024);
+  const double growth_kb = big.bytes_per_rank / 1024;
+  fmt::print("  simulator memory per rank: {:.1f} KB of peak RSS growth over the run / ranks (target <= 40 KB); "
+             "{:.1f} KB peak RSS / ranks ({:.0f} MB, the platform and libraries included; 2-rank run: {:.0f} MB)\n",
+             growth_kb, big.peak_bytes / 1024 / ranks, big.peak_bytes / (1 << 20), two.peak_bytes / (1 << 20));
   fmt::print("  start-up, first iteration (on-demand connections) and shutdown of {} ranks: {:.2f} s of wall clock\n",
              ranks, big_first.wall);
   fmt::print("  wall clock per message after the first iteration: {:.2f} us at {} ranks vs {:.2f} us at 2 ranks = {:.2f}x "
              "(target <= 2x)\n",
              big_per_message * 1e6, ranks, two_per_message * 1e6, big_per_message / two_per_message);
-  return 0;
+  fmt::print("  (SMPI's figures for the same ring: bench/smpi_ring.sh)\n");
+  const bool met = growth_kb <= 40 && big_per_message <= 2 * two_per_message;
+  fmt::print("  {}\n", met ? "targets met" : "target NOT met");
+  return met ? 0 : 3;
 }
 
 }  // namespace

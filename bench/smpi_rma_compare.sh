@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 
 # shellcheck source=bench/lib/smpi.sh
 source "$here/lib/smpi.sh"
-smpi_prepare smpi_rma_compare "$build" "$work" "$here/mpi/put_flush_wall.c" 2
+smpi_prepare smpi_rma_compare "$build" "$work" "$here/mpi/put_flush_wall.c" connectx-ddr
 
 smpi() {
   wall smpirun -np 2 -platform "$work/platform.xml" -hostfile "$work/hosts" \
@@ -30,7 +30,7 @@ twin_sendrecv() { TWINFAB_RMA=sendrecv wall "$twinfab" sim -n 2 --platform conne
 
 echo "8-byte MPI_Put + MPI_Win_flush, $n operations, wall clock per operation (best of 3, interleaved)"
 declare -A best
-for rep in 1 2 3; do
+for _ in 1 2 3; do
   for f in twin_rdma smpi twin_sendrecv; do
     full=$($f "$n"); cp "$work/out" "$work/out.$f"; one=$($f 1)
     per=$(echo "($full - $one) / ($n - 1) * 1000000" | bc -l)

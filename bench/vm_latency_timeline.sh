@@ -34,7 +34,7 @@ if [[ ${1:-} == --in-vm ]]; then
   source "$HERE/lib/perftest.sh"  # perftest_pair
   status=0 port=18700
   for rep in 1 2; do
-    perftest_env=(TWINFAB_TIMELINE_TAG=perftest$rep LD_PRELOAD="$preload")
+    perftest_env=("TWINFAB_TIMELINE_TAG=perftest$rep" LD_PRELOAD="$preload")
     perftest_pair ib_send_lat -s 8 -n "$rounds" || status=1
     TWINFAB_TIMELINE_TAG=twinfab$rep timeout -k 5 300 mpirun --allow-run-as-root -x TWINFAB_TIMELINE_DIR \
       -x TWINFAB_TIMELINE_TAG -x LD_PRELOAD="$preload" -n 2 "$build/bench/pingpong_wall" "$rounds" || status=1

@@ -65,7 +65,7 @@ if [[ ${1:-} == --in-vm ]]; then
   exit "$status"
 fi
 
-# shellcheck source=lib/vm_bench_args.sh
+# shellcheck source=bench/lib/vm_bench_args.sh
 . "$REPO/bench/lib/vm_bench_args.sh"
 vm_bench_args vm_mpi_perftest 5 30 "$@"
 [[ -x $build/examples/pingpong ]] || { echo "vm_mpi_perftest: $build/examples/pingpong missing; make build" >&2; exit 2; }

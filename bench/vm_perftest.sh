@@ -12,18 +12,25 @@
 #              (--backend verbs, same iterations and tx depth).
 # Each pair is measured --reps times (default 3), alternating perftest and twinfab.
 # Reported per tool: the median over the reps and the best rep (lowest latency,
-# highest bandwidth). Noise in the TCG VM only ever adds time (a busy host stalls a
-# vCPU, two spinning sides land on one vCPU: "stall modes" of 2x to 300x that either
-# tool falls into run by run), so the best rep is each tool's own figure and the
-# targets are judged on the ratio of the best reps, as bench/smpi_compare.sh takes the
-# best of 3; the ratio of the medians is printed beside it. Targets: latency <= 1.10 x
+# highest bandwidth), and the ratio of every rep's twinfab figure to the perftest
+# figure measured just before it. Noise in the TCG VM only ever adds time (a busy host
+# stalls a vCPU, two spinning sides land on one vCPU: "stall modes" of 2x to 300x that
+# either tool falls into run by run), so the best rep is each tool's own figure and
+# the targets are judged on the ratio of the best reps, as bench/smpi_compare.sh takes
+# the best of 3; the ratio of the medians is printed beside it. The best reps may come
+# from different reps: when every rep of one tool was slow they compare a fast run
+# with a slow one, so, as in bench/vm_mpi_perftest.sh, a ratio that says twinfab beat
+# the perftest it is measured against (latency below 0.95 x, bandwidth above 1.05 x:
+# the same device, and perftest is the floor) is reported as implausible, not as met
+# (it once printed twinfab at 0.84 x perftest's latency). Targets: latency <= 1.10 x
 # perftest, write-bw >= 0.9 x perftest. The VM is QEMU TCG: figures are for ratios,
 # never for absolute claims, and a busy host skews them, so keep other work off the
 # machine while this runs.
 #
-# Prints one table; "target met" / "target NOT met" per row. Exit status 0 even when a
-# target is missed (noise must not fail CI); 1 when a tool crashed or printed no
-# figure, 2 on a usage error. Raw outputs: BUILD_DIR/vm_perftest-<device>.log.
+# Prints one table; "target met" / "target NOT met" / "implausible ...: rerun" per
+# row. Exit status 0 even when a target is missed or a figure is implausible (noise
+# must not fail CI); 1 when a tool crashed or printed no figure, 2 on a usage error.
+# Raw outputs: BUILD_DIR/vm_perftest-<device>.log.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -81,9 +88,9 @@ if [[ ${1:-} == --in-vm ]]; then
 fi
 
 # ------------------------------------------------------------------ host side
-# shellcheck source=lib/vm_bench_args.sh
+# shellcheck source=bench/lib/vm_bench_args.sh
 . "$REPO/bench/lib/vm_bench_args.sh"
-vm_bench_args vm_perftest 3 20 "$@"
+vm_bench_args vm_perftest 3 33 "$@"
 [[ -x $build/tools/twinfab/twinfab ]] || {
   echo "vm_perftest: $build/tools/twinfab/twinfab missing; build first (make build)" >&2
   exit 2
@@ -113,30 +120,40 @@ for d in "${devices[@]}"; do
     pts=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "perftest" { printf "%s ", $4 }' "$log")
     tfs=$(awk -v n="$name" '$1 == "RESULT" && $2 == n && $3 == "twinfab" { printf "%s ", $4 }' "$log")
     pt=$(median <<<"$pts") tf=$(median <<<"$tfs") ptb=$(best "$kind" <<<"$pts") tfb=$(best "$kind" <<<"$tfs")
-    rows+=("$d $name $kind ${pt:--} ${tf:--} ${ptb:--} ${tfb:--}")
+    # twinfab / perftest of each rep whose two figures both exist (a failed run keeps
+    # its place as FAILED, so the lists stay aligned).
+    per_rep=$(paste -d' ' <(tr -s ' ' '\n' <<<"$pts") <(tr -s ' ' '\n' <<<"$tfs") |
+      awk '$1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ && $1 > 0 { printf "%.2f,", $2 / $1 }')
+    rows+=("$d $name $kind ${pt:--} ${tf:--} ${ptb:--} ${tfb:--} ${per_rep%,}")
   done <<<"$TESTS"
 done
 
-printf '\n%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-18s %s\n' device test unit "perftest" "twinfab" "ratio" \
-  "perftest" "twinfab" "ratio" target result
+printf '\n%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-16s %-18s %s\n' device test unit "perftest" "twinfab" "ratio" \
+  "perftest" "twinfab" "ratio" "per-rep ratios" target result
 printf '%-5s %-10s %-5s %29s %29s\n' "" "" "" "----- median of reps -----" "------ best rep ------"
 for r in "${rows[@]}"; do
-  read -r d name kind pt tf ptb tfb <<<"$r"
+  read -r d name kind pt tf ptb tfb per_rep <<<"$r"
   if [[ $kind == lat ]]; then unit=us target="<= 1.10 x"; else unit=MB/s target=">= 0.90 x"; fi
   if [[ $pt == - || $tf == - ]]; then
-    printf '%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" - - - - \
+    printf '%-5s %-10s %-5s %10s %10s %7s %10s %10s %7s  %-16s %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" - - - - - \
       "$target perftest" "no figure (crashed?)"
     crashed=1
     continue
   fi
+  # met, NOT (missed) or odd (implausible: twinfab better than the perftest it runs beside).
   read -r ratio ratio_best met < <(awk -v p="$pt" -v t="$tf" -v pb="$ptb" -v tb="$tfb" -v k="$kind" 'BEGIN {
-    r = t / p; rb = tb / pb; ok = (k == "lat") ? (rb <= 1.10) : (rb >= 0.90)
-    printf "%.2f %.2f %s\n", r, rb, ok ? "met" : "NOT"
+    r = t / p; rb = tb / pb
+    if (k == "lat") v = (rb < 0.95) ? "odd" : (rb <= 1.10) ? "met" : "NOT"
+    else v = (rb > 1.05) ? "odd" : (rb >= 0.90) ? "met" : "NOT"
+    printf "%.2f %.2f %s\n", r, rb, v
   }')
-  result="target met"
-  [[ $met == NOT ]] && result="target NOT met"
-  printf '%-5s %-10s %-5s %10.2f %10.2f %7s %10.2f %10.2f %7s  %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" "$ratio" \
-    "$ptb" "$tfb" "$ratio_best" "$target perftest" "$result"
+  case $met in
+    met) result="target met" ;;
+    NOT) result="target NOT met" ;;
+    *) result="implausible (twinfab beats perftest: every perftest rep slow?): rerun" ;;
+  esac
+  printf '%-5s %-10s %-5s %10.2f %10.2f %7s %10.2f %10.2f %7s  %-16s %-18s %s\n' "$d" "$name" "$unit" "$pt" "$tf" \
+    "$ratio" "$ptb" "$tfb" "$ratio_best" "${per_rep:--}" "$target perftest" "$result"
 done
 echo "($reps run(s) of each tool; latency = typical (median) half round trip, bandwidth = average; targets judged"
 echo " on the best reps, see the header of bench/vm_perftest.sh; QEMU TCG: ratios only)"

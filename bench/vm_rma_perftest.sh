@@ -50,7 +50,7 @@ if [[ ${1:-} == --in-vm ]]; then
   exit "$status"
 fi
 
-# shellcheck source=lib/vm_bench_args.sh
+# shellcheck source=bench/lib/vm_bench_args.sh
 . "$REPO/bench/lib/vm_bench_args.sh"
 vm_bench_args vm_rma_perftest 3 22 "$@"
 [[ -x $build/bin/twinfab-mpicc ]] || { echo "vm_rma_perftest: $build/bin/twinfab-mpicc missing; make build" >&2; exit 2; }
@@ -71,7 +71,7 @@ for d in "${devices[@]}"; do
     IFS=: read -r name pkey tkey kind target <<<"$spec"
     ps=$(awk -v f="$pkey" '$1 == "RESULT" && $2 == f && $3 == "perftest" { printf "%s ", $4 }' "$log")
     ts=$(awk -v f="$tkey" '$1 == "RESULT" && $2 == f && $3 == "twinfab" { printf "%s ", $4 }' "$log")
-    p=$(median <<<"$ps") t=$(median <<<"$ts") pb=$(best $kind <<<"$ps") tb=$(best $kind <<<"$ts")
+    p=$(median <<<"$ps") t=$(median <<<"$ts") pb=$(best "$kind" <<<"$ps") tb=$(best "$kind" <<<"$ts")
     if [[ -z $p || -z $t ]]; then
       printf '%-6s %-30s %s\n' "$d" "$name" "no figure (see $log)"; failed=1; continue
     fi

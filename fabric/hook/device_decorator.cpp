@@ -14,6 +14,7 @@ CompletionQueueDecorator::CompletionQueueDecorator(DeviceDecorator& device, std:
     : device_(device), inner_(std::move(inner)) {}
 
 size_t CompletionQueueDecorator::poll(std::span<WorkCompletion> out) {
+  device_.on_poll(*this);
   size_t kept = 0;
   while (kept < out.size()) {
     const size_t room = out.size() - kept;
@@ -209,6 +210,8 @@ Status DeviceDecorator::on_srq_post_recv(SharedReceiveQueueDecorator& srq, const
 CompletionVerdict DeviceDecorator::on_poll_completion(CompletionQueueDecorator&, const WorkCompletion&) {
   return CompletionVerdict::Keep;
 }
+
+void DeviceDecorator::on_poll(CompletionQueueDecorator&) {}
 
 void DeviceDecorator::on_qp_created(QueuePairDecorator&) {}
 void DeviceDecorator::on_qp_destroyed(QueuePairDecorator&) {}

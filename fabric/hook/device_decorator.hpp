@@ -6,6 +6,8 @@
 //
 //   on_post_send / on_post_recv / on_srq_post_recv   around each post (call the base
 //                                                     version to forward it);
+//   on_poll                                          before each poll of a CQ (a hook that
+//                                                     holds work back releases it here);
 //   on_poll_completion                               per polled completion: Keep or Drop;
 //   on_qp_created / on_qp_destroyed / on_srq_destroyed / on_transition
 //                                                     lifetime and state notifications.
@@ -168,6 +170,9 @@ class DeviceDecorator : public Device {
   virtual Status on_post_send(QueuePairDecorator& qp, const SendWr& wr);
   virtual Status on_post_recv(QueuePairDecorator& qp, const RecvWr& wr);
   virtual Status on_srq_post_recv(SharedReceiveQueueDecorator& srq, const RecvWr& wr);
+  /// Called at the start of every CompletionQueue::poll of a CQ of this decorator,
+  /// before the inner CQ is polled. The default does nothing.
+  virtual void on_poll(CompletionQueueDecorator& cq);
   /// Called for every completion the inner CQ returns, in order. `wc.qp_num` names
   /// the local QP (find_qp). Runs inside CompletionQueue::poll of the caller.
   virtual CompletionVerdict on_poll_completion(CompletionQueueDecorator& cq, const WorkCompletion& wc);

@@ -5,6 +5,10 @@
 // wraps the device in the fabric's drop hook (fabric/hook/drop_hook.hpp): each UD/UC
 // receive is lost with probability P, seeded by TWINFAB_DROP_SEED (default 1) plus the
 // rank, so that UD's reliability is exercised on hardware that loses nothing.
+// TWINFAB_DELAY_US=D wraps it in the delay hook (fabric/hook/delay_hook.hpp): every
+// work request leaves D microseconds later, +- TWINFAB_DELAY_JITTER_US (uniform,
+// default 0), seeded by TWINFAB_DELAY_SEED (default 1) plus the rank; a QP's order is
+// kept. With both, the delay hook is outside the drop hook.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -13,6 +17,7 @@
 #include <memory>
 
 #include "fabric/error.hpp"
+#include "fabric/hook/delay_hook.hpp"
 #include "fabric/hook/drop_hook.hpp"
 #include "fabric/log.hpp"
 #include "launch/pmix/singleton_oob.hpp"
@@ -82,6 +87,24 @@ class PmixRankHost final : public RankHost {
         device_ = std::make_unique<fabric::hook::DropHook>(std::move(device_), drop, seed);
         fabric::log().info("rank {}: UD/UC receives dropped with probability {} (TWINFAB_DROP_RATE, seed {})",
                            oob_->rank(), drop, seed);
+      }
+      if (std::getenv("TWINFAB_DELAY_US") != nullptr) {
+        const double mean = number_from_environment("TWINFAB_DELAY_US", 0) * 1e-6;
+        const double jitter = number_from_environment("TWINFAB_DELAY_JITTER_US", 0) * 1e-6;
+        try {
+          fabric::hook::DelayHook::check_parameters(mean, jitter);
+        } catch (const fabric::Error& e) {
+          throw fabric::Error(e.status(), fmt::format("TWINFAB_DELAY_US / TWINFAB_DELAY_JITTER_US: {}", e.what()));
+        }
+        const auto seed = static_cast<std::uint64_t>(number_from_environment("TWINFAB_DELAY_SEED", 1)) +
+                          static_cast<std::uint64_t>(oob_->rank());
+        device_ = std::make_unique<fabric::hook::DelayHook>(std::move(device_), mean, jitter, seed);
+        fabric::log().info("rank {}: every work request delayed by {} us +- {} us (TWINFAB_DELAY_US, seed {})",
+                           oob_->rank(), mean * 1e6, jitter * 1e6, seed);
+      } else if (std::getenv("TWINFAB_DELAY_JITTER_US") != nullptr || std::getenv("TWINFAB_DELAY_SEED") != nullptr) {
+        throw fabric::Error(fabric::Status::InvalidArgument,
+                            "TWINFAB_DELAY_JITTER_US or TWINFAB_DELAY_SEED is set without TWINFAB_DELAY_US (the mean "
+                            "delay, microseconds): set it too, or unset them");
       }
     } catch (const fabric::Error& e) {
       release();

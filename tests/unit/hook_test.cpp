@@ -1,4 +1,4 @@
-// Unit tests of fabric/hook: DeviceDecorator, DropHook, TraceHook, over a tiny fake
+// Unit tests of fabric/hook: DeviceDecorator, DropHook, DelayHook, TraceHook, over a tiny fake
 // device written here. The fake completes receives only when the test tells it to
 // (FakeDevice::deliver), so every message, drop and re-post is under the test's control.
 #include <fmt/format.h>
@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <limits>
+#include <random>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -15,6 +18,7 @@
 #include "fabric/device.hpp"
 #include "fabric/error.hpp"
 #include "fabric/hook/device_decorator.hpp"
+#include "fabric/hook/delay_hook.hpp"
 #include "fabric/hook/drop_hook.hpp"
 #include "fabric/hook/trace_hook.hpp"
 
@@ -26,10 +30,15 @@ namespace {
 class FakeRuntime final : public Runtime {
  public:
   double now() const override { return now_; }
-  Status wait(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
-  Status wait_for_completion(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
-  Status wait_for_event(std::span<CompletionQueue* const>, double) override { return Status::Ok; }
-  void sleep_for(double seconds) override { now_ += seconds; }
+  // Each wait records its deadline; with `waits_until_deadline`, time jumps to it and
+  // the wait times out (nothing else ever happens on the fake), else it returns at once.
+  Status wait(std::span<CompletionQueue* const>, double deadline) override { return waited(deadline); }
+  Status wait_for_completion(std::span<CompletionQueue* const>, double deadline) override { return waited(deadline); }
+  Status wait_for_event(std::span<CompletionQueue* const>, double deadline) override { return waited(deadline); }
+  void sleep_for(double seconds) override {
+    now_ += seconds;
+    sleeps.push_back(seconds);
+  }
   void yield() override {}
   std::unique_ptr<Agent> spawn(const std::string&, std::function<void()> body) override {
     struct Done final : Agent {
@@ -43,7 +52,17 @@ class FakeRuntime final : public Runtime {
   bool on_agent() const override { return false; }  // spawn() runs the body in the caller
   void set_now(double t) { now_ = t; }
 
+  bool waits_until_deadline = false;
+  std::vector<double> deadlines;  ///< of every wait, in order
+  std::vector<double> sleeps;     ///< of every sleep_for, in order
+
  private:
+  Status waited(double deadline) {
+    deadlines.push_back(deadline);
+    if (!waits_until_deadline || deadline == kForever) return Status::Ok;
+    now_ = std::max(now_, deadline);
+    return Status::Timeout;
+  }
   double now_ = 0;
 };
 
@@ -125,7 +144,13 @@ class FakeQp final : public QueuePair {
   }
   Status post_send(const SendWr& wr) override {
     if (state_ != QpState::ReadyToSend) return fail(Status::InvalidState, "fake: post_send before RTS");
+    if (refuse_sends) return fail(Status::NoResource, "fake: send queue full");
     sends.push_back(wr.wr_id);
+    if (record_payloads) {
+      std::string bytes;  // what the device reads at post time
+      for (const Sge& sge : wr.sg_list) bytes.append(reinterpret_cast<const char*>(sge.addr), sge.length);
+      payloads.push_back(std::move(bytes));
+    }
     if (has(wr.flags, SendFlags::Signaled)) {
       WorkCompletion wc;
       wc.wr_id = wr.wr_id;
@@ -169,6 +194,9 @@ class FakeQp final : public QueuePair {
 
   std::deque<PostedRecv> posted;
   std::vector<uint64_t> sends;
+  bool record_payloads = false;       ///< keep the bytes of each send in `payloads`
+  std::vector<std::string> payloads;  ///< the bytes of each send, read when it was posted
+  bool refuse_sends = false;          ///< post_send returns NoResource (a full send queue)
 
  private:
   Status go(QpState from, QpState to) {
@@ -551,6 +579,200 @@ TEST(DeviceDecorator, RefusesCqsOfAnotherDevice) {
 
 TEST(DeviceDecorator, NullInnerDeviceIsRefused) {
   EXPECT_THROW(DeviceDecorator{std::unique_ptr<Device>{}}, Error);
+}
+
+// ------------------------------------------------------------------ DelayHook
+
+/// One delay the hook draws for `seed`'s k-th WR: mean + jitter * (2u - 1), u from
+/// 53 bits of std::mt19937_64 (the hook's documented draw).
+std::vector<double> replay_delays(double mean, double jitter, uint64_t seed, int count) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> out;
+  for (int i = 0; i < count; ++i) out.push_back(mean + jitter * (2 * (static_cast<double>(rng() >> 11) * 0x1.0p-53) - 1));
+  return out;
+}
+
+/// Posts `count` signaled sends at time 0 through a DelayHook over the fake and steps
+/// time by `step` until all have reached the fake QP, polling the hook's CQ at each
+/// step; returns the time at which each one reached it, by wr_id. Checks the QP's order.
+std::vector<double> release_times(double mean, double jitter, uint64_t seed, int count, double step = 1e-7) {
+  auto fake_owned = std::make_unique<FakeDevice>();
+  FakeDevice& fake = *fake_owned;
+  DelayHook hook(std::move(fake_owned), mean, jitter, seed);
+  HookedQp h = make_qp(hook, Transport::RC);
+  FakeQp& inner = fake.qp(h.qp->qp_num());
+  const Sge sge{0, 0, 0};
+  for (int i = 0; i < count; ++i)
+    EXPECT_EQ(h.qp->post_send(SendWr{.wr_id = static_cast<uint64_t>(i), .sg_list = std::span(&sge, 1)}), Status::Ok);
+  std::vector<double> at(count, -1);
+  size_t seen = 0;
+  for (int k = 0; seen < static_cast<size_t>(count) && k < 1000000; ++k) {
+    poll_all(*h.send_cq);
+    for (; seen < inner.sends.size(); ++seen) at[inner.sends[seen]] = fake.runtime_.now();
+    fake.runtime_.set_now(fake.runtime_.now() + step);
+  }
+  EXPECT_EQ(inner.sends.size(), size_t(count));
+  for (size_t i = 0; i < inner.sends.size(); ++i) EXPECT_EQ(inner.sends[i], i) << "the QP's WRs were reordered";
+  EXPECT_EQ(hook.held(), 0u);
+  return at;
+}
+
+TEST(DelayHook, ZeroDelayChangesNothing) {
+  auto fake_owned = std::make_unique<FakeDevice>();
+  FakeDevice& fake = *fake_owned;
+  DelayHook hook(std::move(fake_owned), 0, 0, 1);
+  HookedQp h = make_qp(hook, Transport::RC);
+  const Sge sge{0, 0, 0};
+  for (uint64_t i = 0; i < 5; ++i) EXPECT_EQ(h.qp->post_send(SendWr{.wr_id = i, .sg_list = std::span(&sge, 1)}), Status::Ok);
+  EXPECT_EQ(fake.qp(h.qp->qp_num()).sends, (std::vector<uint64_t>{0, 1, 2, 3, 4})) << "forwarded at once, in order";
+  EXPECT_EQ(poll_all(*h.send_cq).size(), 5u);
+  EXPECT_EQ(hook.held(), 0u);
+  EXPECT_EQ(hook.counters().delayed, 0u);
+  // The runtime passes waits and sleeps through unchanged.
+  CompletionQueue* const sources[] = {h.send_cq.get()};
+  EXPECT_EQ(hook.runtime().wait(sources, 2.5), Status::Ok);
+  EXPECT_EQ(fake.runtime_.deadlines, (std::vector<double>{2.5}));
+  hook.runtime().sleep_for(1.0);
+  EXPECT_EQ(fake.runtime_.sleeps, (std::vector<double>{1.0}));
+  EXPECT_EQ(hook.runtime().now(), fake.runtime_.now());
+}
+
+TEST(DelayHook, EachWrLeavesAtItsDrawnDelayAndAQpKeepsItsOrder) {
+  constexpr double kMean = 10e-6, kJitter = 8e-6, kStep = 1e-7;
+  constexpr int kCount = 40;
+  const std::vector<double> at = release_times(kMean, kJitter, 7, kCount, kStep);
+  const std::vector<double> delays = replay_delays(kMean, kJitter, 7, kCount);
+  double previous = 0;
+  int held_back = 0;  // WRs that left later than their own draw, behind a longer one
+  for (int i = 0; i < kCount; ++i) {
+    SCOPED_TRACE("wr " + std::to_string(i));
+    const double due = std::max(delays[i], previous);  // posted at 0: its draw, or behind the previous WR
+    EXPECT_GE(delays[i], kMean - kJitter - 1e-12);
+    EXPECT_LE(delays[i], kMean + kJitter + 1e-12);
+    EXPECT_GE(at[i], due - 1e-12) << "left before its time";
+    EXPECT_LT(at[i], due + kStep + 1e-12) << "left later than the first poll after its time";
+    held_back += due > delays[i];
+    previous = due;
+  }
+  EXPECT_GT(held_back, 0) << "with this jitter some WRs must wait behind a longer draw (order kept)";
+}
+
+TEST(DelayHook, SameSeedSameTimesOtherSeedOtherTimes) {
+  const auto a = release_times(5e-6, 4e-6, 11, 20);
+  EXPECT_EQ(a, release_times(5e-6, 4e-6, 11, 20));
+  EXPECT_NE(a, release_times(5e-6, 4e-6, 12, 20));
+}
+
+TEST(DelayHook, WaitEndsWhenAHeldWrIsDueAndPostsIt) {
+  auto fake_owned = std::make_unique<FakeDevice>();
+  FakeDevice& fake = *fake_owned;
+  fake.runtime_.waits_until_deadline = true;
+  DelayHook hook(std::move(fake_owned), 3e-6, 0, 1);
+  HookedQp h = make_qp(hook, Transport::UD);
+  const Sge sge{0, 0, 0};
+  FakeAh ah;
+  ASSERT_EQ(h.qp->post_send(SendWr{.wr_id = 9, .sg_list = std::span(&sge, 1), .ah = &ah}), Status::Ok);
+  EXPECT_TRUE(fake.qp(h.qp->qp_num()).sends.empty()) << "held";
+  EXPECT_DOUBLE_EQ(hook.next_due(), 3e-6);
+  CompletionQueue* const sources[] = {h.send_cq.get()};
+  // The caller waits up to 1 s; the inner wait is cut at the WR's time, the WR is
+  // posted, and the wait returns Ok (spurious for the caller, who polls).
+  EXPECT_EQ(hook.runtime().wait_for_completion(sources, 1.0), Status::Ok);
+  ASSERT_EQ(fake.runtime_.deadlines.size(), 1u);
+  EXPECT_DOUBLE_EQ(fake.runtime_.deadlines[0], 3e-6);
+  EXPECT_EQ(fake.qp(h.qp->qp_num()).sends, (std::vector<uint64_t>{9}));
+  EXPECT_EQ(poll_all(*h.send_cq).size(), 1u);
+  // Nothing held: the next wait is the caller's own.
+  EXPECT_EQ(hook.runtime().wait(sources, 2.0), Status::Timeout);
+  EXPECT_DOUBLE_EQ(fake.runtime_.deadlines.back(), 2.0);
+  // A computation is cut in slices at the WR's time and lasts as long in all.
+  ASSERT_EQ(h.qp->post_send(SendWr{.wr_id = 10, .sg_list = std::span(&sge, 1), .ah = &ah}), Status::Ok);
+  hook.runtime().sleep_for(10e-6);
+  ASSERT_EQ(fake.runtime_.sleeps.size(), 2u);
+  EXPECT_NEAR(fake.runtime_.sleeps[0], 3e-6, 1e-12);  // (2 + 3e-6) - 2: not exactly 3e-6
+  EXPECT_NEAR(fake.runtime_.sleeps[0] + fake.runtime_.sleeps[1], 10e-6, 1e-12);
+  EXPECT_EQ(fake.qp(h.qp->qp_num()).sends, (std::vector<uint64_t>{9, 10}));
+  const DelayHook::Counters c = hook.counters();
+  EXPECT_EQ(c.delayed, 2u);
+  EXPECT_EQ(c.released, 2u);
+  EXPECT_NEAR(c.total_delay, 6e-6, 1e-12);
+}
+
+TEST(DelayHook, InlinePayloadIsCopiedAtPostTime) {
+  auto fake_owned = std::make_unique<FakeDevice>();
+  FakeDevice& fake = *fake_owned;
+  DelayHook hook(std::move(fake_owned), 1e-6, 0, 1);
+  HookedQp h = make_qp(hook, Transport::RC);
+  FakeQp& inner = fake.qp(h.qp->qp_num());
+  inner.record_payloads = true;
+  std::array<char, 8> first{'a', 'b', 'c', 'd', 0, 0, 0, 0}, second{'e', 'f', 0, 0, 0, 0, 0, 0};
+  const Sge sges[] = {{reinterpret_cast<uint64_t>(first.data()), 4, 0}, {reinterpret_cast<uint64_t>(second.data()), 2, 0}};
+  ASSERT_EQ(h.qp->post_send(SendWr{.wr_id = 1, .flags = SendFlags::Signaled | SendFlags::Inline, .sg_list = sges}),
+            Status::Ok);
+  first.fill('x');  // allowed at once for an inline send
+  second.fill('y');
+  fake.runtime_.set_now(1e-6);
+  poll_all(*h.send_cq);
+  ASSERT_EQ(inner.payloads.size(), 1u);
+  EXPECT_EQ(inner.payloads[0], "abcdef");
+}
+
+TEST(DelayHook, HeldWrsCountAgainstTheSendQueueAndResetDiscardsThem) {
+  auto fake_owned = std::make_unique<FakeDevice>();
+  FakeDevice& fake = *fake_owned;
+  DelayHook hook(std::move(fake_owned), 1e-3, 0, 1);
+  auto cq = hook.create_cq(16);
+  QpConfig config;
+  config.send_cq = config.recv_cq = cq.get();
+  config.max_send_wr = 2;
+  auto qp = hook.create_qp(config);
+  Address peer = Address::make("fake", Transport::RC, {});
+  ASSERT_EQ(qp->connect(&peer), Status::Ok);
+  const Sge sge{0, 0, 0};
+  EXPECT_EQ(qp->post_send(SendWr{.wr_id = 1, .sg_list = std::span(&sge, 1)}), Status::Ok);
+  EXPECT_EQ(qp->post_send(SendWr{.wr_id = 2, .sg_list = std::span(&sge, 1)}), Status::Ok);
+  EXPECT_EQ(qp->post_send(SendWr{.wr_id = 3, .sg_list = std::span(&sge, 1)}), Status::NoResource);
+  EXPECT_NE(qp->last_error().find("delay hook"), std::string::npos) << qp->last_error();
+  // A full inner send queue when they are due: they wait, first in line, for a poll.
+  FakeQp& inner = fake.qp(qp->qp_num());
+  inner.refuse_sends = true;
+  fake.runtime_.set_now(1e-3);
+  EXPECT_EQ(hook.release_due(), 0u);
+  EXPECT_EQ(hook.held(), 2u);
+  EXPECT_EQ(hook.next_due(), Runtime::kForever) << "a blocked line does not cut waits";
+  inner.refuse_sends = false;
+  poll_all(*cq);
+  EXPECT_EQ(inner.sends, (std::vector<uint64_t>{1, 2}));
+  // RESET discards what is held.
+  EXPECT_EQ(qp->post_send(SendWr{.wr_id = 4, .sg_list = std::span(&sge, 1)}), Status::Ok);
+  ASSERT_EQ(qp->to_reset(), Status::Ok);
+  EXPECT_EQ(hook.held(), 0u);
+  EXPECT_EQ(hook.counters().discarded, 1u);
+  fake.runtime_.set_now(1.0);
+  poll_all(*cq);
+  EXPECT_EQ(inner.sends, (std::vector<uint64_t>{1, 2}));
+}
+
+TEST(DelayHook, BadParametersAreClearErrors) {
+  FakeDevice fake;
+  const auto message = [&](double mean, double jitter) -> std::string {
+    try {
+      DelayHook hook(fake, mean, jitter, 1);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::InvalidArgument);
+      return e.what();
+    }
+    ADD_FAILURE() << "mean " << mean << " jitter " << jitter << " was accepted";
+    return "";
+  };
+  EXPECT_NE(message(-1e-6, 0).find("mean delay"), std::string::npos);
+  EXPECT_NE(message(std::nan(""), 0).find("mean delay"), std::string::npos);
+  EXPECT_NE(message(7200, 0).find("mean delay"), std::string::npos);
+  EXPECT_NE(message(1e-6, -1e-6).find("jitter"), std::string::npos);
+  EXPECT_NE(message(1e-6, std::numeric_limits<double>::infinity()).find("jitter"), std::string::npos);
+  const std::string too_wide = message(1e-6, 2e-6);
+  EXPECT_NE(too_wide.find("jitter must be <= mean"), std::string::npos) << too_wide;
+  EXPECT_NO_THROW((DelayHook{fake, 1e-6, 1e-6, 1}));
 }
 
 // ------------------------------------------------------------------ TraceHook

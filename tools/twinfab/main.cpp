@@ -5,6 +5,7 @@
 //   twinfab perf  TEST --backend sim --platform P [--set KEY=VALUE]... [--loss P] [--seed S]
 //                 [--counters] [--size N] [--iters N] [--csv FILE]
 //   twinfab sim   -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]
+//                 [--delay US [--delay-jitter US] [--delay-seed S]]
 //                 [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]
 //                 [--simulate-computation ...] [--] ./prog args...   (sim_launch.hpp)
 //   --set overrides one platform key, as a platform file would set it (repeatable):
@@ -256,7 +257,8 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
     // --counters=json, which is one word).
     if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host" ||
         word == "--compute-scale" || word == "--cpu-threshold" || word == "--set" || word == "--loss" ||
-        word == "--seed" || word == "--result-json") {
+        word == "--seed" || word == "--result-json" || word == "--delay" || word == "--delay-jitter" ||
+        word == "--delay-seed") {
       ++j;  // its value
     } else if (word.empty() || word[0] != '-') {
       break;  // the program
@@ -341,6 +343,20 @@ int main(int argc, char** argv) {
   simcmd->add_option("--loss", sim_loss, "Per-packet loss probability in [0, 1] (overrides the platform's)")
       ->check(tools::number_check(false));
   simcmd->add_option("--seed", sim_seed, "Loss seed (overrides the platform's)")->check(tools::number_check(true));
+  double sim_delay_us = 0, sim_jitter_us = 0;
+  long long sim_delay_seed = 1;
+  simcmd->add_option("--delay", sim_delay_us,
+                     "Mean extra delay of every message, in microseconds: each rank's device is wrapped in the "
+                     "fabric's delay hook (fabric/hook/delay_hook.hpp; a QP's order is kept)")
+      ->check(tools::number_check(false));
+  simcmd->add_option("--delay-jitter", sim_jitter_us,
+                     "Delay jitter in microseconds: delays are uniform in [delay - jitter, delay + jitter] "
+                     "(jitter <= delay)")
+      ->check(tools::number_check(false))
+      ->needs("--delay");
+  simcmd->add_option("--delay-seed", sim_delay_seed, "Seed of the delays (rank r uses seed + r; default 1)")
+      ->check(tools::number_check(true))
+      ->needs("--delay");
   simcmd->add_flag("--counters{text}", launch.counters,
                    "After the run, print the simulator's counters (summed over HCAs) to stderr; "
                    "--counters=json prints them as one JSON object");
@@ -350,6 +366,7 @@ int main(int argc, char** argv) {
   simcmd->prefix_command();  // everything from the program name on is the program's
   simcmd->footer("The program and its arguments follow the options:\n"
                  "  twinfab sim -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]\n"
+                 "              [--delay US [--delay-jitter US] [--delay-seed S]]\n"
                  "              [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]\n"
                  "              [--simulate-computation [--compute-scale F] [--cpu-threshold T]]\n"
                  "              [--] ./prog [args...]\n"
@@ -387,6 +404,15 @@ int main(int argc, char** argv) {
   a.seed_given = perf->count("--seed") > 0;
   a.device_given = perf->count("--device") > 0;
   if (simcmd->count("--loss") > 0) launch.loss = sim_loss;  // its range: check_sim_options
+  if (simcmd->count("--delay") > 0) {  // the ranges: check_sim_options
+    launch.delay = sim_delay_us * 1e-6;
+    launch.delay_jitter = sim_jitter_us * 1e-6;
+    if (sim_delay_seed < 0) {
+      fmt::print(stderr, "twinfab: usage error: --delay-seed {} must be a non-negative integer\n", sim_delay_seed);
+      return tools::kExitUsage;
+    }
+    launch.delay_seed = static_cast<std::uint64_t>(sim_delay_seed);
+  }
   // With `info` and no --platform, list every preset instead of describing one.
   if (info->parsed() && info->count("--platform") == 0) a.platform.clear();
   try {
@@ -407,7 +433,8 @@ int main(int argc, char** argv) {
       } else if (!launch.command.empty() && launch.command.front().size() > 1 && launch.command.front()[0] == '-') {
         // Not an option of sim, and no program starts with '-' unless after "--".
         throw UsageError(fmt::format("unknown option '{}' for twinfab sim (its options: -n, --platform, "
-                                        "--set, --loss, --seed, --counters, --result-json, --ranks-per-host, "
+                                        "--set, --loss, --seed, --delay, --delay-jitter, --delay-seed, "
+                                        "--counters, --result-json, --ranks-per-host, "
                                         "--simulate-computation, --compute-scale, --cpu-threshold; the program "
                                         "and its arguments come after them, or after --)",
                                         launch.command.front()));

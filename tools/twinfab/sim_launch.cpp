@@ -27,6 +27,7 @@
 #include "backends/sim/model_size.hpp"
 #include "backends/sim/simulation.hpp"
 #include "fabric/error.hpp"
+#include "fabric/hook/delay_hook.hpp"
 #include "fabric/log.hpp"
 #include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
@@ -166,6 +167,9 @@ struct RankRecord {
   void* state = nullptr;
   GetoptPosition getopt;
   ComputationBurst computing;
+  /// --delay: the rank's device behind the delay hook, made by MPI_Init (open()); it
+  /// outlives the MPI state, which end_rank() destroys before the record goes.
+  std::unique_ptr<fabric::hook::DelayHook> delay;
 };
 
 /// The program's clock, sleeps and getopt position (linked through mpi/capi's
@@ -190,19 +194,22 @@ class SimProgramServices final : public mpi::capi::ProgramServices {
   bool measures_computation() noexcept override { return meter_.enabled(); }
   void mpi_call_begins() override {
     RankRecord& r = record();
-    if (const double computed = meter_.stop(r.computing); computed > 0) r.env->runtime.sleep_for(computed);
+    if (const double computed = meter_.stop(r.computing); computed > 0) runtime_of(r).sleep_for(computed);
   }
   void mpi_call_ends() override { meter_.start(record().computing); }
 
  private:
   static RankRecord& record() { return *s4u::Actor::self()->get_data<RankRecord>(); }
+  /// The rank's runtime; with --delay the delay hook's, so that held messages leave
+  /// on time while the rank computes.
+  static fabric::Runtime& runtime_of(RankRecord& r) { return r.delay ? r.delay->runtime() : r.env->runtime; }
   /// Spends the computation so far and then `seconds` (a clock read's cost, a sleep)
   /// as the rank's time, in one wait; returns the rank's clock after it. The burst
   /// stops for the wait (other ranks run meanwhile, on the same thread's CPU clock)
   /// and goes on afterwards.
   double spend(RankRecord& r, double seconds) {
     const bool computing = r.computing.open();
-    fabric::Runtime& runtime = r.env->runtime;
+    fabric::Runtime& runtime = runtime_of(r);
     runtime.sleep_for(meter_.stop(r.computing) + seconds);
     const double now = runtime.now();
     if (computing) meter_.start(r.computing);
@@ -215,7 +222,8 @@ class SimProgramServices final : public mpi::capi::ProgramServices {
 
 class SimRankHost final : public mpi::capi::RankHost {
  public:
-  explicit SimRankHost(const ComputationOptions& computation) : services_(computation) {}
+  SimRankHost(const ComputationOptions& computation, const SimLaunchOptions& options)
+      : services_(computation), options_(options) {}
   void*& state_slot() override {
     if (RankRecord* record = current()) return record->state;
     outside_ = nullptr;  // not a rank (global constructor, maestro): never initialized
@@ -225,7 +233,12 @@ class SimRankHost final : public mpi::capi::RankHost {
     RankRecord* record = current();
     if (record == nullptr)
       throw Error(Status::InvalidState, "MPI_Init called outside a simulated rank (from a global constructor?)");
-    return {record->env->device, record->env->oob};
+    if (!options_.delay) return {record->env->device, record->env->oob};
+    if (!record->delay)
+      record->delay = std::make_unique<fabric::hook::DelayHook>(record->env->device, *options_.delay,
+                                                                options_.delay_jitter,
+                                                                options_.delay_seed + record->env->rank);
+    return {*record->delay, record->env->oob};
   }
   void close() override {}
   [[noreturn]] void abort(int code, std::string_view message) override {
@@ -260,6 +273,7 @@ class SimRankHost final : public mpi::capi::RankHost {
   }
   void* outside_ = nullptr;
   SimProgramServices services_;
+  const SimLaunchOptions& options_;
 };
 
 /// Uninstalls the host however the run ends.
@@ -305,6 +319,14 @@ void check_sim_options(const SimLaunchOptions& options) {
   if (options.loss && !(*options.loss >= 0 && *options.loss <= 1))  // NaN included
     throw Error(Status::InvalidArgument,
                 fmt::format("--loss {} must be a probability in [0, 1]", *options.loss));
+  if (options.delay) {
+    try {
+      fabric::hook::DelayHook::check_parameters(*options.delay, options.delay_jitter);
+    } catch (const Error& e) {
+      throw Error(Status::InvalidArgument, fmt::format("--delay {} us --delay-jitter {} us: {}", *options.delay * 1e6,
+                                                       options.delay_jitter * 1e6, e.what()));
+    }
+  }
   if (!options.counters.empty() && options.counters != "text" && options.counters != "json")
     throw Error(Status::InvalidArgument,
                 fmt::format("--counters={}: expected text or json (--counters alone is text)", options.counters));
@@ -394,7 +416,7 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
 
   fabric::log().debug("sim: {} rank(s) of {} on platform '{}', {} per host", n, program.string(), options.platform,
                       ranks_per_host);
-  SimRankHost host(options.computation);
+  SimRankHost host(options.computation, options);
   HostInstallation installation(host);
   std::vector<int> status(n, 0);
   RankTracking tracking(n);

@@ -1,4 +1,5 @@
 // `twinfab sim -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]
+// [--delay US [--delay-jitter US] [--delay-seed S]]
 // [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]
 // [--simulate-computation [--compute-scale F] [--cpu-threshold T]] [--] ./prog args...`:
 // runs an unmodified MPI program, built with twinfab-mpicc, as N ranks on the
@@ -44,6 +45,12 @@ struct SimLaunchOptions {
   std::vector<std::string> overrides;  // --set KEY=VALUE (repeatable)
   std::optional<double> loss;  // --loss P in [0,1]
   std::optional<std::uint64_t> seed;  // --seed S (loss seed)
+  /// --delay: mean seconds of the delay hook each rank's device is wrapped in
+  /// (fabric/hook/delay_hook.hpp), with delay_jitter seconds of jitter and seed
+  /// delay_seed + rank. Unset: no hook.
+  std::optional<double> delay;
+  double delay_jitter = 0;
+  std::uint64_t delay_seed = 1;
   std::string counters;  // --counters[=text|json]: "" none, "text" or "json"; printed to stderr after the run
   std::string result_json;  // --result-json FILE
 };
@@ -55,7 +62,8 @@ struct SimLaunchOptions {
 //   opened before anything is loaded, so a path that cannot be written fails at once.
 
 /// The checks of the options themselves (no file or platform read): at least one rank,
-/// a program, --loss in [0, 1], --counters text or json, the computation settings.
+/// a program, --loss in [0, 1], the delay hook's parameters (DelayHook::check_parameters),
+/// --counters text or json, the computation settings.
 /// Throws fabric::Error(InvalidArgument) naming the option. run_sim_program runs them
 /// first; the CLI runs them before it, to report them as usage errors.
 void check_sim_options(const SimLaunchOptions& options);
