@@ -5,6 +5,8 @@
 // algorithms before any choice.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "mpi/coll/algorithms.hpp"
