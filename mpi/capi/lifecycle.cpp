@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "fabric/log.hpp"
 #include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/tools_interface.hpp"
@@ -24,6 +25,10 @@ void acquire_context(RankState& s, const char* function) {
     fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, describe_foreign_mpi(*other)));
   RankHost& host = rank_host();
   try {
+    // The program's copy of the library has its own log (under `twinfab sim` too, where
+    // the launcher's log is another copy): TWINFAB_LOG_LEVEL=debug must reach the
+    // messages of its ranks (the collectives' choices, say).
+    fabric::apply_log_level_from_environment();
     RankResources resources = host.open();
     // Control variables the tools interface read (and the program may have written)
     // before start-up are the rank's final configuration.

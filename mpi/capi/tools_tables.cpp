@@ -186,7 +186,7 @@ std::vector<Category> make_categories() {
       {"twinfab_config",
        "The run-time parameters, one control variable per TWINFAB_* environment variable (set before MPI_Init; "
        "the same value on every rank).",
-       {}, {}, {1, 2, 3, 4, 5, 6}},
+       {}, {}, {1, 2, 3, 4, 5, 6, 7}},
       {"twinfab_config_protocols", "Packets, credits and the thresholds and variants of the point-to-point protocols.",
        {}, {}, {}},
       {"twinfab_config_connections", "When RC connections are made.", {}, {}, {}},
@@ -195,6 +195,8 @@ std::vector<Category> make_categories() {
        {}, {}, {}},
       {"twinfab_config_transport", "The channel under the protocols (rc or ud) and the UD channel's reliability.",
        {}, {}, {}},
+      {"twinfab_config_collectives",
+       "The collective algorithms (auto: the size-tuned table) and the thresholds of the table.", {}, {}, {}},
       {"twinfab_config_progress", "Asynchronous progress: an agent progressing communication while the program computes.",
        {}, {}, {}},
       {"twinfab_pt2pt", "The point-to-point engine of this rank: messages per protocol, matching queues.", {}, {},

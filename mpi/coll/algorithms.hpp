@@ -1,7 +1,14 @@
-// twinfab MPI coll: the steps of the algorithms that other collectives are built from
-// (reduce-scatter is a reduce, then a scatterv; MPI_Comm_idup's agreement is
-// allreduces), added to a schedule whose call has
-// checked its arguments already. Internal to mpi/coll.
+// twinfab MPI coll: the steps of every algorithm, added to a schedule whose call has
+// checked its arguments already (the calls are tuned.cpp, which picks the algorithm
+// through selection.hpp, and the collectives built from others: reduce-scatter from a
+// reduce and a scatterv, MPI_Comm_idup's agreement from allreduces, the
+// intercommunicator collectives from their groups' trees). Internal to mpi/coll.
+//
+// Each builder handles every communicator size and count it is chosen for, including
+// one rank and no data; those that apply to some calls only (a power of two of ranks,
+// a commutative op, count >= the largest power of two of ranks) say so, and the
+// selection never hands them another call. Steps: the `step` numbers of a builder's
+// messages, so that a collective made of two builders keeps them apart.
 #pragma once
 
 #include <span>
@@ -26,6 +33,76 @@ void add_allreduce(Schedule& schedule, const void* sendbuf, void* recvbuf, std::
 /// `result` matters at the root only. Its messages use steps 0 and 1.
 void add_reduce(Schedule& schedule, const void* input, void* result, std::int64_t count, const DatatypePtr& type,
                 const ReductionOp& op, int root);
+
+/// Rabenseifner's allreduce (rabenseifner.cpp): commutative op, count >= the largest
+/// power of two of ranks (or nothing to move). sendbuf may be kInPlace.
+void add_allreduce_rabenseifner(Schedule& schedule, const void* sendbuf, void* recvbuf, std::int64_t count,
+                                const DatatypePtr& type, const ReductionOp& op);
+/// Rabenseifner's reduce (rabenseifner.cpp): reduce-scatter + gather to `root`; the
+/// same conditions. `result` matters at the root only (and may be `input` there).
+void add_reduce_rabenseifner(Schedule& schedule, const void* input, void* result, std::int64_t count,
+                             const DatatypePtr& type, const ReductionOp& op, int root);
+
+// ---- allgather: the ring and recursive doubling expect every rank's own block in
+// place in recvbuf already; Bruck's copies it from sendbuf (or kInPlace) itself.
+/// Ring (ring.cpp).
+void add_allgather_ring(Schedule& schedule, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype);
+/// Recursive doubling (recursive_doubling.cpp): a power of two of ranks.
+void add_allgather_recursive_doubling(Schedule& schedule, void* recvbuf, std::int64_t recvcount,
+                                      const DatatypePtr& recvtype);
+/// Bruck (bruck.cpp).
+void add_allgather_bruck(Schedule& schedule, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype);
+
+/// Scatter + allgather broadcast (scatter_allgather.cpp): the allgather around a
+/// `ring`, or by recursive doubling (a power of two of ranks).
+void add_bcast_scatter_allgather(Schedule& schedule, void* buffer, std::int64_t count, const DatatypePtr& type,
+                                 int root, bool ring);
+
+// ---- alltoall; sendbuf may be kInPlace (the blocks are recvbuf's).
+/// Pairwise exchange (pairwise.cpp).
+void add_alltoall_pairwise(Schedule& schedule, const void* sendbuf, std::int64_t sendcount,
+                           const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                           const DatatypePtr& recvtype);
+/// Scattered (pairwise.cpp): `throttle` peers per round (0: all).
+void add_alltoall_scattered(Schedule& schedule, const void* sendbuf, std::int64_t sendcount,
+                            const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                            const DatatypePtr& recvtype, int throttle);
+/// Bruck (bruck.cpp).
+void add_alltoall_bruck(Schedule& schedule, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                        void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype);
+
+// ---- reduce-scatter: block i (counts[i] elements at displs[i], the prefix sums) of
+// the reduced `total`-element input goes to rank i's recvbuf. `input` may be recvbuf
+// (in place).
+/// A binomial reduce to rank 0, then its scatterv (reduce_scatter.cpp); any op.
+void add_reduce_scatter_reduce_scatterv(Schedule& schedule, const void* input, void* recvbuf,
+                                        std::span<const std::int64_t> counts, std::span<const std::int64_t> displs,
+                                        std::int64_t total, const DatatypePtr& type, const ReductionOp& op);
+/// Recursive halving (reduce_scatter.cpp): commutative op.
+void add_reduce_scatter_recursive_halving(Schedule& schedule, const void* input, void* recvbuf,
+                                          std::span<const std::int64_t> counts,
+                                          std::span<const std::int64_t> displs, std::int64_t total,
+                                          const DatatypePtr& type, const ReductionOp& op);
+/// Pairwise exchange (pairwise.cpp): commutative op.
+void add_reduce_scatter_pairwise(Schedule& schedule, const void* input, void* recvbuf,
+                                 std::span<const std::int64_t> counts, std::span<const std::int64_t> displs,
+                                 const DatatypePtr& type, const ReductionOp& op);
+
+// ---- gather and scatter, as MPI_Gather / MPI_Scatter take their arguments (the
+// root's own block may be kInPlace).
+/// Binomial trees (binomial.cpp).
+void add_gather_binomial(Schedule& schedule, const void* sendbuf, std::int64_t sendcount,
+                         const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                         const DatatypePtr& recvtype, int root);
+void add_scatter_binomial(Schedule& schedule, const void* sendbuf, std::int64_t sendcount,
+                          const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                          const DatatypePtr& recvtype, int root);
+/// Linear: the root posts a transfer per rank (linear.cpp).
+void add_gather_linear(Schedule& schedule, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                       void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root);
+void add_scatter_linear(Schedule& schedule, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                        void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root);
 
 /// The root's linear scatterv (vector.cpp): block i, recvcounts[i] elements at
 /// displs[i], to rank i; the root's own block is copied into (recvbuf, recvcount,

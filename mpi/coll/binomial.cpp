@@ -5,25 +5,24 @@
 // sends to relative + mask for every smaller power of two mask; the reduce runs the
 // same tree backwards (rooted at rank 0 for a non-commutative op, see reduce()).
 // log2(n) steps on the critical path; every message is the full
-// buffer, which is what one wants for small and medium sizes (long-message variants
-// such as scatter + allgather are left for later).
-#include <fmt/format.h>
+// buffer, which is what one wants for small and medium sizes (the long-message
+// variants are scatter_allgather.cpp and rabenseifner.cpp).
+//
+// Gather and scatter (MPICH's MPIR_Gather_intra_binomial, MPIR_Scatter_intra_binomial)
+// use the same tree: a rank's subtree is the run of relative ranks [rel, rel + m),
+// m its lowest set bit, so a rank gathers its children's runs behind its own block
+// in scratch and sends the run up in one message (scatter: receives its run and hands
+// on the children's parts). log2(n) steps instead of the linear algorithm's n - 1
+// messages at the root. An intermediate rank holds its run as its own (count, type)
+// blocks: MPI requires every rank's type signature to match, so it may receive a
+// child's blocks with its own type.
+#include <algorithm>
+
+#include <vector>
 
 #include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
-
-RequestId bcast(Context& context, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
-                const Communicator& comm, Mode mode) {
-  const char* where = coll::name(mode, "MPI_Bcast", "MPI_Ibcast");
-  context.check_comm(comm, where);
-  if (comm.is_inter()) return coll::inter_bcast(context, buffer, count, type, root, comm, mode);
-  coll::check_root(root, comm, where);
-  coll::check_buffer(buffer, count, type, where, "buffer");
-  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Bcast, where, mode);
-  coll::add_bcast(*schedule, buffer, count, type, root);
-  return coll::execute(context, std::move(schedule));
-}
 
 namespace coll {
 
@@ -103,25 +102,124 @@ void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std
   }
 }
 
-}  // namespace coll
+namespace {
 
-RequestId reduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count, const DatatypePtr& type,
-                 const ReductionOp& op, int root, const Communicator& comm, Mode mode) {
-  const char* where = coll::name(mode, "MPI_Reduce", "MPI_Ireduce");
-  context.check_comm(comm, where);
-  if (comm.is_inter()) return coll::inter_reduce(context, sendbuf, recvbuf, count, type, op, root, comm, mode);
-  coll::check_root(root, comm, where);
-  const bool is_root = comm.rank() == root;
-  if (sendbuf == kInPlace && !is_root)
-    throw Error(ErrorClass::MPI_ERR_BUFFER, fmt::format("{}(sendbuf)", where),
-                "MPI_IN_PLACE is only valid at the root of a reduce");
-  if (is_root) coll::check_buffer(recvbuf, count, type, where, "recvbuf");
-  if (sendbuf != kInPlace) coll::check_buffer(sendbuf, count, type, where, "sendbuf");
-  coll::check_reduction(op, type, where);
-  if (is_root && sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
-  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Reduce, where, mode);
-  coll::add_reduce(*schedule, sendbuf == kInPlace ? recvbuf : sendbuf, recvbuf, count, type, op, root);
-  return coll::execute(context, std::move(schedule));
+/// A rank's place in the binomial tree rooted at `root`: its relative rank, the
+/// lowest set bit of it (n rounded up to a power of two for the root), and the size
+/// of its subtree.
+struct TreePlace {
+  int rel;
+  int mask;
+  int size;
+  TreePlace(int rank, int root, int n) : rel((rank - root + n) % n), mask(1) {
+    while (mask < n && (rel & mask) == 0) mask <<= 1;
+    size = std::min(mask, n - rel);
+  }
+};
+
+}  // namespace
+
+void add_gather_binomial(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
+  const int n = s.comm().size();
+  const int rank = s.comm().rank();
+  const TreePlace me(rank, root, n);
+  const auto real = [&](int r) { return (r + root) % n; };
+  if (rank == root) {
+    const Datatype& t = *recvtype;
+    if (sendbuf != kInPlace)
+      s.copy(sendbuf, sendcount, sendtype, block(recvbuf, root, recvcount, t), recvcount, recvtype);
+    if (n == 1 || recvcount == 0 || t.size() == 0) return;
+    // A child's run of relative ranks maps to the real blocks from real(child) on,
+    // wrapping past the last rank when the root is not 0: such a run lands in
+    // scratch and is copied into its two places.
+    struct Wrapped {
+      void* data;
+      int first;
+      int blocks;
+    };
+    std::vector<Wrapped> wrapped;
+    for (int m = 1; m < me.mask && m < n; m <<= 1) {
+      const int first = real(m);
+      const int blocks = std::min(m, n - m);
+      if (first + blocks <= n) {
+        s.recv(block(recvbuf, first, recvcount, t), blocks * recvcount, recvtype, first);
+      } else {
+        void* data = s.scratch(blocks * recvcount, t);
+        s.recv(data, blocks * recvcount, recvtype, first);
+        wrapped.push_back({data, first, blocks});
+      }
+    }
+    s.next_round();
+    for (const Wrapped& w : wrapped) {
+      const int tail = n - w.first;
+      s.copy(w.data, tail * recvcount, recvtype, block(recvbuf, w.first, recvcount, t), tail * recvcount, recvtype);
+      s.copy(block(w.data, tail, recvcount, t), (w.blocks - tail) * recvcount, recvtype, recvbuf,
+             (w.blocks - tail) * recvcount, recvtype);
+    }
+    return;
+  }
+  const Datatype& t = *sendtype;
+  if (sendcount == 0 || t.size() == 0) return;
+  const int parent = real(me.rel - me.mask);
+  if (me.size == 1) {
+    s.send(sendbuf, sendcount, sendtype, parent);
+    return;
+  }
+  void* run = s.scratch(me.size * sendcount, t);
+  s.copy(sendbuf, sendcount, sendtype, run, sendcount, sendtype);
+  for (int m = 1; m < me.mask && me.rel + m < n; m <<= 1)
+    s.recv(block(run, m, sendcount, t), std::min(m, n - me.rel - m) * sendcount, sendtype, real(me.rel + m));
+  s.next_round();
+  s.send(run, me.size * sendcount, sendtype, parent);
 }
+
+void add_scatter_binomial(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                          void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
+  const int n = s.comm().size();
+  const int rank = s.comm().rank();
+  const TreePlace me(rank, root, n);
+  const auto real = [&](int r) { return (r + root) % n; };
+  if (rank == root) {
+    const Datatype& t = *sendtype;
+    if (recvbuf != kInPlace)
+      s.copy(block(sendbuf, root, sendcount, t), sendcount, sendtype, recvbuf, recvcount, recvtype);
+    if (n == 1 || sendcount == 0 || t.size() == 0) return;
+    for (int m = 1; m < me.mask && m < n; m <<= 1) {
+      const int first = real(m);
+      const int blocks = std::min(m, n - m);
+      if (first + blocks <= n) {
+        s.send(block(sendbuf, first, sendcount, t), blocks * sendcount, sendtype, first);
+        continue;
+      }
+      // The run wraps past the last rank: assembled in scratch (the copies run
+      // before the round's sends are posted).
+      void* data = s.scratch(blocks * sendcount, t);
+      const int tail = n - first;
+      s.copy(block(sendbuf, first, sendcount, t), tail * sendcount, sendtype, data, tail * sendcount, sendtype);
+      s.copy(sendbuf, (blocks - tail) * sendcount, sendtype, block(data, tail, sendcount, t),
+             (blocks - tail) * sendcount, sendtype);
+      s.send(data, blocks * sendcount, sendtype, first);
+    }
+    s.next_round();
+    return;
+  }
+  const Datatype& t = *recvtype;
+  if (recvcount == 0 || t.size() == 0) return;
+  const int parent = real(me.rel - me.mask);
+  if (me.size == 1) {
+    s.recv(recvbuf, recvcount, recvtype, parent);
+    return;
+  }
+  void* run = s.scratch(me.size * recvcount, t);
+  s.recv(run, me.size * recvcount, recvtype, parent);
+  s.next_round();
+  s.copy(run, recvcount, recvtype, recvbuf, recvcount, recvtype);
+  for (int m = 1; m < me.mask && me.rel + m < n; m <<= 1)
+    s.send(block(run, m, recvcount, t), std::min(m, n - me.rel - m) * recvcount, recvtype, real(me.rel + m));
+  s.next_round();
+}
+
+}  // namespace coll
 
 }  // namespace twinfab::mpi

@@ -14,34 +14,48 @@
 // sequence number on the communicator instead, so any number may run at once, beside
 // blocking ones.
 //
-// Algorithms (one file per family):
+// Algorithms (one file per family). The collectives with several choose one per
+// call (tuned.cpp, selection.hpp): MPICH's table by communicator size and message
+// size, or the one a TWINFAB_<COLLECTIVE> parameter names (docs/collectives.md).
 //   barrier    dissemination, ceil(log2 n) rounds of zero-byte messages  (barrier.cpp)
 //   bcast      binomial tree from the root                                (binomial.cpp)
+//              scatter + allgather by recursive doubling or a ring
+//              (van de Geijn, long messages)                             (scatter_allgather.cpp)
 //   reduce     binomial tree to the root, fixed rank order; for a
 //              non-commutative op the tree is rooted at rank 0 and rank 0
 //              sends the result to the root (MPICH's scheme)              (binomial.cpp)
+//              Rabenseifner: reduce-scatter + gather (commutative, long)  (rabenseifner.cpp)
 //   allreduce  recursive doubling; with n not a power of two, the first
 //              2*(n - 2^k) ranks fold pairwise first and get the result back
 //              at the end (MPICH's scheme)                                (recursive_doubling.cpp)
-//   gather, scatter  linear: the root posts one receive/send per rank     (linear.cpp)
-//   allgather  ring, n-1 steps, each rank forwards the block it got last  (ring.cpp)
-//   alltoall   pairwise exchange: step i sends to rank+i, receives from
-//              rank-i                                                     (pairwise.cpp)
+//              Rabenseifner: reduce-scatter by recursive halving +
+//              allgather by recursive doubling (commutative, long)        (rabenseifner.cpp)
+//   gather, scatter  binomial tree of runs of blocks                      (binomial.cpp)
+//              linear: the root posts one receive/send per rank           (linear.cpp)
+//   allgather  recursive doubling (power of two of ranks)                (recursive_doubling.cpp)
+//              Bruck                                                      (bruck.cpp)
+//              ring, n-1 steps, each rank forwards the block it got last  (ring.cpp)
+//   alltoall   Bruck (short blocks)                                       (bruck.cpp)
+//              scattered: a throttled window of peers per round; pairwise
+//              exchange: step i sends to rank+i, receives from rank-i     (pairwise.cpp)
 //   gatherv, scatterv, allgatherv, alltoallv: as their fixed-size
-//              counterparts, with per-rank counts and displacements       (vector.cpp)
+//              counterparts' linear, ring and pairwise algorithms, with
+//              per-rank counts and displacements                          (vector.cpp)
 //   scan, exscan  recursive doubling, ceil(log2 n) exchanges              (scan.cpp)
-//   reduce_scatter(_block)  reduce to rank 0, then scatterv            (reduce_scatter.cpp)
+//   reduce_scatter(_block)  recursive halving, pairwise (commutative), or
+//              reduce to rank 0 then scatterv       (reduce_scatter.cpp, pairwise.cpp)
 //   reduce_local  MPI_Reduce_local's checks around mpi::reduce_local      (reduce_local.cpp)
 //   neighbor_*  one round: a receive from every source and a send to every
 //              destination of the communicator's topology                 (neighbor.cpp)
 //
 // Reductions take a ReductionOp (op.hpp): a predefined op or a user-defined one. The
-// tree of each algorithm is fixed, so a result does not depend on timing. Every
-// algorithm combines operands in rank order, (lower ranks) op (higher ranks), as MPI
-// prescribes for a non-commutative op: each step joins two partial results that cover
-// adjacent ranges of ranks, the lower range as the left operand (`in` of
+// tree of each algorithm is fixed, so a result does not depend on timing. The
+// algorithms a non-commutative op may use combine operands in rank order, (lower
+// ranks) op (higher ranks), as MPI prescribes: each step joins two partial results
+// that cover adjacent ranges of ranks, the lower range as the left operand (`in` of
 // reduce_local). Only the binomial reduce needs a different tree for it (above); for
-// a commutative op it keeps its tree rooted at the root.
+// a commutative op it keeps its tree rooted at the root. Rabenseifner's, recursive
+// halving and the pairwise reduce-scatter serve commutative ops only.
 //
 // Arguments follow the MPI C bindings, with (count, datatype) pairs as in the
 // point-to-point API; buffers are addressed as MPI does (element i of an array of
@@ -113,8 +127,8 @@ RequestId alltoall(Context& context, const void* sendbuf, std::int64_t sendcount
 
 // ---- vector variants (vector.cpp): per-rank counts and displacements (in extents
 // of the type), one entry per rank; the arrays matter where MPI says (the root's side
-// of gatherv/scatterv, every rank for allgatherv/alltoallv). Same algorithms as the
-// fixed-size collectives: linear through the root, ring, pairwise exchange.
+// of gatherv/scatterv, every rank for allgatherv/alltoallv). One algorithm each:
+// linear through the root, ring, pairwise exchange.
 
 /// MPI_Gatherv. At the root `sendbuf` may be kInPlace.
 RequestId gatherv(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
@@ -143,7 +157,8 @@ RequestId alltoallw(Context& context, const void* sendbuf, std::span<const std::
                     std::span<const std::int64_t> recvcounts, std::span<const std::int64_t> rdispls,
                     std::span<const DatatypePtr> recvtypes, const Communicator& comm, Mode mode = Mode::Blocking);
 
-// ---- reduce-scatter (reduce_scatter.cpp): a binomial reduce to rank 0, then scatterv.
+// ---- reduce-scatter: recursive halving, pairwise, or a binomial reduce to rank 0 then
+// scatterv (selection.hpp).
 
 /// MPI_Reduce_scatter: block i (recvcounts[i] elements) of the reduced vector goes to
 /// rank i. `sendbuf` may be kInPlace (the whole input is in recvbuf). `where` names

@@ -7,62 +7,34 @@
 // truncated) is reported once every transfer has ended.
 #include "mpi/coll/algorithms.hpp"
 
-namespace twinfab::mpi {
+namespace twinfab::mpi::coll {
 
-RequestId gather(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                 void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-                 const Communicator& comm, Mode mode) {
-  const char* where = coll::name(mode, "MPI_Gather", "MPI_Igather");
-  context.check_comm(comm, where);
-  if (comm.is_inter())
-    return coll::inter_gather(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode);
-  const bool is_root = coll::check_gather_contribution(context, sendbuf, sendcount, sendtype, root, comm, where);
-  const int n = comm.size();
-  if (is_root) {
-    coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);
-    if (sendbuf != kInPlace)
-      coll::check_no_alias(sendbuf, sendcount, *sendtype, recvbuf, recvcount * n, *recvtype, where);
-  }
-  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Gather, where, mode);
-  if (!is_root) {
-    schedule->send(sendbuf, sendcount, sendtype, root);
-    return coll::execute(context, std::move(schedule));
+void add_gather_linear(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                       void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
+  const int n = s.comm().size();
+  if (s.comm().rank() != root) {
+    s.send(sendbuf, sendcount, sendtype, root);
+    return;
   }
   for (int i = 0; i < n; ++i) {
-    if (i != root) schedule->recv(coll::block(recvbuf, i, recvcount, *recvtype), recvcount, recvtype, i);
+    if (i != root) s.recv(block(recvbuf, i, recvcount, *recvtype), recvcount, recvtype, i);
   }
   if (sendbuf != kInPlace)
-    schedule->copy(sendbuf, sendcount, sendtype, coll::block(recvbuf, root, recvcount, *recvtype), recvcount,
-                   recvtype);
-  return coll::execute(context, std::move(schedule));
+    s.copy(sendbuf, sendcount, sendtype, block(recvbuf, root, recvcount, *recvtype), recvcount, recvtype);
 }
 
-RequestId scatter(Context& context, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
-                  void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root,
-                  const Communicator& comm, Mode mode) {
-  const char* where = coll::name(mode, "MPI_Scatter", "MPI_Iscatter");
-  context.check_comm(comm, where);
-  if (comm.is_inter())
-    return coll::inter_scatter(context, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, mode);
-  const bool is_root = coll::check_scatter_destination(context, recvbuf, recvcount, recvtype, root, comm, where);
-  const int n = comm.size();
-  if (is_root) {
-    coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf", n);
-    if (recvbuf != kInPlace)
-      coll::check_no_alias(sendbuf, sendcount * n, *sendtype, recvbuf, recvcount, *recvtype, where);
-  }
-  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Scatter, where, mode);
-  if (!is_root) {
-    schedule->recv(recvbuf, recvcount, recvtype, root);
-    return coll::execute(context, std::move(schedule));
+void add_scatter_linear(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
+                        void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
+  const int n = s.comm().size();
+  if (s.comm().rank() != root) {
+    s.recv(recvbuf, recvcount, recvtype, root);
+    return;
   }
   for (int i = 0; i < n; ++i) {
-    if (i != root) schedule->send(coll::block(sendbuf, i, sendcount, *sendtype), sendcount, sendtype, i);
+    if (i != root) s.send(block(sendbuf, i, sendcount, *sendtype), sendcount, sendtype, i);
   }
   if (recvbuf != kInPlace)
-    schedule->copy(coll::block(sendbuf, root, sendcount, *sendtype), sendcount, sendtype, recvbuf, recvcount,
-                   recvtype);
-  return coll::execute(context, std::move(schedule));
+    s.copy(block(sendbuf, root, sendcount, *sendtype), sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 
-}  // namespace twinfab::mpi
+}  // namespace twinfab::mpi::coll

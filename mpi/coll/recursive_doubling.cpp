@@ -13,20 +13,14 @@
 // non-commutative op sees its operands in rank order: a survivor's data covers a run
 // of ascending ranks (new ranks keep the order of the ranks they stand for), and its
 // partner's run lies wholly below or above it.
+//
+// Allgather by recursive doubling (MPICH's MPIR_Allgather_intra_recursive_doubling), on
+// a power of two of ranks only (MPICH 4 falls back otherwise, and so does the
+// selection here): at the step of mask m, partners rank and rank ^ m swap the aligned
+// runs of m blocks they hold, so log2(n) steps move the n - 1 missing blocks.
 #include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi {
-
-RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::int64_t count,
-                    const DatatypePtr& type, const ReductionOp& op, const Communicator& comm, Mode mode) {
-  const char* where = coll::name(mode, "MPI_Allreduce", "MPI_Iallreduce");
-  context.check_comm(comm, where);
-  if (comm.is_inter()) return coll::inter_allreduce(context, sendbuf, recvbuf, count, type, op, comm, mode);
-  coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
-  auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allreduce, where, mode);
-  coll::add_allreduce(*schedule, sendbuf, recvbuf, count, type, op);
-  return coll::execute(context, std::move(schedule));
-}
 
 namespace coll {
 
@@ -94,6 +88,23 @@ void add_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::int64_t
       s.send(recvbuf, count, type, rank - 1, step);
     else
       s.recv(recvbuf, count, type, rank + 1, step);
+  }
+}
+
+void add_allgather_recursive_doubling(Schedule& s, void* recvbuf, std::int64_t recvcount,
+                                      const DatatypePtr& recvtype) {
+  const int n = s.comm().size();
+  const int rank = s.comm().rank();
+  const Datatype& t = *recvtype;
+  if (n == 1 || recvcount == 0 || t.size() == 0) return;
+  int step = 0;
+  for (int mask = 1; mask < n; mask <<= 1, ++step) {
+    const int partner = rank ^ mask;
+    const int mine = rank & ~(mask - 1);
+    const int theirs = partner & ~(mask - 1);
+    s.recv(block(recvbuf, theirs, recvcount, t), mask * recvcount, recvtype, partner, step);
+    s.send(block(recvbuf, mine, recvcount, t), mask * recvcount, recvtype, partner, step);
+    s.next_round();
   }
 }
 

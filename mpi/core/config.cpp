@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
@@ -191,6 +192,23 @@ void choice_from(const Lookup& lookup, const char* name, E& field,
   throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not one of {}", text, allowed));
 }
 
+/// The same for an enumeration whose words are listed in enumerator order
+/// (collective_config.hpp).
+template <class E, std::size_t N>
+void word_from(const Lookup& lookup, const char* name, E& field, const std::array<std::string_view, N>& words) {
+  const char* text = lookup(name);
+  if (text == nullptr) return;
+  std::string allowed;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (words[i] == text) {
+      field = static_cast<E>(i);
+      return;
+    }
+    allowed += i == 0 ? std::string(words[i]) : fmt::format(", {}", words[i]);
+  }
+  throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not one of {}", text, allowed));
+}
+
 Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_PACKET_SIZE", base.packet_size);
   override_from(lookup, "TWINFAB_CREDITS", base.credits);
@@ -239,6 +257,26 @@ Config apply_from(Config base, const Lookup& lookup) {
   choice_from(lookup, "TWINFAB_ASYNC_PROGRESS", base.async_progress,
               {{"none", AsyncProgress::None}, {"event", AsyncProgress::Event}, {"poll", AsyncProgress::Poll}});
   override_from(lookup, "TWINFAB_ASYNC_PROGRESS_INTERVAL", base.async_progress_interval_us);
+  word_from(lookup, "TWINFAB_ALLREDUCE", base.allreduce_algorithm, kAllreduceAlgorithmWords);
+  word_from(lookup, "TWINFAB_ALLGATHER", base.allgather_algorithm, kAllgatherAlgorithmWords);
+  word_from(lookup, "TWINFAB_BCAST", base.bcast_algorithm, kBcastAlgorithmWords);
+  word_from(lookup, "TWINFAB_ALLTOALL", base.alltoall_algorithm, kAlltoallAlgorithmWords);
+  word_from(lookup, "TWINFAB_REDUCE", base.reduce_algorithm, kReduceAlgorithmWords);
+  word_from(lookup, "TWINFAB_REDUCE_SCATTER", base.reduce_scatter_algorithm, kReduceScatterAlgorithmWords);
+  word_from(lookup, "TWINFAB_GATHER", base.gather_algorithm, kRootedAlgorithmWords);
+  word_from(lookup, "TWINFAB_SCATTER", base.scatter_algorithm, kRootedAlgorithmWords);
+  word_from(lookup, "TWINFAB_COLL_FALLBACK", base.coll_fallback, kCollFallbackWords);
+  override_from(lookup, "TWINFAB_ALLREDUCE_SHORT_MSG", base.allreduce_short_msg);
+  override_from(lookup, "TWINFAB_ALLGATHER_SHORT_MSG", base.allgather_short_msg);
+  override_from(lookup, "TWINFAB_ALLGATHER_LONG_MSG", base.allgather_long_msg);
+  override_from(lookup, "TWINFAB_BCAST_SHORT_MSG", base.bcast_short_msg);
+  override_from(lookup, "TWINFAB_BCAST_LONG_MSG", base.bcast_long_msg);
+  override_from(lookup, "TWINFAB_BCAST_MIN_PROCS", base.bcast_min_procs);
+  override_from(lookup, "TWINFAB_ALLTOALL_SHORT_MSG", base.alltoall_short_msg);
+  override_from(lookup, "TWINFAB_ALLTOALL_MEDIUM_MSG", base.alltoall_medium_msg);
+  override_from(lookup, "TWINFAB_ALLTOALL_THROTTLE", base.alltoall_throttle);
+  override_from(lookup, "TWINFAB_REDUCE_SHORT_MSG", base.reduce_short_msg);
+  override_from(lookup, "TWINFAB_REDUCE_SCATTER_LONG_MSG", base.reduce_scatter_long_msg);
   base.validate();
   return base;
 }

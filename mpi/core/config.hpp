@@ -54,6 +54,19 @@
 //                             lock design (seed 001 ch. 4). auto: ts where the device has
 //                             remote atomics, progress otherwise
 //
+// Collective algorithms (docs/collectives.md; the words in collective_config.hpp):
+//   TWINFAB_ALLREDUCE, TWINFAB_ALLGATHER, TWINFAB_BCAST, TWINFAB_ALLTOALL,
+//   TWINFAB_REDUCE, TWINFAB_REDUCE_SCATTER, TWINFAB_GATHER, TWINFAB_SCATTER
+//                             auto (the size-tuned table, mpi/coll/selection.hpp) or an
+//                             algorithm's name, for experiments
+//   TWINFAB_COLL_FALLBACK     error | warn | silent: when a named algorithm cannot
+//                             serve a call (MPICH's MPIR_CVAR_COLLECTIVE_FALLBACK)
+//   TWINFAB_ALLREDUCE_SHORT_MSG, TWINFAB_ALLGATHER_SHORT_MSG, TWINFAB_ALLGATHER_LONG_MSG,
+//   TWINFAB_BCAST_SHORT_MSG, TWINFAB_BCAST_LONG_MSG, TWINFAB_BCAST_MIN_PROCS,
+//   TWINFAB_ALLTOALL_SHORT_MSG, TWINFAB_ALLTOALL_MEDIUM_MSG, TWINFAB_ALLTOALL_THROTTLE,
+//   TWINFAB_REDUCE_SHORT_MSG, TWINFAB_REDUCE_SCATTER_LONG_MSG
+//                             the table's thresholds in bytes (MPICH 4's defaults)
+//
 // Bad values are a set-up error (mpi::Error MPI_ERR_ARG naming the variable).
 #pragma once
 
@@ -62,6 +75,7 @@
 #include <string>
 #include <string_view>
 
+#include "mpi/core/collective_config.hpp"
 #include "mpi/regcache/registration_cache.hpp"
 
 namespace twinfab::mpi {
@@ -167,6 +181,29 @@ struct Config {
   /// deadlines otherwise).
   AsyncProgress async_progress = AsyncProgress::None;
   std::uint32_t async_progress_interval_us = 100;
+  /// Collective algorithms (collective_config.hpp; auto: mpi/coll/selection.hpp's table).
+  AllreduceAlgorithm allreduce_algorithm = AllreduceAlgorithm::Auto;
+  AllgatherAlgorithm allgather_algorithm = AllgatherAlgorithm::Auto;
+  BcastAlgorithm bcast_algorithm = BcastAlgorithm::Auto;
+  AlltoallAlgorithm alltoall_algorithm = AlltoallAlgorithm::Auto;
+  ReduceAlgorithm reduce_algorithm = ReduceAlgorithm::Auto;
+  ReduceScatterAlgorithm reduce_scatter_algorithm = ReduceScatterAlgorithm::Auto;
+  RootedAlgorithm gather_algorithm = RootedAlgorithm::Auto;
+  RootedAlgorithm scatter_algorithm = RootedAlgorithm::Auto;
+  CollFallback coll_fallback = CollFallback::Error;
+  /// The auto table's thresholds, in bytes unless named otherwise; the defaults are
+  /// MPICH 4's (MPIR_CVAR_<NAME>_SIZE; docs/collectives.md).
+  std::uint64_t allreduce_short_msg = 2048;
+  std::uint64_t allgather_short_msg = 81920;
+  std::uint64_t allgather_long_msg = 524288;
+  std::uint64_t bcast_short_msg = 12288;
+  std::uint64_t bcast_long_msg = 524288;
+  std::uint32_t bcast_min_procs = 8;     ///< ranks below which bcast is always binomial
+  std::uint64_t alltoall_short_msg = 256;
+  std::uint64_t alltoall_medium_msg = 32768;
+  std::uint32_t alltoall_throttle = 32;  ///< scattered alltoall: peers per round (0: all)
+  std::uint64_t reduce_short_msg = 2048;
+  std::uint64_t reduce_scatter_long_msg = 524288;
 
   /// Throws mpi::Error(MPI_ERR_ARG) for an unusable combination.
   void validate() const;

@@ -38,7 +38,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 28> kVariables{{
+const std::array<ConfigVariable, 48> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -141,6 +141,89 @@ const std::array<ConfigVariable, 28> kVariables{{
     {"TWINFAB_ASYNC_PROGRESS_INTERVAL",
      "Asynchronous progress: microseconds the agent waits at most between looks (1 .. 1000000; 100).",
      Kind::Unsigned32, Group::Progress, {}, TWINFAB_CONFIG_FIELD(async_progress_interval_us)},
+    {"TWINFAB_ALLREDUCE",
+     "MPI_Allreduce's algorithm: auto (recursive_doubling up to TWINFAB_ALLREDUCE_SHORT_MSG bytes, for a "
+     "user-defined op and for fewer elements than the largest power of two of ranks; rabenseifner above), "
+     "recursive_doubling, rabenseifner (reduce-scatter by recursive halving + allgather by recursive doubling; "
+     "commutative ops).",
+     Kind::Choice, Group::Collectives, kAllreduceAlgorithmWords, TWINFAB_CONFIG_FIELD(allreduce_algorithm)},
+    {"TWINFAB_ALLGATHER",
+     "MPI_Allgather's algorithm: auto (recursive_doubling below TWINFAB_ALLGATHER_LONG_MSG total bytes on a "
+     "power of two of ranks, else bruck below TWINFAB_ALLGATHER_SHORT_MSG, else ring), recursive_doubling "
+     "(powers of two of ranks), bruck, ring.",
+     Kind::Choice, Group::Collectives, kAllgatherAlgorithmWords, TWINFAB_CONFIG_FIELD(allgather_algorithm)},
+    {"TWINFAB_BCAST",
+     "MPI_Bcast's algorithm: auto (binomial up to TWINFAB_BCAST_SHORT_MSG bytes or below TWINFAB_BCAST_MIN_PROCS "
+     "ranks, else scatter_recursive_doubling_allgather up to TWINFAB_BCAST_LONG_MSG on a power of two of ranks, "
+     "else scatter_ring_allgather), binomial, scatter_recursive_doubling_allgather (powers of two of ranks), "
+     "scatter_ring_allgather.",
+     Kind::Choice, Group::Collectives, kBcastAlgorithmWords, TWINFAB_CONFIG_FIELD(bcast_algorithm)},
+    {"TWINFAB_ALLTOALL",
+     "MPI_Alltoall's algorithm: auto (pairwise in place, else bruck up to TWINFAB_ALLTOALL_SHORT_MSG bytes per block on 8 ranks or "
+     "more, else scattered up to TWINFAB_ALLTOALL_MEDIUM_MSG, else pairwise), bruck, scattered, pairwise.",
+     Kind::Choice, Group::Collectives, kAlltoallAlgorithmWords, TWINFAB_CONFIG_FIELD(alltoall_algorithm)},
+    {"TWINFAB_REDUCE",
+     "MPI_Reduce's algorithm: auto (rabenseifner above TWINFAB_REDUCE_SHORT_MSG bytes for a predefined op "
+     "with at least as many elements as the largest power of two of ranks, else binomial), binomial, "
+     "rabenseifner (reduce-scatter + gather; commutative ops).",
+     Kind::Choice, Group::Collectives, kReduceAlgorithmWords, TWINFAB_CONFIG_FIELD(reduce_algorithm)},
+    {"TWINFAB_REDUCE_SCATTER",
+     "MPI_Reduce_scatter(_block)'s algorithm: auto (for a commutative op recursive_halving below "
+     "TWINFAB_REDUCE_SCATTER_LONG_MSG total bytes, pairwise above; reduce_scatterv for a non-commutative op), "
+     "recursive_halving, pairwise (both commutative ops), reduce_scatterv (a binomial reduce to rank 0, then a "
+     "scatterv).",
+     Kind::Choice, Group::Collectives, kReduceScatterAlgorithmWords,
+     TWINFAB_CONFIG_FIELD(reduce_scatter_algorithm)},
+    {"TWINFAB_GATHER", "MPI_Gather's algorithm: auto (binomial), binomial, linear.", Kind::Choice,
+     Group::Collectives, kRootedAlgorithmWords, TWINFAB_CONFIG_FIELD(gather_algorithm)},
+    {"TWINFAB_SCATTER", "MPI_Scatter's algorithm: auto (binomial), binomial, linear.", Kind::Choice,
+     Group::Collectives, kRootedAlgorithmWords, TWINFAB_CONFIG_FIELD(scatter_algorithm)},
+    {"TWINFAB_COLL_FALLBACK",
+     "When an algorithm named by TWINFAB_<COLLECTIVE> cannot serve a call (a non-commutative op, a rank count "
+     "that is not a power of two, too few elements): error (the call fails with MPI_ERR_ARG naming the "
+     "algorithms that apply), warn (a warning once per collective, then auto's choice), silent (auto's "
+     "choice).",
+     Kind::Choice, Group::Collectives, kCollFallbackWords, TWINFAB_CONFIG_FIELD(coll_fallback)},
+    {"TWINFAB_ALLREDUCE_SHORT_MSG",
+     "Bytes up to which auto allreduces by recursive doubling (MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, 2048).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(allreduce_short_msg)},
+    {"TWINFAB_ALLGATHER_SHORT_MSG",
+     "Total bytes below which auto allgathers by Bruck on a rank count that is not a power of two (MPICH's "
+     "MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE, 81920).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(allgather_short_msg)},
+    {"TWINFAB_ALLGATHER_LONG_MSG",
+     "Total bytes below which auto allgathers by recursive doubling on a power of two of ranks (MPICH's "
+     "MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE, 524288).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(allgather_long_msg)},
+    {"TWINFAB_BCAST_SHORT_MSG",
+     "Bytes up to which auto broadcasts by the binomial tree (MPICH's MPIR_CVAR_BCAST_SHORT_MSG_SIZE, 12288).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(bcast_short_msg)},
+    {"TWINFAB_BCAST_LONG_MSG",
+     "Bytes up to which auto broadcasts by scatter + recursive-doubling allgather on a power of two of ranks, "
+     "and above which by scatter + ring allgather (MPICH's MPIR_CVAR_BCAST_LONG_MSG_SIZE, 524288).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(bcast_long_msg)},
+    {"TWINFAB_BCAST_MIN_PROCS",
+     "Ranks below which auto always broadcasts by the binomial tree (MPICH's MPIR_CVAR_BCAST_MIN_PROCS, 8).",
+     Kind::Unsigned32, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(bcast_min_procs)},
+    {"TWINFAB_ALLTOALL_SHORT_MSG",
+     "Bytes per block up to which auto's alltoall is Bruck's on 8 ranks or more (MPICH's "
+     "MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE, 256).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(alltoall_short_msg)},
+    {"TWINFAB_ALLTOALL_MEDIUM_MSG",
+     "Bytes per block up to which auto's alltoall is scattered, pairwise above (MPICH's "
+     "MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE, 32768).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(alltoall_medium_msg)},
+    {"TWINFAB_ALLTOALL_THROTTLE",
+     "Scattered alltoall: peers a rank exchanges with per round (MPICH's MPIR_CVAR_ALLTOALL_THROTTLE, 32; 0: "
+     "all at once).",
+     Kind::Unsigned32, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(alltoall_throttle)},
+    {"TWINFAB_REDUCE_SHORT_MSG",
+     "Bytes up to which auto reduces by the binomial tree (MPICH's MPIR_CVAR_REDUCE_SHORT_MSG_SIZE, 2048).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(reduce_short_msg)},
+    {"TWINFAB_REDUCE_SCATTER_LONG_MSG",
+     "Total bytes from which auto's reduce-scatter of a commutative op is pairwise rather than recursive "
+     "halving (MPICH's MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE, 524288).",
+     Kind::Unsigned64, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(reduce_scatter_long_msg)},
 }};
 
 #undef TWINFAB_CONFIG_FIELD

@@ -35,6 +35,7 @@ enum class ConfigVariableGroup : std::uint8_t {
   Regcache,     ///< the registration cache
   OneSided,     ///< one-sided communication (data movement and lock designs)
   Transport,    ///< the channel (TWINFAB_TRANSPORT) and the UD channel's reliability
+  Collectives,  ///< the collective algorithms and the thresholds of their selection
   Progress,     ///< asynchronous progress (TWINFAB_ASYNC_PROGRESS)
 };
 

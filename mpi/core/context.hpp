@@ -81,6 +81,14 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   const Config& config() const noexcept { return config_; }
+  /// True the first time it is asked for collective `which` (0-31) on this rank:
+  /// TWINFAB_COLL_FALLBACK=warn warns once per collective (mpi/coll/selection.cpp).
+  bool first_collective_fallback(unsigned which) noexcept {
+    const std::uint32_t bit = std::uint32_t{1} << (which & 31U);
+    const bool first = (collective_fallbacks_ & bit) == 0;
+    collective_fallbacks_ |= bit;
+    return first;
+  }
   const Communicator& world() const noexcept { return world_; }
   const Communicator& self() const noexcept { return self_; }
   const DatatypePtr& datatype(BasicKind kind) const { return datatypes_.get(kind); }
@@ -436,6 +444,7 @@ class Context {
 
   fabric::Device& device_;
   Config config_;
+  std::uint32_t collective_fallbacks_ = 0;  ///< see first_collective_fallback
   PredefinedDatatypes datatypes_;
   Communicator world_;
   Communicator self_;

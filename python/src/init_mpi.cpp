@@ -33,6 +33,7 @@ const char* group_name(mpi::ConfigVariableGroup group) {
     case mpi::ConfigVariableGroup::Regcache: return "regcache";
     case mpi::ConfigVariableGroup::OneSided: return "rma";
     case mpi::ConfigVariableGroup::Transport: return "transport";
+    case mpi::ConfigVariableGroup::Collectives: return "collectives";
     case mpi::ConfigVariableGroup::Progress: return "progress";
   }
   return "?";

@@ -77,7 +77,7 @@ static unsigned long long read_cvar(const char* name) {
 static void check_cvar_info(int want_env) {
   int num = 0;
   T_OK(MPI_T_cvar_get_num(&num));
-  T_CHECK(num == 28, "%d control variables", num);
+  T_CHECK(num == 48, "%d control variables", num);
   int from_env = 0;
   for (int i = 0; i < num; ++i) {
     char name[64], desc[512];
@@ -199,7 +199,7 @@ static void write_cvars(void) {
 
   /* Bad handles, indices, pointers. */
   T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(-1, NULL, &stale, &count));
-  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(26, NULL, &stale, &count));
+  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(46, NULL, &stale, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, NULL, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, &stale, NULL));
   T_CODE(MPI_T_ERR_INVALID_HANDLE, MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, &u));
@@ -272,7 +272,7 @@ static void check_categories(void) {
   T_OK(MPI_T_category_get_num(&num));
   T_OK(MPI_T_cvar_get_num(&num_cvars));
   T_OK(MPI_T_pvar_get_num(&num_pvars));
-  T_CHECK(num == 11, "%d categories", num);
+  T_CHECK(num == 12, "%d categories", num);
   int cvars_seen = 0, pvars_seen = 0, eager_found = 0;
   const int eager = cvar("TWINFAB_EAGER_THRESHOLD");
   for (int i = 0; i < num; ++i) {
@@ -288,7 +288,7 @@ static void check_categories(void) {
     for (int k = 0; k < np; ++k) T_CHECK(list[k] >= 0 && list[k] < num_pvars, "%s: pvar %d", name, list[k]);
     T_OK(MPI_T_category_get_categories(i, 64, list));
     for (int k = 0; k < ncat; ++k) T_CHECK(list[k] >= 0 && list[k] < num && list[k] != i, "%s: category", name);
-    if (strcmp(name, "twinfab_config") == 0) T_CHECK(ncat == 6 && nc == 0, "twinfab_config: %d, %d", ncat, nc);
+    if (strcmp(name, "twinfab_config") == 0) T_CHECK(ncat == 7 && nc == 0, "twinfab_config: %d, %d", ncat, nc);
     cvars_seen += nc;
     pvars_seen += np;
   }
