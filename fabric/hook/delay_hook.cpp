@@ -49,6 +49,7 @@ class DelayHook::DelayRuntime final : public Runtime {
   std::unique_ptr<Agent> spawn(const std::string& name, std::function<void()> body) override {
     return inner_.spawn(name, std::move(body));
   }
+  bool on_agent() const override { return inner_.on_agent(); }
 
  private:
   template <class Wait>
