@@ -35,21 +35,19 @@ int init(const char* function) {
   // interface, the info calls) or by MPI_Session_init; MPI_Init then takes it over, and
   // shares the sessions' Context when they have made it (lifecycle.hpp).
   RankState* const state = existing != nullptr ? existing : create_state();
+  // The sessions' asynchronous progress agent, if any, stays out as for any call; one
+  // made here starts held for this call (rank_state.hpp).
+  if (state->async_progress != nullptr) enter_with_agent(state);
   // With the sessions' Context, the program's computation is measured already: this
   // call ends it as any MPI call does.
-  if (state->computation != nullptr) state->computation->mpi_call_begins();
-  // The sessions' asynchronous progress agent, if any, stays out as for any call; one
-  // made here starts held for this call (entry()'s rules, rank_state.hpp).
-  AsyncProgressAgent* const agent = state->async_progress;
-  if (agent != nullptr) enter_with_agent(state, agent);
+  if (state->call_observer != nullptr) state->call_observer->mpi_call_begins();
   try {
     acquire_context(*state, function);
   } catch (const Error& e) {  // released by the last MPI_Session_finalize
     fatal(e.code(), e.what());
   }
   state->open_world();
-  if (state->computation != nullptr) state->computation->mpi_call_ends();  // the program computes from here on
-  if (agent != nullptr || state->async_progress != nullptr) leave_with_agent(state, agent, true);
+  if (state->call_observer != nullptr) state->call_observer->mpi_call_ends();  // the program computes from here on
   return MPI_SUCCESS;
 }
 

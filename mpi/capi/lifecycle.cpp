@@ -42,13 +42,10 @@ void acquire_context(RankState& s, const char* function) {
     fatal(MPI_ERR_OTHER, fmt::format("{}: {}", function, e.what()));
   }
   ProgramServices* services = host.program_services();
-  if (services != nullptr && services->measures_computation()) s.computation = services;
+  if (services != nullptr && services->measures_computation()) s.call_observer = services;
   // Started last, held for this call (MPI_Init, MPI_Session_init): entry() lets it in
   // when the call ends (rank_state.hpp).
-  if (AsyncProgressAgent* agent = s.context->start_async_progress()) {
-    s.async_progress = agent;
-    s.rank_depth = 1;
-  }
+  if (AsyncProgressAgent* agent = s.context->start_async_progress()) hold_agent(s, agent);
 }
 
 bool context_in_use(const RankState& s) { return (s.initialized && !s.finalized) || s.open_sessions() > 0; }
@@ -60,10 +57,12 @@ void release_context_if_unused(RankState& s) {
   keep_config_at_finalize(s);  // MPI_T reads the control variables after the end too
   s.windows.reset();           // windows the program did not free: their engine hooks into the Context
   s.async_progress = nullptr;  // the Context stops it first (held out meanwhile: the rank is in this call)
+  s.rank_in_call = false;
   s.context.reset();           // collective: drains the channel, meets every rank
   rank_host().close();
   s.released = true;
-  s.computation = nullptr;  // what the program does after MPI is not timed
+  s.call_observer = nullptr;  // what the program does after MPI is not timed, nor held
+  s.agent_hold.reset();
 }
 
 }  // namespace twinfab::mpi::capi

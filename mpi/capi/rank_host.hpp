@@ -24,10 +24,25 @@
 
 namespace twinfab::mpi::capi {
 
+/// What sees the rank's outermost MPI calls begin and end (RankState::observer): the
+/// host's measure of the program's computation (ProgramServices), the asynchronous
+/// progress agent's hold (rank_state.hpp), or both. Called only for a call that is no
+/// other's nested call: MPI calls made by a user-defined operation are part of the call
+/// that runs it.
+class CallObserver {
+ public:
+  virtual ~CallObserver() = default;
+  /// The computation since mpi_call_ends() is over: the host may spend it as the
+  /// rank's time (and so block the rank) before the MPI call proceeds.
+  virtual void mpi_call_begins() {}
+  /// The program computes again from here.
+  virtual void mpi_call_ends() {}
+};
+
 /// What the program's own calls of a few libc functions go through (twinfab-mpicc links
 /// them with `-Wl,--wrap=...` to the wrappers in program_wrappers.cpp), for a host that
 /// runs several ranks in one process. SMPI does the same for the same functions.
-class ProgramServices {
+class ProgramServices : public CallObserver {
  public:
   virtual ~ProgramServices() = default;
   /// The calling rank's clock in seconds: gettimeofday, clock_gettime and time read it.
@@ -47,11 +62,6 @@ class ProgramServices {
   /// returns (the outermost call only: MPI calls made by a user-defined operation are
   /// part of the call that runs it), and MPI_Init ends with mpi_call_ends().
   virtual bool measures_computation() noexcept { return false; }
-  /// The computation since mpi_call_ends() is over: the host may spend it as the
-  /// rank's time (and so block the rank) before the MPI call proceeds.
-  virtual void mpi_call_begins() {}
-  /// The program computes again from here.
-  virtual void mpi_call_ends() {}
 };
 
 /// What MPI_Init gets for the calling rank. Both stay valid until RankHost::close().

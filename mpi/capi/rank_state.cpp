@@ -67,20 +67,43 @@ RankHost& rank_host() { return g_installed_host != nullptr ? *g_installed_host :
 
 RankState* current_state() { return static_cast<RankState*>(rank_host().state_slot()); }
 
-bool enter_with_agent(RankState* state, AsyncProgressAgent* agent) {
-  if (agent->on_agent()) return true;  // a callback of the agent's pass: it holds the library
-  if (state->rank_depth++ == 0) agent->enter();
-  return false;
+void enter_with_agent(RankState* state) {
+  AsyncProgressAgent* const agent = state->async_progress;
+  if (state->rank_in_call || agent->on_agent()) return;  // nested: in the rank's call or the agent's pass
+  agent->enter();
+  state->rank_in_call = true;
 }
 
-void leave_with_agent(RankState* state, AsyncProgressAgent* agent_at_entry, bool outermost) noexcept {
-  if (state->async_progress == nullptr) {  // the call ended the agent (MPI_Finalize)
-    state->rank_depth = 0;
-    return;
+namespace {
+/// The call observer of a rank with an asynchronous progress agent: at the end of the
+/// rank's outermost call it lets the agent in (enter_with_agent took the hold at its
+/// start), after passing both ends on to the host's observer.
+class AgentHold final : public CallObserver {
+ public:
+  AgentHold(RankState& state, CallObserver* inner) : state_(state), inner_(inner) {}
+  void mpi_call_begins() override {
+    if (inner_ != nullptr) inner_->mpi_call_begins();
   }
-  // A call nested in the one that made the agent, made before it: the maker lets go.
-  if (agent_at_entry == nullptr && !outermost) return;
-  if (--state->rank_depth == 0) state->async_progress->leave();
+  void mpi_call_ends() override {
+    if (inner_ != nullptr) inner_->mpi_call_ends();
+    if (state_.rank_in_call && state_.async_progress != nullptr) {
+      state_.rank_in_call = false;
+      state_.async_progress->leave();
+    }
+  }
+
+ private:
+  RankState& state_;
+  CallObserver* const inner_;
+};
+}  // namespace
+
+void hold_agent(RankState& state, AsyncProgressAgent* agent) {
+  agent->set_call_slot(&state.call);
+  state.async_progress = agent;
+  state.rank_in_call = true;  // the agent starts held, for the call that made it
+  state.agent_hold = std::make_unique<AgentHold>(state, state.call_observer);
+  state.call_observer = state.agent_hold.get();
 }
 
 RankState* create_state() {

@@ -196,17 +196,22 @@ class RankState {
   /// enclosing call's, usually none): what a launcher names for a rank that never came
   /// back (call_in_progress()).
   const char* call = nullptr;
-  /// The host's services when they measure the program's computation between MPI
-  /// calls (ProgramServices::measures_computation()), else nullptr; MPI_Finalize
+  /// What sees the rank's outermost calls begin and end (rank_host.hpp): the host's
+  /// services when they measure the program's computation between MPI calls
+  /// (ProgramServices::measures_computation()), the asynchronous progress agent's
+  /// hold (agent_hold, which passes them on to the host's), or nullptr; MPI_Finalize
   /// clears it.
-  ProgramServices* computation = nullptr;
+  CallObserver* call_observer = nullptr;
+  /// With TWINFAB_ASYNC_PROGRESS: the observer that lets the agent in between the
+  /// rank's calls (AgentHold, rank_state.cpp).
+  std::unique_ptr<CallObserver> agent_hold;
   /// The asynchronous progress agent (TWINFAB_ASYNC_PROGRESS), else nullptr: entry()
   /// holds it out of the library for every call of the rank's (async_progress.hpp).
   /// Set and cleared by the rank only, inside a call.
   AsyncProgressAgent* async_progress = nullptr;
-  /// The rank's own nesting of MPI calls while it has an agent (written by the rank
-  /// only: `call` may be the agent's then).
-  int rank_depth = 0;
+  /// Whether the rank is in an MPI call and holds its agent out (written by the rank
+  /// only: `call` is the agent's during its pass).
+  bool rank_in_call = false;
   std::unique_ptr<Context> context;
   int thread_level = MPI_THREAD_SINGLE;  ///< what MPI_Init_thread provided (MPI_Query_thread)
   /// The thread that called MPI_Init (MPI_Is_thread_main); under `twinfab sim`, the
@@ -498,36 +503,38 @@ int raise_to(RankState& state, MPI_Errhandler handler, int handle, int error_cla
 /// for both callers. That extra frame (~300 bytes on MPI_Sendrecv's path) took a
 /// simulated rank's stack past its first page: 4 KB more per rank of a 4096-rank ring
 /// (mpi.c.memory_per_rank, bench/smpi_ring.sh; docs/performance-notes.md).
-/// With an asynchronous progress agent: whether this call is the agent's (a callback
-/// it runs calling MPI: nested in its pass, no hold), else takes the hold for the
-/// rank's outermost call. Out of line: only runs with an agent.
-bool enter_with_agent(RankState* state, AsyncProgressAgent* agent);
-/// The other end: lets the agent in again when the rank's outermost call ends, also
-/// when the call made the agent (MPI_Init: it starts held) or ended it (MPI_Finalize).
-void leave_with_agent(RankState* state, AsyncProgressAgent* agent_at_entry, bool outermost) noexcept;
+/// Run by entry() when the rank has an asynchronous progress agent, before it reads
+/// `call`: the rank's outermost call takes the hold (rank_in_call; AgentHold lets go
+/// when the call ends); a call the agent makes (a callback of its pass) does nothing,
+/// its pass holds the library and set `call`, so the call is a nested one. Out of
+/// line: only with an agent.
+void enter_with_agent(RankState* state);
+/// Makes the rank's AgentHold for `agent`, started held by the calling rank (MPI_Init,
+/// MPI_Session_init): it becomes the call observer, passing calls on to the previous
+/// one (the host's measure of computation).
+void hold_agent(RankState& state, AsyncProgressAgent* agent);
 
 template <class Report, class Body>
 [[gnu::always_inline]] inline int run_entry(RankState* state, const char* function, Report&& report, Body&& body) {
-  AsyncProgressAgent* const agent = state->async_progress;
-  const bool agent_call = agent != nullptr && enter_with_agent(state, agent);
-  // A call made from inside another (by a user-defined reduction operation) restores
-  // the outer one's name when it returns and leaves the computation alone; so does
-  // one the asynchronous progress agent makes (its callbacks), which is no rank's.
+  // With an asynchronous progress agent the rank's outermost call holds it out, before
+  // `call` is read (rank_state.cpp); the observer lets it in at the end. Nothing more
+  // here: a branch more in leave() took a simulated rank's stack past a page
+  // (mpi.c.memory_per_rank).
+  if (state->async_progress != nullptr) [[unlikely]]
+    enter_with_agent(state);
+  // A call made from inside another (by a user-defined reduction operation, or by the
+  // agent's pass) restores the outer one's name when it returns and leaves the
+  // observer alone.
   const char* const outer = state->call;
   state->call = function;
-  const bool outermost = outer == nullptr && !agent_call;
-  if (outermost && state->computation != nullptr) state->computation->mpi_call_begins();
+  if (outer == nullptr && state->call_observer != nullptr) state->call_observer->mpi_call_begins();
   // The body may make the Context (MPI_Session_init), and so start the measure of
-  // computation (state->computation): leave() ends the call for it then.
-  const auto leave = [state, outer, outermost, agent_call, agent] {
+  // computation or the agent (held for this call): leave() ends the call for them.
+  const auto leave = [state, outer] {
     state->call = outer;
-    if (outermost && state->computation != nullptr) state->computation->mpi_call_ends();
-    if (!agent_call && (agent != nullptr || state->async_progress != nullptr)) [[unlikely]]
-      leave_with_agent(state, agent, outermost);
+    if (outer == nullptr && state->call_observer != nullptr) state->call_observer->mpi_call_ends();
   };
   try {
-    if (agent != nullptr && !agent_call) [[unlikely]]
-      agent->rethrow_error();
     const int rc = body(*state);
     leave();
     return rc;

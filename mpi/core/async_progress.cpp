@@ -42,6 +42,8 @@ void AsyncProgressAgent::rethrow_error() {
 bool AsyncProgressAgent::pass(bool& found_work) {
   if (!hold_.try_lock()) return false;
   found_work = false;
+  const char* const rank_call = call_slot_ != nullptr ? *call_slot_ : nullptr;
+  if (call_slot_ != nullptr) *call_slot_ = "(asynchronous progress)";
   try {
     for (int i = 0; i < kPassesPerHold && context_.progress() > 0; ++i) {
       found_work = true;
@@ -56,6 +58,7 @@ bool AsyncProgressAgent::pass(bool& found_work) {
     error_ = std::current_exception();
     stop_.store(true, std::memory_order_release);
   }
+  if (call_slot_ != nullptr) *call_slot_ = rank_call;
   hold_.unlock();
   return true;
 }

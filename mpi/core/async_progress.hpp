@@ -24,8 +24,8 @@
 // TWINFAB_ASYNC_PROGRESS_INTERVAL. While the rank is in MPI the agent sleeps that
 // interval between looks: the rank progresses itself then.
 //
-// An error the agent meets (a peer gone) is kept and raised by the rank's next MPI
-// call; the agent stops.
+// An error the agent meets (a peer gone) is kept and raised in the rank's next MPI
+// call that waits for progress (Context::progress_or_wait); the agent stops.
 #pragma once
 
 #include <atomic>
@@ -68,11 +68,16 @@ class AsyncProgressAgent {
   /// The rank leaves the library (its MPI call is over): the agent may progress.
   void leave() noexcept { hold_.unlock(); }
   /// Rethrows, once, the error that stopped the agent (an mpi::Error), if any. The
-  /// rank calls it inside its call, with the hold taken.
+  /// rank calls it inside its call, with the hold taken (Context's waits do).
   void rethrow_error();
   /// Whether the caller is the agent (or another agent of the rank) rather than the
   /// rank: a call made from inside the agent's pass is nested and takes no hold.
   bool on_agent() const { return runtime_.on_agent(); }
+  /// Where the library above notes the MPI call in progress (mpi/capi's RankState::
+  /// call): the agent's pass names itself there while it holds the library, so the
+  /// calls its callbacks make are nested calls. Set once, by the rank, before it
+  /// first lets the agent in.
+  void set_call_slot(const char** slot) noexcept { call_slot_ = slot; }
 
   /// Read by the rank with the hold taken (the agent writes them under it).
   const AsyncProgressCounters& counters() const noexcept { return counters_; }
@@ -93,6 +98,7 @@ class AsyncProgressAgent {
   std::vector<fabric::CompletionQueue*> sources_;  ///< the agent's copy of the channel's wait set
   double deadline_ = fabric::Runtime::kForever;
   AsyncProgressCounters counters_;
+  const char** call_slot_ = nullptr;
   std::unique_ptr<fabric::Agent> agent_;  ///< last: starts once the members above exist
 };
 

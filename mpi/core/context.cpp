@@ -236,6 +236,8 @@ std::size_t Context::run_progress_hooks() {
 
 void Context::progress_or_wait_for_memory(double deadline) {
   if (progress() == 0) {
+    if (async_progress_ != nullptr) [[unlikely]]
+      async_progress_->rethrow_error();
     const Channel::WaitSet wait = channel_->wait_set();
     device_.runtime().wait(wait.sources, std::min(deadline, wait.deadline));
   }
@@ -246,6 +248,9 @@ void Context::wait_for_progress() { progress_or_wait(fabric::Runtime::kForever);
 void Context::progress_or_wait(double deadline) {
   // The channel may need to wake earlier (a connection request to re-send).
   if (progress() == 0) {
+    // What stopped the asynchronous progress agent is the rank's error now.
+    if (async_progress_ != nullptr) [[unlikely]]
+      async_progress_->rethrow_error();
     const Channel::WaitSet wait = channel_->wait_set();
     device_.runtime().wait_for_completion(wait.sources, std::min(deadline, wait.deadline));
   }

@@ -199,7 +199,7 @@ static void write_cvars(void) {
 
   /* Bad handles, indices, pointers. */
   T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(-1, NULL, &stale, &count));
-  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(46, NULL, &stale, &count));
+  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(48, NULL, &stale, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, NULL, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, &stale, NULL));
   T_CODE(MPI_T_ERR_INVALID_HANDLE, MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, &u));
