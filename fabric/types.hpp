@@ -145,16 +145,19 @@ struct RecvWr {
 inline constexpr uint32_t kUdGrhBytes = 40;
 
 /// A work completion (ibv_wc).
+// The one-byte fields last: 32 bytes rather than 40 with padding after each (every CQ
+// ring entry and every channel's poll buffer holds one; memory per simulated rank).
 struct WorkCompletion {
   uint64_t wr_id = 0;
-  WcStatus status = WcStatus::Success;
-  WcOpcode opcode = WcOpcode::Send;
   uint32_t byte_len = 0;  ///< receives: payload bytes (UD: including the 40-byte GRH)
   uint32_t imm_data = 0;
-  bool has_imm = false;
   uint32_t qp_num = 0;   ///< local QP the completion belongs to
   uint32_t src_qp = 0;   ///< UD receives: the sending QP number
   uint32_t src_node = 0; ///< UD receives: a backend node id of the sender (LID-like)
+  WcStatus status = WcStatus::Success;
+  WcOpcode opcode = WcOpcode::Send;
+  bool has_imm = false;
 };
+static_assert(sizeof(WorkCompletion) == 32, "see the field order above");
 
 }  // namespace twinfab::fabric

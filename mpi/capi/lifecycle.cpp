@@ -54,11 +54,13 @@ void release_context_if_unused(RankState& s) {
   if (!s.context || context_in_use(s)) return;
   s.drain_bsends();  // buffered messages still in flight are delivered first
   s.reap_detached(true);
-  keep_config_at_finalize(s);  // MPI_T reads the control variables after the end too
+  // MPI_T reads the control variables after the end too: kept once the Context is gone.
+  const std::shared_ptr<const Config> config = s.ctx().shared_config();
   s.windows.reset();           // windows the program did not free: their engine hooks into the Context
   s.async_progress = nullptr;  // the Context stops it first (held out meanwhile: the rank is in this call)
   s.rank_in_call = false;
   s.context.reset();           // collective: drains the channel, meets every rank
+  keep_config_at_finalize(s, *config);
   rank_host().close();
   s.released = true;
   s.call_observer = nullptr;  // what the program does after MPI is not timed, nor held

@@ -26,9 +26,9 @@ const Config* config_before_init(const RankState& state) {
   return state.tools != nullptr && state.tools->config ? &*state.tools->config : nullptr;
 }
 
-void keep_config_at_finalize(RankState& state) {
+void keep_config_at_finalize(RankState& state, const Config& config) {
   if (state.tools == nullptr) state.tools = std::make_unique<ToolsState>();
-  state.tools->config = state.ctx().config();
+  state.tools->config = config;
 }
 
 namespace {

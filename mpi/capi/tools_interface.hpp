@@ -62,8 +62,11 @@ struct ToolsState {
 /// environment is applied already), or null when MPI_T was not used before MPI_Init.
 const Config* config_before_init(const RankState& state);
 
-/// MPI_Finalize, before it tears the Context down: keeps its Config for MPI_T reads
-/// after MPI_Finalize (performance variables go with the Context).
-void keep_config_at_finalize(RankState& state);
+/// MPI_Finalize, after it tore the Context down: keeps its Config (`config`, taken
+/// from Context::shared_config() before) for MPI_T reads after MPI_Finalize
+/// (performance variables went with the Context). After, not before: the tools state
+/// made while every rank still holds its Context was part of the simulator's peak
+/// memory per rank.
+void keep_config_at_finalize(RankState& state, const Config& config);
 
 }  // namespace twinfab::mpi::capi

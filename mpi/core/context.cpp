@@ -21,7 +21,9 @@ Config validated(Config config) {
 
 Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config, Environment environment)
     : device_(device),
-      config_(environment == Environment::Apply ? apply_environment(config) : validated(config)),
+      config_block_(std::make_shared<const Config>(environment == Environment::Apply ? apply_environment(config)
+                                                                                     : validated(config))),
+      config_(*config_block_),
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
       node_(oob.node()),

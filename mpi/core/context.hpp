@@ -81,6 +81,10 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   const Config& config() const noexcept { return config_; }
+  /// The configuration as a block that may outlive the Context (MPI_T reads the
+  /// control variables after MPI_Finalize: mpi/capi keeps it across the teardown, so
+  /// no copy is made while the Context still holds its memory).
+  std::shared_ptr<const Config> shared_config() const noexcept { return config_block_; }
   /// True the first time it is asked for collective `which` (0-31) on this rank:
   /// TWINFAB_COLL_FALLBACK=warn warns once per collective (mpi/coll/selection.cpp).
   bool first_collective_fallback(unsigned which) noexcept {
@@ -443,7 +447,8 @@ class Context {
                                           const DatatypePtr& type, int dest, int tag, const Communicator& comm);
 
   fabric::Device& device_;
-  Config config_;
+  std::shared_ptr<const Config> config_block_;  ///< see shared_config()
+  const Config& config_;                        ///< *config_block_
   std::uint32_t collective_fallbacks_ = 0;  ///< see first_collective_fallback
   PredefinedDatatypes datatypes_;
   Communicator world_;
