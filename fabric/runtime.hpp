@@ -94,6 +94,12 @@ class Runtime {
   /// takes `seconds` when the caller has a core to itself and longer when the host's
   /// cores are shared with busy agents (docs/model.md, "Agents and CPU time").
   virtual void sleep_for(double seconds) = 0;
+  /// Blocks for `seconds` without using the CPU (a thread in nanosleep): nothing but
+  /// the time ends it, and the device keeps working meanwhile. What a helper that only
+  /// waits to look again does (the asynchronous progress agent while its rank is in
+  /// MPI); sleep_for() is a computation instead, which in the simulator takes a share
+  /// of a contended core.
+  virtual void idle_for(double seconds) = 0;
   /// Lets other agents run (no simulated time passes).
   virtual void yield() = 0;
   /// Starts an agent running `body` beside the caller (see Agent). `name` is for

@@ -440,6 +440,24 @@ void SimRuntime::sleep_for(double seconds) {
   w.memory_written = false;
 }
 
+void SimRuntime::idle_for(double seconds) {
+  check_time(seconds, "Runtime::idle_for");
+  Waiter& w = self("Runtime::idle_for");
+  empty_polls_ = 0;
+  struct HandOff {
+    SimRuntime& rt;
+    ~HandOff() { rt.hand_off(); }
+  } hand_off{*this};
+  // Suspended (Cpu::Idle) until the end, whatever the host's sharing: no core taken.
+  const double end = now() + (seconds > 0 ? seconds : 0);
+  for (;;) {
+    run_due_timers();
+    if (now() >= end) break;
+    block(w, next_wake({}, end), Cpu::Idle);
+  }
+  w.memory_written = false;
+}
+
 void SimRuntime::wait_for_agent(const bool& done, std::shared_ptr<ActorWake>& joiner, aid_t agent,
                                 const std::string& name) {
   Waiter& w = self("Agent::join");

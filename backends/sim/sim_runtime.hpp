@@ -41,6 +41,7 @@ class SimRuntime final : public fabric::Runtime {
   fabric::Status wait_for_completion(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   fabric::Status wait_for_event(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   void sleep_for(double seconds) override;
+  void idle_for(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
   bool on_agent() const override;

@@ -243,6 +243,13 @@ void HostRuntime::sleep_for(double seconds) {
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
+void HostRuntime::idle_for(double seconds) {
+  check_time(seconds, "Runtime::idle_for");
+  if (!(seconds > 0)) return;
+  if (std::isinf(seconds)) seconds = 1e9;
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
 void HostRuntime::yield() { std::this_thread::yield(); }
 
 bool HostRuntime::on_agent() const { return ThreadAgent::on_agent_thread(); }

@@ -62,6 +62,9 @@ class HostRuntime final : public fabric::Runtime {
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
   /// Whether the calling thread is a ThreadAgent's (thread_agent.hpp).
   bool on_agent() const override;
+  /// std::this_thread::sleep_for, as sleep_for() (a thread computing or sleeping
+  /// costs the same here: the kernel schedules both).
+  void idle_for(double seconds) override;
  private:
   /// wait() (`memory`: returns every kMemoryRecheck) and wait_for_completion().
   fabric::Status wait_until(std::span<fabric::CompletionQueue* const> sources, double deadline, bool memory);

@@ -42,6 +42,18 @@ class DelayHook::DelayRuntime final : public Runtime {
     }
     hook_.release_due();
   }
+  void idle_for(double seconds) override {
+    check_time(seconds, "idle_for");
+    // In slices ending when a held WR is due, as sleep_for().
+    while (seconds > 0) {
+      hook_.release_due();
+      const double until_due = hook_.next_due() - inner_.now();
+      const double slice = until_due > 0 ? std::min(seconds, until_due) : seconds;
+      inner_.idle_for(slice);
+      seconds -= slice;
+    }
+    hook_.release_due();
+  }
   void yield() override {
     inner_.yield();
     hook_.release_due();

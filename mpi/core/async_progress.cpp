@@ -67,10 +67,11 @@ void AsyncProgressAgent::run() {
   while (!stop_.load(std::memory_order_acquire)) {
     bool found_work = false;
     if (!pass(found_work)) {
-      // The rank is in MPI and progresses itself: look again later. A sleep, not a
-      // wait on the CQs, which would return at once for a completion the rank is
-      // about to poll, and spin.
-      runtime_.sleep_for(interval_);
+      // The rank is in MPI and progresses itself: look again later. Idle, not a wait
+      // on the CQs (which would return at once for a completion the rank is about to
+      // poll, and spin) nor sleep_for() (CPU time: in the simulator it took a share of
+      // the rank's core, and its memory registrations ran at half speed).
+      runtime_.idle_for(interval_);
       continue;
     }
     if (found_work) {

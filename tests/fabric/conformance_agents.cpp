@@ -129,6 +129,27 @@ TEST_P(Agents, OnAgentTellsTheAgentsFromTheRank) {
   });
 }
 
+TEST_P(Agents, IdleForWaitsItsTimeInTheRankAndInAnAgent) {
+  run_on_backend([&](Device& a, Device&) {
+    Runtime& rt = a.runtime();
+    double start = rt.now();
+    rt.idle_for(2e-4);
+    EXPECT_GE(rt.now() - start, 2e-4);
+    double agent_waited = -1;
+    auto agent = rt.spawn("idler", [&] {
+      const double t = rt.now();
+      rt.idle_for(3e-4);
+      agent_waited = rt.now() - t;
+    });
+    agent->join();
+    EXPECT_GE(agent_waited, 3e-4);
+    start = rt.now();
+    rt.idle_for(0);  // nothing to wait for
+    EXPECT_LT(rt.now() - start, 0.1);
+    EXPECT_THROW(rt.idle_for(std::nan("")), fabric::Error);
+  });
+}
+
 TEST_P(Agents, DestroyingAnUnjoinedAgentJoinsIt) {
   run_on_backend([&](Device& a, Device&) {
     Runtime& rt = a.runtime();

@@ -37,7 +37,7 @@ sim::Platform platform(unsigned cores, double event_latency = 0) {
 }
 
 /// What the rank's agent does while the rank computes kWork.
-enum class AgentDoes { Nothing, Computes, Polls, WaitsForEvent };
+enum class AgentDoes { Nothing, Computes, Polls, WaitsForEvent, Idles };
 
 struct Ends {
   double rank = -1;   ///< when the rank's sleep_for(kWork) returned
@@ -67,6 +67,12 @@ Ends run_beside(unsigned cores, AgentDoes what) {
       case AgentDoes::Polls:
         agent = rt.spawn("poller", [&] {
           EXPECT_EQ(rt.wait_for_completion(sources, start + 5 * kWork), Status::Timeout);
+          ends.agent = rt.now() - start;
+        });
+        break;
+      case AgentDoes::Idles:
+        agent = rt.spawn("idler", [&] {
+          rt.idle_for(5 * kWork);
           ends.agent = rt.now() - start;
         });
         break;
@@ -116,6 +122,14 @@ TEST(AgentsCpu, AnAgentBlockedOnEventsCostsNoCpu) {
   testing::run_forked([] {
     const Ends e = run_beside(1, AgentDoes::WaitsForEvent);
     EXPECT_NEAR(e.rank, kWork, kExact);
+    EXPECT_NEAR(e.agent, 5 * kWork, kExact);
+  });
+}
+
+TEST(AgentsCpu, AnIdlingAgentCostsNoCpu) {
+  testing::run_forked([] {
+    const Ends e = run_beside(1, AgentDoes::Idles);
+    EXPECT_NEAR(e.rank, kWork, kExact) << "idle_for is no computation";
     EXPECT_NEAR(e.agent, 5 * kWork, kExact);
   });
 }

@@ -39,6 +39,7 @@ class FakeRuntime final : public Runtime {
     now_ += seconds;
     sleeps.push_back(seconds);
   }
+  void idle_for(double seconds) override { now_ += seconds; }
   void yield() override {}
   std::unique_ptr<Agent> spawn(const std::string&, std::function<void()> body) override {
     struct Done final : Agent {
