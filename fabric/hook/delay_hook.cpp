@@ -31,28 +31,11 @@ class DelayHook::DelayRuntime final : public Runtime {
   }
   void sleep_for(double seconds) override {
     check_time(seconds, "sleep_for");
-    // Computation in slices that end when a held WR is due: the WR leaves on time,
-    // the computation takes as long as it would have.
-    while (seconds > 0) {
-      hook_.release_due();
-      const double until_due = hook_.next_due() - inner_.now();
-      const double slice = until_due > 0 ? std::min(seconds, until_due) : seconds;
-      inner_.sleep_for(slice);
-      seconds -= slice;
-    }
-    hook_.release_due();
+    sliced(seconds, [&](double slice) { inner_.sleep_for(slice); });
   }
   void idle_for(double seconds) override {
     check_time(seconds, "idle_for");
-    // In slices ending when a held WR is due, as sleep_for().
-    while (seconds > 0) {
-      hook_.release_due();
-      const double until_due = hook_.next_due() - inner_.now();
-      const double slice = until_due > 0 ? std::min(seconds, until_due) : seconds;
-      inner_.idle_for(slice);
-      seconds -= slice;
-    }
-    hook_.release_due();
+    sliced(seconds, [&](double slice) { inner_.idle_for(slice); });
   }
   void yield() override {
     inner_.yield();
@@ -64,6 +47,19 @@ class DelayHook::DelayRuntime final : public Runtime {
   bool on_agent() const override { return inner_.on_agent(); }
 
  private:
+  /// Spends `seconds` through `spend` in slices that end when a held WR is due: the
+  /// WR leaves on time, the computation (or idling) takes as long as it would have.
+  template <class Spend>
+  void sliced(double seconds, Spend spend) {
+    while (seconds > 0) {
+      hook_.release_due();
+      const double until_due = hook_.next_due() - inner_.now();
+      const double slice = until_due > 0 ? std::min(seconds, until_due) : seconds;
+      spend(slice);
+      seconds -= slice;
+    }
+    hook_.release_due();
+  }
   template <class Wait>
   Status cut(double deadline, Wait wait) {
     check_time(deadline, "wait");
