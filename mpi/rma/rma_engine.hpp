@@ -228,7 +228,6 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   bool apply(Window& window, IncomingOperation& op);
   void parse(Window& window, IncomingOperation& op);
   void reply(Window& window, int origin, std::uint32_t tag, std::vector<std::byte> data);
-  void reply_layout(Window& window, int origin, std::uint32_t tag, void* base, const std::vector<Block>& blocks);
   void send_ack(Window& window, int origin, MessageKind kind, std::uint64_t sequence);
   void handle_lock_request(Window& window, int origin, LockType type);
   void release_lock(Window& window, int origin);

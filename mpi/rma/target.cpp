@@ -149,10 +149,15 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
       ++counters_.operations_applied;
       break;
     case MessageKind::Get:
-      if (valid)
-        reply_layout(window, origin, h.reply_tag, base, p.blocks);
-      else
-        reply(window, origin, h.reply_tag, std::vector<std::byte>(h.data_bytes));
+      // A copy of the window's data as it is now, not a send straight out of the
+      // window: a reply long enough for a rendezvous would read the window only once
+      // the origin answers, and the operations applied behind this get (a Completed
+      // that ends the target's MPI_Win_wait, an unlock that lets another origin's put
+      // in) would let the window change first. MPICH's rma/at_complete over the hybrid
+      // channel found it (a get returned what the target wrote after MPI_Win_wait);
+      // over RC the put's own rendezvous behind the get had hidden it.
+      reply(window, origin, h.reply_tag,
+            valid ? gather_blocks(base, p.blocks) : std::vector<std::byte>(h.data_bytes));
       ++counters_.operations_applied;
       break;
     case MessageKind::Accumulate:
@@ -230,23 +235,6 @@ void RmaEngine::reply(Window& window, int origin, std::uint32_t tag, std::vector
   r.request = context_.isend(r.data.data(), static_cast<std::int64_t>(r.data.size()),
                              context_.datatype(BasicKind::Byte), origin, static_cast<int>(tag), *window.comm,
                              SendMode::Standard, kTargetWhere);
-  window.replies.push_back(std::move(r));
-}
-
-void RmaEngine::reply_layout(Window& window, int origin, std::uint32_t tag, void* base,
-                             const std::vector<Block>& blocks) {
-  // Straight out of the window with the target layout (a large get's reply goes by
-  // rendezvous, without a copy).
-  std::vector<std::int64_t> lengths, displacements;
-  for (const Block& b : blocks) {
-    lengths.push_back(b.length);
-    displacements.push_back(b.offset);
-  }
-  OutgoingReply r;
-  r.type = Datatype::hindexed(lengths, displacements, context_.datatype(BasicKind::Byte));
-  r.type->commit();
-  r.request = context_.isend(base, 1, r.type, origin, static_cast<int>(tag), *window.comm, SendMode::Standard,
-                             kTargetWhere);
   window.replies.push_back(std::move(r));
 }
 

@@ -177,11 +177,11 @@ struct IncomingOperation {
 };
 
 /// A reply this rank sends as a target (get data, fetched values), kept with the
-/// bytes or layout it sends until the send completes.
+/// bytes it sends (a copy, never the window itself: target.cpp) until the send
+/// completes.
 struct OutgoingReply {
   RequestId request = kRequestNull;
   std::vector<std::byte> data;
-  DatatypePtr type;
 };
 
 /// The epochs this rank has open on the window (MPI-3.1 §11.5).
