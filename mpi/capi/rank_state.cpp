@@ -69,7 +69,8 @@ RankState* current_state() { return static_cast<RankState*>(rank_host().state_sl
 
 void enter_with_agent(RankState* state) {
   AsyncProgressAgent* const agent = state->async_progress;
-  if (state->rank_in_call || agent->on_agent()) return;  // nested: in the rank's call or the agent's pass
+  if (agent->on_agent()) return;    // a callback of the agent's pass: nested in it (the pass holds the library)
+  if (state->rank_in_call) return;  // nested in the rank's own call (rank_in_call is the rank's alone)
   agent->enter();
   state->rank_in_call = true;
 }

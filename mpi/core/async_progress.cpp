@@ -54,7 +54,7 @@ bool AsyncProgressAgent::pass(bool& found_work) {
     sources_.assign(w.sources.begin(), w.sources.end());
     deadline_ = w.deadline;
   } catch (...) {
-    // The rank's next MPI call raises it (rethrow_error); the agent is done.
+    // The rank's next wait raises it (Context::progress_or_wait); the agent is done.
     error_ = std::current_exception();
     stop_.store(true, std::memory_order_release);
   }
