@@ -94,8 +94,13 @@ void HybridChannel::shutdown() {
 const ChannelCapabilities& HybridChannel::capabilities() const noexcept { return caps_; }
 
 const ChannelCapabilities& HybridChannel::capabilities(int peer) const noexcept {
+  // Also when the next message will make the switch (send_packet's rule, at a message's
+  // first packet, which is what follows this question): so the message that crosses
+  // the threshold is already a rendezvous over RC, not a last segmented one over UD.
   const auto it = peers_.find(peer);
-  return it != peers_.end() && it->second.sends_over_rc ? rc_caps_ : caps_;
+  const std::uint64_t sent = it != peers_.end() ? it->second.packets_sent : 0;
+  const bool over_rc = it != peers_.end() && it->second.sends_over_rc;
+  return over_rc || (sent >= threshold_ && rc_peers_ < max_rc_) ? rc_caps_ : caps_;
 }
 
 void HybridChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {

@@ -58,7 +58,8 @@ class HybridChannel final : public Channel {
   HybridChannel& operator=(const HybridChannel&) = delete;
 
   const ChannelCapabilities& capabilities() const noexcept override;
-  /// UD's, or RC's RDMA with UD's packet size once this rank sends to `peer` over RC.
+  /// UD's, or RC's RDMA with UD's packet size once this rank sends to `peer` over RC, or
+  /// will from its next message on (asked at a message's start, before its packets).
   const ChannelCapabilities& capabilities(int peer) const noexcept override;
   void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) override;
   using Channel::send_packet;
