@@ -690,7 +690,7 @@ void RcChannel::fail_receive(int peer, fabric::WcStatus status) {
     fabric::log().error("rank {}: peer rank {} disconnected (connection closed); ending in {:g} s unless the launcher "
                         "ends the job first",
                         rank_, peer, kPeerGoneGrace);
-    device_.runtime().sleep_for(kPeerGoneGrace);
+    device_.runtime().idle_for(kPeerGoneGrace);  // waiting, not computing: no CPU
     fail("progress", why);
   }
   fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(status)));

@@ -674,7 +674,7 @@ void UdChannel::stop_until_seen(const std::atomic<bool>& seen, bool to_interrupt
   // holds the rank's side of it meanwhile.
   while (!seen.load(std::memory_order_acquire)) {
     send_to_self(UdKind::Stop, to_interrupt_qp);
-    runtime_.sleep_for(kStopInterval);
+    runtime_.idle_for(kStopInterval);  // waiting for the agent, not computing: no CPU
   }
 }
 

@@ -25,7 +25,7 @@ AsyncProgressAgent::AsyncProgressAgent(Context& context, Channel& channel, fabri
 }
 
 AsyncProgressAgent::~AsyncProgressAgent() {
-  fabric::log().debug("asynchronous progress agent: {} passes", counters_.passes);
+  fabric::log().debug("asynchronous progress agent: {} passes", passes_);
   stop_.store(true, std::memory_order_release);
   try {
     agent_->join();
@@ -47,7 +47,7 @@ bool AsyncProgressAgent::pass(bool& found_work) {
   try {
     for (int i = 0; i < kPassesPerHold && context_.progress() > 0; ++i) {
       found_work = true;
-      ++counters_.passes;
+      ++passes_;
     }
     // A copy: the channel's span is valid only until the rank's next call into it.
     const Channel::WaitSet w = channel_.wait_set();

@@ -44,11 +44,6 @@ namespace twinfab::mpi {
 class Context;
 class Channel;
 
-/// What the agent did, for tests and the MPI_T performance variables.
-struct AsyncProgressCounters {
-  std::uint64_t passes = 0;  ///< progress passes of the agent's that found something to do
-};
-
 class AsyncProgressAgent {
  public:
   /// Spawns the agent (mode Event or Poll) for `context`, whose channel is `channel`.
@@ -79,8 +74,6 @@ class AsyncProgressAgent {
   /// first lets the agent in.
   void set_call_slot(const char** slot) noexcept { call_slot_ = slot; }
 
-  /// Read by the rank with the hold taken (the agent writes them under it).
-  const AsyncProgressCounters& counters() const noexcept { return counters_; }
 
  private:
   void run();
@@ -97,7 +90,7 @@ class AsyncProgressAgent {
   std::exception_ptr error_;  ///< written by the agent under the hold, read by the rank under it
   std::vector<fabric::CompletionQueue*> sources_;  ///< the agent's copy of the channel's wait set
   double deadline_ = fabric::Runtime::kForever;
-  AsyncProgressCounters counters_;
+  std::uint64_t passes_ = 0;  ///< passes that found work (the debug log at the end)
   const char** call_slot_ = nullptr;
   std::unique_ptr<fabric::Agent> agent_;  ///< last: starts once the members above exist
 };

@@ -382,8 +382,6 @@ class Context {
   /// calls into the Context with enter() and leave() (mpi/capi does, around every MPI
   /// call). Once only.
   AsyncProgressAgent* start_async_progress();
-  /// The agent, or nullptr.
-  AsyncProgressAgent* async_progress() noexcept { return async_progress_.get(); }
   const Pt2ptCounters& pt2pt_counters() const noexcept { return engine_.counters(); }
   /// One-sided communication's counters (mpi/rma keeps them up to date).
   RmaCounters& rma_counters() noexcept { return rma_counters_; }
