@@ -27,10 +27,9 @@ namespace twinfab::mpi {
 namespace coll {
 
 void add_bcast(Schedule& schedule, void* buffer, std::int64_t count, const DatatypePtr& type, int root) {
-  const Communicator& comm = schedule.comm();
-  const int n = comm.size();
+  const int n = schedule.size();
   if (n == 1 || count == 0 || type->size() == 0) return;
-  const int relative = (comm.rank() - root + n) % n;
+  const int relative = (schedule.rank() - root + n) % n;
   int mask = 1;
   while (mask < n) {
     if (relative & mask) {
@@ -51,9 +50,9 @@ void add_bcast(Schedule& schedule, void* buffer, std::int64_t count, const Datat
 void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std::int64_t count,
                 const DatatypePtr& type, const ReductionOp& op, int root) {
   if (count == 0 || type->size() == 0) return;
-  const Communicator& comm = schedule.comm();
-  const int n = comm.size();
-  const bool is_root = comm.rank() == root;
+  const int n = schedule.size();
+  const int rank = schedule.rank();
+  const bool is_root = rank == root;
   // Relative to the tree's root, the subtree of relative rank r at level 2^k holds
   // relative ranks [r, r + 2^k). Rooted anywhere but rank 0 those wrap around the end
   // of the communicator, out of rank order: a non-commutative op is reduced on a tree
@@ -61,7 +60,7 @@ void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std
   // sends the result to the root (one more message, MPICH's scheme).
   const bool ordered = !op.is_commutative();
   const int tree_root = ordered ? 0 : root;
-  const int relative = (comm.rank() - tree_root + n) % n;
+  const int relative = (rank - tree_root + n) % n;
 
   // The running result: the root accumulates straight into its result buffer;
   // everyone else in scratch (their recvbuf is not significant and may be null).
@@ -94,7 +93,7 @@ void add_reduce(Schedule& schedule, const void* input, void* result_at_root, std
   }
   if (tree_root != root) {
     // Step 1: the tree's messages are step 0.
-    if (comm.rank() == tree_root)
+    if (rank == tree_root)
       schedule.send(result, count, type, root, 1);
     else if (is_root)
       schedule.recv(result_at_root, count, type, tree_root, 1);
@@ -121,8 +120,8 @@ struct TreePlace {
 
 void add_gather_binomial(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                          void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const TreePlace me(rank, root, n);
   const auto real = [&](int r) { return (r + root) % n; };
   if (rank == root) {
@@ -176,8 +175,8 @@ void add_gather_binomial(Schedule& s, const void* sendbuf, std::int64_t sendcoun
 
 void add_scatter_binomial(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                           void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const TreePlace me(rank, root, n);
   const auto real = [&](int r) { return (r + root) % n; };
   if (rank == root) {

@@ -22,8 +22,8 @@ namespace twinfab::mpi::coll {
 
 void add_allgather_bruck(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                          void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *recvtype;
   if (n == 1 || recvcount == 0 || t.size() == 0) {
     if (sendbuf != kInPlace) s.copy(sendbuf, sendcount, sendtype, block(recvbuf, rank, recvcount, t), recvcount, recvtype);
@@ -55,8 +55,8 @@ void add_allgather_bruck(Schedule& s, const void* sendbuf, std::int64_t sendcoun
 
 void add_alltoall_bruck(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *recvtype;
   // In place the outgoing blocks are recvbuf's; they are all copied out first.
   const void* out = sendbuf == kInPlace ? recvbuf : sendbuf;

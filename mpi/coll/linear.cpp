@@ -11,8 +11,8 @@ namespace twinfab::mpi::coll {
 
 void add_gather_linear(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                        void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
-  const int n = s.comm().size();
-  if (s.comm().rank() != root) {
+  const int n = s.size();
+  if (s.rank() != root) {
     s.send(sendbuf, sendcount, sendtype, root);
     return;
   }
@@ -25,8 +25,8 @@ void add_gather_linear(Schedule& s, const void* sendbuf, std::int64_t sendcount,
 
 void add_scatter_linear(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root) {
-  const int n = s.comm().size();
-  if (s.comm().rank() != root) {
+  const int n = s.size();
+  if (s.rank() != root) {
     s.recv(recvbuf, recvcount, recvtype, root);
     return;
   }

@@ -31,7 +31,7 @@ struct Outgoing {
 };
 Outgoing outgoing(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype, void* recvbuf,
                   std::int64_t recvcount, const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
+  const int n = s.size();
   if (sendbuf != kInPlace) return {sendbuf, sendcount, sendtype};
   void* copy = s.scratch(recvcount * n, *recvtype);
   s.copy(recvbuf, recvcount * n, recvtype, copy, recvcount * n, recvtype);
@@ -42,8 +42,8 @@ Outgoing outgoing(Schedule& s, const void* sendbuf, std::int64_t sendcount, cons
 
 void add_alltoall_pairwise(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                            void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Outgoing out = outgoing(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   s.copy(block(out.data, rank, out.count, *out.type), out.count, out.type, block(recvbuf, rank, recvcount, *recvtype),
          recvcount, recvtype);
@@ -58,8 +58,8 @@ void add_alltoall_pairwise(Schedule& s, const void* sendbuf, std::int64_t sendco
 
 void add_alltoall_scattered(Schedule& s, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                             void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int throttle) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Outgoing out = outgoing(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   s.copy(block(out.data, rank, out.count, *out.type), out.count, out.type, block(recvbuf, rank, recvcount, *recvtype),
          recvcount, recvtype);
@@ -84,8 +84,8 @@ void add_alltoall_scattered(Schedule& s, const void* sendbuf, std::int64_t sendc
 void add_reduce_scatter_pairwise(Schedule& s, const void* input, void* recvbuf, std::span<const std::int64_t> counts,
                                  std::span<const std::int64_t> displs, const DatatypePtr& type,
                                  const ReductionOp& op) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *type;
   const auto u = [](int i) { return static_cast<std::size_t>(i); };
   const std::int64_t own = counts[u(rank)];

@@ -80,7 +80,7 @@ struct Halving {
 /// reduces it into its own (the lower rank's as the left operand).
 void fold(Schedule& s, const Halving& h, void* work, void* incoming, std::int64_t count, const DatatypePtr& type,
           const ReductionOp& op) {
-  const int rank = s.comm().rank();
+  const int rank = s.rank();
   if (rank >= 2 * h.rem) return;
   if (rank % 2 == 0) {
     s.send(work, count, type, rank + 1, 0);
@@ -115,8 +115,8 @@ void add_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf,
                                 const DatatypePtr& type, const ReductionOp& op) {
   if (count == 0 || type->size() == 0) return;
   if (sendbuf != kInPlace) s.copy(sendbuf, count, type, recvbuf, count, type);
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   if (n == 1) return;
   Halving h(n, count);
   void* incoming = s.scratch(count, *type);
@@ -149,8 +149,8 @@ void add_allreduce_rabenseifner(Schedule& s, const void* sendbuf, void* recvbuf,
 void add_reduce_rabenseifner(Schedule& s, const void* input, void* result_at_root, std::int64_t count,
                              const DatatypePtr& type, const ReductionOp& op, int root) {
   if (count == 0 || type->size() == 0) return;
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const bool is_root = rank == root;
   // The root works in its result buffer; everyone else in scratch.
   void* work = is_root ? result_at_root : s.scratch(count, *type);

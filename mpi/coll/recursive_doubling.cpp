@@ -29,9 +29,8 @@ void add_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::int64_t
   if (count == 0 || type->size() == 0) return;
   if (sendbuf != kInPlace) s.copy(sendbuf, count, type, recvbuf, count, type);
 
-  const Communicator& comm = s.comm();
-  const int n = comm.size();
-  const int rank = comm.rank();
+  const int n = s.size();
+  const int rank = s.rank();
   if (n == 1) return;
   int pof2 = 1;
   while (pof2 * 2 <= n) pof2 *= 2;
@@ -93,8 +92,8 @@ void add_allreduce(Schedule& s, const void* sendbuf, void* recvbuf, std::int64_t
 
 void add_allgather_recursive_doubling(Schedule& s, void* recvbuf, std::int64_t recvcount,
                                       const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *recvtype;
   if (n == 1 || recvcount == 0 || t.size() == 0) return;
   int step = 0;

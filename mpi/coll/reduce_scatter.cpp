@@ -27,7 +27,7 @@ namespace twinfab::mpi::coll {
 void add_reduce_scatter_reduce_scatterv(Schedule& s, const void* input, void* recvbuf,
                                         std::span<const std::int64_t> counts, std::span<const std::int64_t> displs,
                                         std::int64_t total, const DatatypePtr& type, const ReductionOp& op) {
-  const int rank = s.comm().rank();
+  const int rank = s.rank();
   const std::int64_t own = counts[static_cast<std::size_t>(rank)];
   // The whole reduced vector lands in scratch at rank 0 (its recvbuf holds one
   // block); the reduce's messages are steps 0 and 1, the scatter's step 2.
@@ -44,8 +44,8 @@ void add_reduce_scatter_recursive_halving(Schedule& s, const void* input, void* 
                                           std::span<const std::int64_t> counts,
                                           std::span<const std::int64_t> displs, std::int64_t total,
                                           const DatatypePtr& type, const ReductionOp& op) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *type;
   const auto u = [](int i) { return static_cast<std::size_t>(i); };
   void* results = s.scratch(total, t);

@@ -9,8 +9,8 @@ namespace twinfab::mpi {
 namespace coll {
 
 void add_allgather_ring(Schedule& s, void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype) {
-  const int n = s.comm().size();
-  const int rank = s.comm().rank();
+  const int n = s.size();
+  const int rank = s.rank();
   const Datatype& t = *recvtype;
   if (n == 1 || recvcount == 0 || t.size() == 0) return;
   const int right = (rank + 1) % n;

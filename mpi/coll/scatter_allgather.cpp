@@ -18,10 +18,10 @@ namespace twinfab::mpi::coll {
 
 void add_bcast_scatter_allgather(Schedule& s, void* buffer, std::int64_t count, const DatatypePtr& type, int root,
                                  bool ring) {
-  const int n = s.comm().size();
+  const int n = s.size();
   if (n == 1 || count == 0 || type->size() == 0) return;
   const Datatype& t = *type;
-  const int rel = (s.comm().rank() - root + n) % n;
+  const int rel = (s.rank() - root + n) % n;
   const std::int64_t chunk = (count + n - 1) / n;
   // The elements of relative chunks [from, to), and where they start.
   const auto first = [&](int c) { return std::min<std::int64_t>(count, std::int64_t{c} * chunk); };

@@ -53,7 +53,7 @@ void Schedule::send(const void* buffer, std::int64_t count, const DatatypePtr& t
   Step s;
   s.kind = Step::Kind::Send;
   s.local = target_ != comm_;
-  s.peer = peer;
+  s.peer = comm_rank(peer);
   s.tag = tag_base_ | (step & 0xffff);
   s.in = buffer;
   s.in_count = count;
@@ -65,7 +65,7 @@ void Schedule::recv(void* buffer, std::int64_t count, const DatatypePtr& type, i
   Step s;
   s.kind = Step::Kind::Recv;
   s.local = target_ != comm_;
-  s.peer = peer;
+  s.peer = comm_rank(peer);
   s.tag = tag_base_ | (step & 0xffff);
   s.out = buffer;
   s.out_count = count;

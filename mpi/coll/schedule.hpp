@@ -35,6 +35,7 @@
 #include <array>
 #include <memory_resource>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "mpi/coll/coll_support.hpp"
@@ -80,6 +81,24 @@ class Schedule final : public BackgroundOperation {
   /// next run in its local group (on its local intracommunicator, same tags) or
   /// address the remote group (the default).
   void local_group(bool local) noexcept { target_ = local ? comm_->local_comm() : comm_; }
+  /// The ranks the steps added next address, and this rank's place among them: all
+  /// of comm() (the default), or a subset of its ranks (the node-aware algorithms run
+  /// the flat ones on a host's members, then on one rank per host; node_aware.cpp).
+  /// The algorithms take size() and rank() from here and name peers by their index
+  /// in the subset, which send() and recv() turn into comm() ranks.
+  int size() const noexcept { return view_.empty() ? target_->size() : static_cast<int>(view_.size()); }
+  int rank() const noexcept { return view_.empty() ? target_->rank() : view_rank_; }
+  /// Restricts the steps added next to `members` (comm() ranks, which must outlive
+  /// the schedule: keep() what holds them), this rank being members[my_index], except
+  /// that entry `substitute` (if >= 0) stands for comm() rank `substitute_rank`. An
+  /// empty subset restores all of comm().
+  void view(std::span<const int> members, int my_index, int substitute = -1, int substitute_rank = -1) noexcept {
+    view_ = members;
+    view_rank_ = my_index;
+    substitute_ = substitute;
+    substitute_rank_ = substitute_rank;
+  }
+  void view_all() noexcept { view(std::span<const int>(), 0); }
   const char* where() const noexcept { return where_; }
   bool nonblocking() const noexcept { return mode_ == Mode::Nonblocking; }
 
@@ -123,6 +142,11 @@ class Schedule final : public BackgroundOperation {
     ReductionOp op = Op::NoOp;
   };
   void add(Step step);
+  /// The comm() rank of the view's member `peer`.
+  int comm_rank(int peer) const noexcept {
+    if (view_.empty()) return peer;
+    return peer == substitute_ ? substitute_rank_ : view_[static_cast<std::size_t>(peer)];
+  }
   void reserve();
   /// The index of `type` in types_, added if new: steps name their datatypes by index,
   /// so that a step holds no reference count (a collective uses one or two types).
@@ -133,6 +157,10 @@ class Schedule final : public BackgroundOperation {
 
   const Communicator* comm_;
   const Communicator* target_;  ///< comm(): comm_ or its local intracommunicator
+  std::span<const int> view_;   ///< see view(); empty: all of comm()
+  int view_rank_ = 0;
+  int substitute_ = -1;
+  int substitute_rank_ = -1;
   const char* where_;
   Mode mode_;
   int tag_base_;
