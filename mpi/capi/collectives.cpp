@@ -132,18 +132,25 @@ int persistent_collective(const Variant& variant, MPI_Comm comm, MPI_Request* re
     op.kind = PersistentOp::Kind::Collective;
     op.comm = comm;
     const std::uint32_t sequence = c.next_nonblocking_sequence();
-    op.start_collective = [body, where, sequence](RankState& state, const Communicator& on,
-                                                   std::shared_ptr<const void>& kept) {
+    // The node map as known at init (null: not yet), which every start uses, so that
+    // members starting at different points choose the same algorithm (mpi/coll/
+    // node_map.hpp).
+    std::shared_ptr<const NodeMap> nodes = c.shared_node_map();
+    op.start_collective = [body, where, sequence, nodes](RankState& state, const Communicator& on,
+                                                          std::shared_ptr<const void>& kept) {
       Call call{state, on, Mode::Nonblocking, where, nullptr};
       on.reuse_sequence_once(sequence);
+      on.pin_node_map_once(nodes);
       RequestId id = kRequestNull;
       try {
         id = body(call);
       } catch (...) {
         on.clear_reused_sequence();  // refused before its schedule took the number
+        on.unpin_node_map();
         throw;
       }
       on.clear_reused_sequence();
+      on.unpin_node_map();
       kept = std::move(call.kept);
       return id;
     };

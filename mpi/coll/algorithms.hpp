@@ -15,6 +15,7 @@
 
 #include "mpi/coll/intercomm.hpp"
 #include "mpi/coll/schedule.hpp"
+#include "mpi/core/node_map.hpp"
 
 namespace twinfab::mpi::coll {
 
@@ -103,6 +104,21 @@ void add_gather_linear(Schedule& schedule, const void* sendbuf, std::int64_t sen
                        void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root);
 void add_scatter_linear(Schedule& schedule, const void* sendbuf, std::int64_t sendcount, const DatatypePtr& sendtype,
                         void* recvbuf, std::int64_t recvcount, const DatatypePtr& recvtype, int root);
+
+// ---- node-aware (node_aware.cpp): on a communicator whose node map is hierarchical
+// (`map`, kept alive by the schedule's caller); `among_hosts` is the flat algorithm
+// the hosts' representatives run (never NodeAware or Auto). Reductions: commutative
+// ops only.
+void add_barrier_node_aware(Schedule& schedule, const NodeMap& map, const DatatypePtr& byte);
+void add_allreduce_node_aware(Schedule& schedule, const NodeMap& map, const void* sendbuf, void* recvbuf,
+                              std::int64_t count, const DatatypePtr& type, const ReductionOp& op,
+                              AllreduceAlgorithm among_hosts);
+void add_bcast_node_aware(Schedule& schedule, const NodeMap& map, void* buffer, std::int64_t count,
+                          const DatatypePtr& type, int root, BcastAlgorithm among_hosts);
+/// `result` matters at the root only (and may be `input` there).
+void add_reduce_node_aware(Schedule& schedule, const NodeMap& map, const void* input, void* result,
+                           std::int64_t count, const DatatypePtr& type, const ReductionOp& op, int root,
+                           ReduceAlgorithm among_hosts);
 
 /// The root's linear scatterv (vector.cpp): block i, recvcounts[i] elements at
 /// displs[i], to rank i; the root's own block is copied into (recvbuf, recvcount,

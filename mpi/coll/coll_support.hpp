@@ -24,7 +24,8 @@ enum class Kind : int {
   CreateGroup,  ///< MPI_Comm_create_group's agreement (mpi/core/comm_create.cpp)
   InterAgreement,  ///< the leaders' exchange of the intercommunicator constructors (mpi/core/intercomm.cpp)
   /// The neighbourhood collectives (neighbor.cpp)
-  NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw
+  NeighborAllgather, NeighborAllgatherv, NeighborAlltoall, NeighborAlltoallv, NeighborAlltoallw,
+  NodeMap,  ///< the allgather of the members' hosts (node_map.cpp)
 };
 constexpr int tag(Kind kind, int step = 0) noexcept { return (static_cast<int>(kind) << 16) | (step & 0xffff); }
 

@@ -1,8 +1,11 @@
 // The auto table below is MPICH 4.0.2's default selection (the intracommunicator
-// branches of src/mpi/coll/src/csel_json_autogen.c, without the node-aware "smp"
-// ones), with its thresholds as parameters whose defaults are those of MPICH's
-// MPIR_CVAR_*_MSG_SIZE (src/mpi/coll/cvars.txt). Where MPICH compares with < or <=,
-// so does this file, so that a threshold means the same here.
+// branches of src/mpi/coll/src/csel_json_autogen.c), with its thresholds as
+// parameters whose defaults are those of MPICH's MPIR_CVAR_*_MSG_SIZE
+// (src/mpi/coll/cvars.txt). Where MPICH compares with < or <=, so does this file, so
+// that a threshold means the same here. MPICH's node-aware "smp" branches come first
+// there and here (node_aware() below), switched by TWINFAB_COLL_NODE_AWARE as MPICH's
+// by MPIR_CVAR_ENABLE_SMP_COLLECTIVES, without MPICH's per-collective size limits
+// (MPIR_CVAR_MAX_SMP_*_MSG_SIZE, 0 = none by default).
 #include "mpi/coll/selection.hpp"
 
 #include <fmt/format.h>
@@ -31,14 +34,37 @@ std::string too_few_elements(const CallShape& call) {
                      power_of_two_floor(call.ranks), call.count);
 }
 
+std::string nodes_unknown() {
+  return "the communicator's node map is not known yet (the first blocking barrier, bcast, reduce or allreduce "
+         "on it computes it; a nonblocking or persistent call cannot wait for it)";
+}
+
+/// auto's node-aware branch: on, the ranks share hosts, and (reductions) the order
+/// of operands may change.
+bool node_aware(const Config& config, const CallShape& call) {
+  return config.coll_node_aware != 0 && call.shares_hosts && call.commutative;
+}
+
+/// Why a node-aware algorithm cannot serve a call; `reduction`: it reduces.
+std::string why_not_node_aware(const CallShape& call, bool reduction) {
+  if (reduction && !call.commutative) return not_commutative();
+  if (!call.nodes_known) return nodes_unknown();
+  return {};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- auto's table
+
+BarrierAlgorithm auto_barrier(const Config& config, const CallShape& call) {
+  return node_aware(config, call) ? BarrierAlgorithm::NodeAware : BarrierAlgorithm::Dissemination;
+}
 
 AllreduceAlgorithm auto_allreduce(const Config& config, const CallShape& call) {
   // MPICH: recursive doubling for short messages, user-defined ops, and counts
   // below pof2 (Rabenseifner splits the vector in pof2 pieces); Rabenseifner above.
   // (MPICH 4.0.2's file switches at 8 bytes, MPICH 3's code and the CVAR at 2048.)
+  if (node_aware(config, call)) return AllreduceAlgorithm::NodeAware;
   if (bytes_of(call) <= config.allreduce_short_msg || !call.predefined_op || !call.commutative ||
       call.count < power_of_two_floor(call.ranks))
     return AllreduceAlgorithm::RecursiveDoubling;
@@ -53,6 +79,7 @@ AllgatherAlgorithm auto_allgather(const Config& config, const CallShape& call) {
 }
 
 BcastAlgorithm auto_bcast(const Config& config, const CallShape& call) {
+  if (node_aware(config, call)) return BcastAlgorithm::NodeAware;
   if (bytes_of(call) <= config.bcast_short_msg || static_cast<std::uint64_t>(call.ranks) < config.bcast_min_procs)
     return BcastAlgorithm::Binomial;
   if (bytes_of(call) <= config.bcast_long_msg && is_power_of_two(call.ranks))
@@ -73,6 +100,7 @@ AlltoallAlgorithm auto_alltoall(const Config& config, const CallShape& call) {
 ReduceAlgorithm auto_reduce(const Config& config, const CallShape& call) {
   // MPICH takes Rabenseifner for predefined ops only (a forced one serves any
   // commutative op).
+  if (node_aware(config, call)) return ReduceAlgorithm::NodeAware;
   if (bytes_of(call) > config.reduce_short_msg && call.predefined_op && call.commutative &&
       call.count >= power_of_two_floor(call.ranks))
     return ReduceAlgorithm::Rabenseifner;
@@ -95,8 +123,16 @@ RootedAlgorithm auto_scatter(const Config&, const CallShape&) { return RootedAlg
 
 // ---------------------------------------------------------------- applicability
 
+std::string why_not(BarrierAlgorithm algorithm, const CallShape& call) {
+  // A barrier always has something to do (no bytes, but the synchronization).
+  if (call.ranks <= 1 || algorithm != BarrierAlgorithm::NodeAware) return {};
+  return why_not_node_aware(call, false);
+}
+
 std::string why_not(AllreduceAlgorithm algorithm, const CallShape& call) {
-  if (call.trivial() || algorithm != AllreduceAlgorithm::Rabenseifner) return {};
+  if (call.trivial()) return {};
+  if (algorithm == AllreduceAlgorithm::NodeAware) return why_not_node_aware(call, true);
+  if (algorithm != AllreduceAlgorithm::Rabenseifner) return {};
   if (!call.commutative) return not_commutative();
   if (call.count < power_of_two_floor(call.ranks)) return too_few_elements(call);
   return {};
@@ -108,14 +144,18 @@ std::string why_not(AllgatherAlgorithm algorithm, const CallShape& call) {
 }
 
 std::string why_not(BcastAlgorithm algorithm, const CallShape& call) {
-  if (call.trivial() || algorithm != BcastAlgorithm::ScatterRecursiveDoublingAllgather) return {};
+  if (call.trivial()) return {};
+  if (algorithm == BcastAlgorithm::NodeAware) return why_not_node_aware(call, false);
+  if (algorithm != BcastAlgorithm::ScatterRecursiveDoublingAllgather) return {};
   return is_power_of_two(call.ranks) ? std::string() : not_power_of_two(call);
 }
 
 std::string why_not(AlltoallAlgorithm, const CallShape&) { return {}; }
 
 std::string why_not(ReduceAlgorithm algorithm, const CallShape& call) {
-  if (call.trivial() || algorithm != ReduceAlgorithm::Rabenseifner) return {};
+  if (call.trivial()) return {};
+  if (algorithm == ReduceAlgorithm::NodeAware) return why_not_node_aware(call, true);
+  if (algorithm != ReduceAlgorithm::Rabenseifner) return {};
   if (!call.commutative) return not_commutative();
   if (call.count < power_of_two_floor(call.ranks)) return too_few_elements(call);
   return {};
@@ -136,7 +176,7 @@ std::string why_not(RootedAlgorithm, const CallShape&) { return {}; }
 namespace {
 
 /// The collectives, as bits of Context::first_collective_fallback.
-enum Which : unsigned { kAllreduce, kAllgather, kBcast, kAlltoall, kReduce, kReduceScatter, kGather, kScatter };
+enum Which : unsigned { kAllreduce, kAllgather, kBcast, kAlltoall, kReduce, kReduceScatter, kGather, kScatter, kBarrier };
 
 template <class E, std::size_t N>
 E resolve(Context& context, Which which, const char* variable, E configured, E automatic, const CallShape& call,
@@ -166,14 +206,19 @@ E resolve(Context& context, Which which, const char* variable, E configured, E a
     }
   }
   if (fabric::log().should_log(spdlog::level::debug))
-    fabric::log().debug("rank {}: {} on {} ranks, {} bytes: {}{}", context.world().rank(), where, call.ranks,
+    fabric::log().debug("rank {}: {} on {} ranks, {} bytes: {}{}{}", context.world().rank(), where, call.ranks,
                         call.bytes, word_of(chosen, words),
-                        fell_back ? " (fallback)" : configured == E::Auto ? " (auto)" : "");
+                        fell_back ? " (fallback)" : configured == E::Auto ? " (auto)" : "",
+                        call.shares_hosts ? fmt::format(", ranks on {} hosts", call.hosts) : std::string());
   return chosen;
 }
 
 }  // namespace
 
+BarrierAlgorithm select_barrier(Context& context, const CallShape& call, const char* where) {
+  return resolve(context, kBarrier, "TWINFAB_BARRIER", context.config().barrier_algorithm,
+                 auto_barrier(context.config(), call), call, kBarrierAlgorithmWords, where);
+}
 AllreduceAlgorithm select_allreduce(Context& context, const CallShape& call, const char* where) {
   return resolve(context, kAllreduce, "TWINFAB_ALLREDUCE", context.config().allreduce_algorithm,
                  auto_allreduce(context.config(), call), call, kAllreduceAlgorithmWords, where);

@@ -19,10 +19,15 @@
 // arguments, or timing.
 //
 // A call with nothing to move (one rank, or no data) can run any algorithm: it is
-// never refused. Node-aware (hierarchical) variants, over a shared-memory channel
-// when ranks share a host, are not here yet; the shape of CallShape is where the
-// number of hosts and ranks per host would come in, and a new enumerator per
-// collective where they would be chosen.
+// never refused.
+//
+// Node-aware algorithms (barrier, bcast, reduce, allreduce; node_aware.cpp) depend on
+// where the ranks run: the communicator's node map (node_map.hpp), which CallShape
+// carries as whether it is known and whether the ranks share hosts. auto takes them
+// when TWINFAB_COLL_NODE_AWARE is 1, the communicator spans more than one host and one
+// host holds more than one of its ranks (and, for reductions, the op is commutative:
+// they change the order in which operands meet), before MPICH's flat table, as MPICH
+// puts its "smp" branches first. The map is the same on every rank, so is the choice.
 //
 // At debug log level (TWINFAB_LOG_LEVEL=debug) every choice is logged on the fabric
 // log: rank, function, ranks, bytes, the algorithm, and whether it was a fallback.
@@ -46,6 +51,12 @@ struct CallShape {
   /// long-vector reductions for those only.
   bool predefined_op = true;
   bool in_place = false;  ///< sendbuf is MPI_IN_PLACE (alltoall: MPICH then exchanges pairwise)
+  /// The communicator's node map (node_map.hpp): whether it is known (a nonblocking
+  /// or persistent call cannot wait for it), whether it is hierarchical (several
+  /// hosts, one with several ranks), and the hosts then.
+  bool nodes_known = false;
+  bool shares_hosts = false;
+  int hosts = 0;
   /// Nothing to move: any algorithm serves the call.
   bool trivial() const noexcept { return ranks <= 1 || bytes == 0; }
 };
@@ -55,6 +66,7 @@ int power_of_two_floor(int n) noexcept;
 inline bool is_power_of_two(int n) noexcept { return n > 0 && (n & (n - 1)) == 0; }
 
 // ---- auto's table (pure functions of the configuration's thresholds and the call)
+BarrierAlgorithm auto_barrier(const Config& config, const CallShape& call);
 AllreduceAlgorithm auto_allreduce(const Config& config, const CallShape& call);
 AllgatherAlgorithm auto_allgather(const Config& config, const CallShape& call);
 BcastAlgorithm auto_bcast(const Config& config, const CallShape& call);
@@ -65,6 +77,7 @@ RootedAlgorithm auto_gather(const Config& config, const CallShape& call);
 RootedAlgorithm auto_scatter(const Config& config, const CallShape& call);
 
 // ---- why an algorithm cannot serve a call ("" when it can; never for auto)
+std::string why_not(BarrierAlgorithm algorithm, const CallShape& call);
 std::string why_not(AllreduceAlgorithm algorithm, const CallShape& call);
 std::string why_not(AllgatherAlgorithm algorithm, const CallShape& call);
 std::string why_not(BcastAlgorithm algorithm, const CallShape& call);
@@ -76,6 +89,8 @@ std::string why_not(RootedAlgorithm algorithm, const CallShape& call);
 // ---- the algorithm a call runs: the configured one, or auto's choice (for auto, or
 // as the fallback). `where` is the MPI function ("MPI_Allreduce"), named in the error
 // and the log. The message sizes (bytes) MPICH's table uses:
+/// No bytes.
+BarrierAlgorithm select_barrier(Context& context, const CallShape& call, const char* where);
 /// count x type size.
 AllreduceAlgorithm select_allreduce(Context& context, const CallShape& call, const char* where);
 /// recvcount x recvtype size x ranks: the whole gathered vector.

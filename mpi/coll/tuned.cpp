@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mpi/coll/algorithms.hpp"
+#include "mpi/coll/node_map.hpp"
 #include "mpi/coll/selection.hpp"
 
 namespace twinfab::mpi {
@@ -17,6 +18,35 @@ namespace twinfab::mpi {
 namespace {
 
 std::int64_t bytes(std::int64_t count, const DatatypePtr& type) { return count * type->size(); }
+
+/// The node map for a call of `bytes` whose collective's parameter is `configured`
+/// (computed by a blocking call that may use it; node_map.hpp), recorded in `call`.
+template <class E>
+const NodeMap* nodes_for(Context& context, const Communicator& comm, Mode mode, E configured, coll::CallShape& call) {
+  const bool wants = coll::wants_node_map(context.config(), configured) && !call.trivial();
+  const NodeMap* map = coll::node_map_for(context, comm, mode, wants);
+  coll::describe_nodes(call, map);
+  return map;
+}
+
+/// The call as the hosts' representatives see it in a node-aware algorithm: one rank
+/// per host, so auto's flat table picks their algorithm. For a communicator whose
+/// ranks do not share hosts (a named node-aware algorithm on a flat map), every rank
+/// stands for its host: the whole call, flat.
+coll::CallShape among_hosts(coll::CallShape call) {
+  if (call.shares_hosts) call.ranks = call.hosts;
+  call.shares_hosts = false;
+  return call;
+}
+
+/// The node map a node-aware schedule runs on, held by the schedule; null when the
+/// communicator's ranks do not share hosts (the flat algorithm then serves).
+const NodeMap* hold_hierarchical(coll::Schedule& schedule, const Communicator& comm) {
+  const std::shared_ptr<const NodeMap>& map = comm.shared_node_map();
+  if (map == nullptr || !map->hierarchical) return nullptr;
+  schedule.keep(map);
+  return map.get();
+}
 
 }  // namespace
 
@@ -27,9 +57,18 @@ RequestId bcast(Context& context, void* buffer, std::int64_t count, const Dataty
   if (comm.is_inter()) return coll::inter_bcast(context, buffer, count, type, root, comm, mode);
   coll::check_root(root, comm, where);
   coll::check_buffer(buffer, count, type, where, "buffer");
-  const coll::CallShape call{comm.size(), count, bytes(count, type)};
-  const BcastAlgorithm algorithm = coll::select_bcast(context, call, where);
+  coll::CallShape call{comm.size(), count, bytes(count, type)};
+  nodes_for(context, comm, mode, context.config().bcast_algorithm, call);
+  BcastAlgorithm algorithm = coll::select_bcast(context, call, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Bcast, where, mode);
+  if (algorithm == BcastAlgorithm::NodeAware) {
+    const BcastAlgorithm flat = coll::auto_bcast(context.config(), among_hosts(call));
+    if (const NodeMap* map = hold_hierarchical(*schedule, comm)) {
+      coll::add_bcast_node_aware(*schedule, *map, buffer, count, type, root, flat);
+      return coll::execute(context, std::move(schedule));
+    }
+    algorithm = flat;
+  }
   if (algorithm == BcastAlgorithm::Binomial)
     coll::add_bcast(*schedule, buffer, count, type, root);
   else
@@ -52,10 +91,19 @@ RequestId reduce(Context& context, const void* sendbuf, void* recvbuf, std::int6
   if (sendbuf != kInPlace) coll::check_buffer(sendbuf, count, type, where, "sendbuf");
   coll::check_reduction(op, type, where);
   if (is_root && sendbuf != kInPlace) coll::check_no_alias(sendbuf, count, *type, recvbuf, count, *type, where);
-  const coll::CallShape call{comm.size(), count, bytes(count, type), op.is_commutative(), !op.is_user()};
-  const ReduceAlgorithm algorithm = coll::select_reduce(context, call, where);
+  coll::CallShape call{comm.size(), count, bytes(count, type), op.is_commutative(), !op.is_user()};
+  nodes_for(context, comm, mode, context.config().reduce_algorithm, call);
+  ReduceAlgorithm algorithm = coll::select_reduce(context, call, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Reduce, where, mode);
   const void* input = sendbuf == kInPlace ? recvbuf : sendbuf;
+  if (algorithm == ReduceAlgorithm::NodeAware) {
+    const ReduceAlgorithm flat = coll::auto_reduce(context.config(), among_hosts(call));
+    if (const NodeMap* map = hold_hierarchical(*schedule, comm)) {
+      coll::add_reduce_node_aware(*schedule, *map, input, recvbuf, count, type, op, root, flat);
+      return coll::execute(context, std::move(schedule));
+    }
+    algorithm = flat;
+  }
   if (algorithm == ReduceAlgorithm::Rabenseifner)
     coll::add_reduce_rabenseifner(*schedule, input, recvbuf, count, type, op, root);
   else
@@ -69,9 +117,18 @@ RequestId allreduce(Context& context, const void* sendbuf, void* recvbuf, std::i
   context.check_comm(comm, where);
   if (comm.is_inter()) return coll::inter_allreduce(context, sendbuf, recvbuf, count, type, op, comm, mode);
   coll::check_all_reduction(sendbuf, recvbuf, count, type, op, where);
-  const coll::CallShape call{comm.size(), count, bytes(count, type), op.is_commutative(), !op.is_user()};
-  const AllreduceAlgorithm algorithm = coll::select_allreduce(context, call, where);
+  coll::CallShape call{comm.size(), count, bytes(count, type), op.is_commutative(), !op.is_user()};
+  nodes_for(context, comm, mode, context.config().allreduce_algorithm, call);
+  AllreduceAlgorithm algorithm = coll::select_allreduce(context, call, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allreduce, where, mode);
+  if (algorithm == AllreduceAlgorithm::NodeAware) {
+    const AllreduceAlgorithm flat = coll::auto_allreduce(context.config(), among_hosts(call));
+    if (const NodeMap* map = hold_hierarchical(*schedule, comm)) {
+      coll::add_allreduce_node_aware(*schedule, *map, sendbuf, recvbuf, count, type, op, flat);
+      return coll::execute(context, std::move(schedule));
+    }
+    algorithm = flat;
+  }
   if (algorithm == AllreduceAlgorithm::Rabenseifner)
     coll::add_allreduce_rabenseifner(*schedule, sendbuf, recvbuf, count, type, op);
   else

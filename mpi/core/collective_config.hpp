@@ -15,10 +15,18 @@
 
 namespace twinfab::mpi {
 
+// node-aware (MPICH's "smp" algorithms, MVAPICH2's two-level ones): the ranks of each
+// host combine inside it, one leader per host runs the flat algorithm among the
+// leaders, and the result spreads inside each host (mpi/coll/node_aware.cpp).
+
+/// TWINFAB_BARRIER: the dissemination barrier, or the node-aware one.
+enum class BarrierAlgorithm : std::uint8_t { Auto, Dissemination, NodeAware };
+inline constexpr std::array<std::string_view, 3> kBarrierAlgorithmWords{"auto", "dissemination", "node-aware"};
+
 /// TWINFAB_ALLREDUCE.
-enum class AllreduceAlgorithm : std::uint8_t { Auto, RecursiveDoubling, Rabenseifner };
-inline constexpr std::array<std::string_view, 3> kAllreduceAlgorithmWords{"auto", "recursive_doubling",
-                                                                          "rabenseifner"};
+enum class AllreduceAlgorithm : std::uint8_t { Auto, RecursiveDoubling, Rabenseifner, NodeAware };
+inline constexpr std::array<std::string_view, 4> kAllreduceAlgorithmWords{"auto", "recursive_doubling",
+                                                                          "rabenseifner", "node-aware"};
 
 /// TWINFAB_ALLGATHER.
 enum class AllgatherAlgorithm : std::uint8_t { Auto, RecursiveDoubling, Bruck, Ring };
@@ -27,17 +35,25 @@ inline constexpr std::array<std::string_view, 4> kAllgatherAlgorithmWords{"auto"
 
 /// TWINFAB_BCAST: the binomial tree, or van de Geijn's scatter followed by an
 /// allgather by recursive doubling or around a ring.
-enum class BcastAlgorithm : std::uint8_t { Auto, Binomial, ScatterRecursiveDoublingAllgather, ScatterRingAllgather };
-inline constexpr std::array<std::string_view, 4> kBcastAlgorithmWords{
-    "auto", "binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather"};
+enum class BcastAlgorithm : std::uint8_t {
+  Auto,
+  Binomial,
+  ScatterRecursiveDoublingAllgather,
+  ScatterRingAllgather,
+  NodeAware
+};
+inline constexpr std::array<std::string_view, 5> kBcastAlgorithmWords{
+    "auto", "binomial", "scatter_recursive_doubling_allgather", "scatter_ring_allgather", "node-aware"};
 
 /// TWINFAB_ALLTOALL.
 enum class AlltoallAlgorithm : std::uint8_t { Auto, Bruck, Scattered, Pairwise };
 inline constexpr std::array<std::string_view, 4> kAlltoallAlgorithmWords{"auto", "bruck", "scattered", "pairwise"};
 
-/// TWINFAB_REDUCE: the binomial tree, or Rabenseifner's reduce-scatter + gather.
-enum class ReduceAlgorithm : std::uint8_t { Auto, Binomial, Rabenseifner };
-inline constexpr std::array<std::string_view, 3> kReduceAlgorithmWords{"auto", "binomial", "rabenseifner"};
+/// TWINFAB_REDUCE: the binomial tree, Rabenseifner's reduce-scatter + gather, or
+/// node-aware.
+enum class ReduceAlgorithm : std::uint8_t { Auto, Binomial, Rabenseifner, NodeAware };
+inline constexpr std::array<std::string_view, 4> kReduceAlgorithmWords{"auto", "binomial", "rabenseifner",
+                                                                       "node-aware"};
 
 /// TWINFAB_REDUCE_SCATTER (MPI_Reduce_scatter and MPI_Reduce_scatter_block).
 enum class ReduceScatterAlgorithm : std::uint8_t { Auto, RecursiveHalving, Pairwise, ReduceScatterv };
@@ -57,11 +73,12 @@ enum class CollFallback : std::uint8_t {
 };
 inline constexpr std::array<std::string_view, 3> kCollFallbackWords{"error", "warn", "silent"};
 
-static_assert(static_cast<int>(AllreduceAlgorithm::Rabenseifner) == 2 &&
+static_assert(static_cast<int>(BarrierAlgorithm::NodeAware) == 2 &&
+                  static_cast<int>(AllreduceAlgorithm::NodeAware) == 3 &&
                   static_cast<int>(AllgatherAlgorithm::Ring) == 3 &&
-                  static_cast<int>(BcastAlgorithm::ScatterRingAllgather) == 3 &&
+                  static_cast<int>(BcastAlgorithm::NodeAware) == 4 &&
                   static_cast<int>(AlltoallAlgorithm::Pairwise) == 3 &&
-                  static_cast<int>(ReduceAlgorithm::Rabenseifner) == 2 &&
+                  static_cast<int>(ReduceAlgorithm::NodeAware) == 3 &&
                   static_cast<int>(ReduceScatterAlgorithm::ReduceScatterv) == 3 &&
                   static_cast<int>(RootedAlgorithm::Linear) == 2 && static_cast<int>(CollFallback::Silent) == 2,
               "the word lists follow the enumerators");

@@ -61,6 +61,9 @@ const Communicator* Context::comm_dup(const Communicator& comm) {
   if (comm.is_inter()) return inter_split(comm, 0, comm.rank(), "MPI_Comm_dup");  // same groups, same order
   Communicator* dup = duplicate(comm);
   dup->set_topology(comm.shared_topology());  // MPI-3.1 §6.4.2: the topology comes along
+  // Same members, same order: the same node map, if the original's is known (at this
+  // call on every rank alike, since collectives on it are called in one order).
+  dup->set_node_map(comm.shared_node_map());
   return dup;
 }
 

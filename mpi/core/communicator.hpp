@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "mpi/core/matching.hpp"
+#include "mpi/core/node_map.hpp"
 #include "mpi/core/topology.hpp"
 
 namespace twinfab::mpi {
@@ -120,7 +121,26 @@ class Communicator {
   void release_members() noexcept {
     std::vector<int>().swap(world_ranks_);
     topology_.reset();
+    node_map_.reset();
   }
+
+  /// Where the members run (node_map.hpp), or null while nobody has asked: computed
+  /// by the first blocking collective that may run a node-aware algorithm
+  /// (mpi/coll/node_map.cpp) and kept, shared with dups. A persistent collective sees
+  /// the map as it was at its init call (pin_node_map_once), so that members that
+  /// start it at different points still choose alike.
+  const NodeMap* node_map() const noexcept {
+    if (pinned_node_map_) return pinned_node_map_->get();
+    return node_map_.get();
+  }
+  const std::shared_ptr<const NodeMap>& shared_node_map() const noexcept {
+    return pinned_node_map_ ? *pinned_node_map_ : node_map_;
+  }
+  void set_node_map(std::shared_ptr<const NodeMap> map) const noexcept { node_map_ = std::move(map); }
+  /// Makes node_map() answer `map` (null: unknown) until unpin_node_map(): what a
+  /// persistent collective's MPI_Start does with the map its init call saw.
+  void pin_node_map_once(std::shared_ptr<const NodeMap> map) const noexcept { pinned_node_map_ = std::move(map); }
+  void unpin_node_map() const noexcept { pinned_node_map_.reset(); }
 
   /// The topology (MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
   /// MPI_Dist_graph_create*, kept by MPI_Comm_dup), or null (MPI_Topo_test's
@@ -166,6 +186,8 @@ class Communicator {
   mutable std::uint32_t nonblocking_sequence_ = 0;
   mutable std::optional<std::uint32_t> reused_sequence_;
   mutable int schedules_ = 0;                 ///< see add_schedule
+  mutable std::shared_ptr<const NodeMap> node_map_;  ///< null until computed (node_map())
+  mutable std::optional<std::shared_ptr<const NodeMap>> pinned_node_map_;  ///< see pin_node_map_once
   std::shared_ptr<const Topology> topology_;  ///< null unless a topology call made it
 };
 

@@ -138,6 +138,9 @@ void Config::validate() const {
   if (async_progress_interval_us < 1 || async_progress_interval_us > 1000000)
     throw Error(ErrorClass::MPI_ERR_ARG, "async_progress_interval_us (TWINFAB_ASYNC_PROGRESS_INTERVAL)",
                 fmt::format("{} us is outside [1, 1000000]", async_progress_interval_us));
+  if (coll_node_aware > 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "coll_node_aware (TWINFAB_COLL_NODE_AWARE)",
+                fmt::format("{} is neither 0 (off) nor 1 (on)", coll_node_aware));
   if (regcache_max_bytes == 0)
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_bytes (TWINFAB_REGCACHE_MAX_BYTES)", "must be >= 1");
 }
@@ -257,6 +260,7 @@ Config apply_from(Config base, const Lookup& lookup) {
   choice_from(lookup, "TWINFAB_ASYNC_PROGRESS", base.async_progress,
               {{"none", AsyncProgress::None}, {"event", AsyncProgress::Event}, {"poll", AsyncProgress::Poll}});
   override_from(lookup, "TWINFAB_ASYNC_PROGRESS_INTERVAL", base.async_progress_interval_us);
+  word_from(lookup, "TWINFAB_BARRIER", base.barrier_algorithm, kBarrierAlgorithmWords);
   word_from(lookup, "TWINFAB_ALLREDUCE", base.allreduce_algorithm, kAllreduceAlgorithmWords);
   word_from(lookup, "TWINFAB_ALLGATHER", base.allgather_algorithm, kAllgatherAlgorithmWords);
   word_from(lookup, "TWINFAB_BCAST", base.bcast_algorithm, kBcastAlgorithmWords);
@@ -266,6 +270,7 @@ Config apply_from(Config base, const Lookup& lookup) {
   word_from(lookup, "TWINFAB_GATHER", base.gather_algorithm, kRootedAlgorithmWords);
   word_from(lookup, "TWINFAB_SCATTER", base.scatter_algorithm, kRootedAlgorithmWords);
   word_from(lookup, "TWINFAB_COLL_FALLBACK", base.coll_fallback, kCollFallbackWords);
+  override_from(lookup, "TWINFAB_COLL_NODE_AWARE", base.coll_node_aware);
   override_from(lookup, "TWINFAB_ALLREDUCE_SHORT_MSG", base.allreduce_short_msg);
   override_from(lookup, "TWINFAB_ALLGATHER_SHORT_MSG", base.allgather_short_msg);
   override_from(lookup, "TWINFAB_ALLGATHER_LONG_MSG", base.allgather_long_msg);

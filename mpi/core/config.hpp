@@ -182,6 +182,7 @@ struct Config {
   AsyncProgress async_progress = AsyncProgress::None;
   std::uint32_t async_progress_interval_us = 100;
   /// Collective algorithms (collective_config.hpp; auto: mpi/coll/selection.hpp's table).
+  BarrierAlgorithm barrier_algorithm = BarrierAlgorithm::Auto;
   AllreduceAlgorithm allreduce_algorithm = AllreduceAlgorithm::Auto;
   AllgatherAlgorithm allgather_algorithm = AllgatherAlgorithm::Auto;
   BcastAlgorithm bcast_algorithm = BcastAlgorithm::Auto;
@@ -191,6 +192,10 @@ struct Config {
   RootedAlgorithm gather_algorithm = RootedAlgorithm::Auto;
   RootedAlgorithm scatter_algorithm = RootedAlgorithm::Auto;
   CollFallback coll_fallback = CollFallback::Error;
+  /// Whether auto may take the node-aware algorithms when a communicator's ranks share
+  /// hosts (0 or 1; MPICH's MPIR_CVAR_ENABLE_SMP_COLLECTIVES). A named node-aware
+  /// algorithm runs whatever this says.
+  std::uint32_t coll_node_aware = 1;
   /// The auto table's thresholds, in bytes unless named otherwise; the defaults are
   /// MPICH 4's (MPIR_CVAR_<NAME>_SIZE; docs/collectives.md).
   std::uint64_t allreduce_short_msg = 2048;

@@ -7,9 +7,16 @@
 // nonblocking. Reductions also run a non-commutative op (affine maps composed in
 // rank order) with the algorithms that accept it, and expect the error that names
 // the algorithms that do apply from those that do not.
+//
+// The node-aware algorithms (NodeAware below) run the same checks with several ranks
+// per simulated host, placed unevenly (7 ranks, 3 per host: hosts of 3, 3 and 1), on
+// COMM_WORLD and on sub-communicators whose hosts' members are not consecutive:
+// MPI_Comm_split by parity (the odd ranks, the even ones) and a permutation of all
+// ranks by key.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,6 +24,7 @@
 #include <tuple>
 #include <vector>
 
+#include "mpi/coll/node_map.hpp"
 #include "mpi/coll/selection.hpp"
 #include "tests/mpi/coll_test_support.hpp"
 
@@ -115,6 +123,41 @@ void run(Context& c, Mode mode, F call) {
   }
 }
 
+/// The communicators a check runs on: COMM_WORLD, and with `per_host` the parity
+/// halves (MPI_Comm_split(rank % 2)) and all ranks in the order 0, 2, 4, ..., 1, 3, ...
+/// (so a host's members are not consecutive). Each one's first collective is a
+/// blocking barrier, which computes its node map when a node-aware algorithm may run
+/// (nonblocking calls cannot).
+std::vector<const mpi::Communicator*> comms(Context& c, unsigned per_host) {
+  std::vector<const mpi::Communicator*> list{&c.world()};
+  if (per_host != 0) {
+    const int n = c.world().size();
+    const int rank = c.world().rank();
+    list.push_back(c.comm_split(c.world(), rank % 2, rank));
+    list.push_back(c.comm_split(c.world(), 0, (rank % 2) * n + rank / 2));
+  }
+  for (const mpi::Communicator* comm : list) mpi::barrier(c, *comm);
+  if (per_host != 0) {
+    // Several hosts, one with several ranks, unless the placement is a flat one: the
+    // map must say so, or nothing node-aware ran.
+    const mpi::NodeMap* map = c.world().node_map();
+    const int n = c.world().size();
+    EXPECT_TRUE(map != nullptr && map->hierarchical == (per_host > 1 && static_cast<int>(per_host) < n));
+  }
+  return list;
+}
+
+/// connectx-ddr with enough hosts for `ranks` at `per_host` per host (0: its own
+/// placement).
+sim::Platform platform(unsigned ranks, unsigned per_host) {
+  sim::Platform p = sim::load_platform("connectx-ddr");
+  if (per_host != 0) p.hosts = std::max(p.hosts, (ranks + per_host - 1) / per_host);
+  return p;
+}
+
+/// The world rank of member `r` of `comm` (the values are those of world ranks).
+int world_of(const mpi::Communicator& comm, int r) { return comm.world_rank(r); }
+
 /// The counts each test tries: 0, 1, 7, one not divisible by the size, a large one.
 std::vector<std::int64_t> counts(int n, std::int64_t large) { return {0, 1, 7, 3 * n + 1, large}; }
 
@@ -124,6 +167,13 @@ template <class E>
 bool serves(const mpi::Config& config, E configured, const mpi::coll::CallShape& call) {
   (void)config;
   return mpi::coll::why_not(configured, call).empty();
+}
+
+/// The call's shape with what the communicator's node map says (comms() computed it
+/// when a node-aware algorithm may run).
+mpi::coll::CallShape known(mpi::coll::CallShape call, const mpi::Communicator& comm) {
+  mpi::coll::describe_nodes(call, comm.node_map());
+  return call;
 }
 
 void expect_refusal(const std::function<void()>& call, const std::string& variable) {
@@ -141,10 +191,12 @@ void expect_refusal(const std::function<void()>& call, const std::string& variab
 
 // ---------------------------------------------------------------- reductions
 
-void check_allreduce(const mpi::Config& config, unsigned ranks) {
-  run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
-    const int n = c.world().size();
-    const int rank = c.world().rank();
+void check_allreduce(const mpi::Config& config, unsigned ranks, unsigned per_host) {
+  run_ranks(platform(ranks, per_host), ranks, config, [&](Context& c) {
+   for (const mpi::Communicator* on : comms(c, per_host)) {
+    const mpi::Communicator& comm = *on;
+    const int n = comm.size();
+    const int rank = world_of(comm, comm.rank());
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
       const ReductionOp op = ReductionOp::user(&add, &layout, true);
@@ -157,16 +209,16 @@ void check_allreduce(const mpi::Config& config, unsigned ranks) {
             auto in = layout.make(count, [&](std::int64_t d) { return value(rank, d); });
             auto out = in_place ? in : layout.make(count, [](std::int64_t) { return -1; });
             auto doit = [&](Mode m) {
-              return mpi::allreduce(c, in_place ? kInPlace : in.data(), out.data(), count, type, op, c.world(), m);
+              return mpi::allreduce(c, in_place ? kInPlace : in.data(), out.data(), count, type, op, comm, m);
             };
-            if (!serves(config, config.allreduce_algorithm, call)) {
+            if (!serves(config, config.allreduce_algorithm, known(call, comm))) {
               expect_refusal([&] { doit(mode); }, "TWINFAB_ALLREDUCE");
               continue;
             }
             run(c, mode, doit);
             expect_values(layout, out, count, [&](std::int64_t d) {
               std::int64_t sum = 0;
-              for (int r = 0; r < n; ++r) sum += value(r, d);
+              for (int r = 0; r < n; ++r) sum += value(world_of(comm, r), d);
               return sum;
             }, what);
           }
@@ -179,24 +231,28 @@ void check_allreduce(const mpi::Config& config, unsigned ranks) {
     const ReductionOp op = ReductionOp::user(&compose, nullptr, false);
     for (const std::int64_t count : counts(n, 3000)) {
       std::vector<Affine> in(static_cast<std::size_t>(count) + 1), out(in.size());
-      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(rank, k);
+      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(comm.rank(), k);
       const mpi::coll::CallShape call{n, count, count * 16, false};
-      if (!serves(config, config.allreduce_algorithm, call)) {
-        expect_refusal([&] { mpi::allreduce(c, in.data(), out.data(), count, affine, op, c.world()); },
+      if (!serves(config, config.allreduce_algorithm, known(call, comm))) {
+        expect_refusal([&] { mpi::allreduce(c, in.data(), out.data(), count, affine, op, comm); },
                        "TWINFAB_ALLREDUCE");
         continue;
       }
-      mpi::allreduce(c, in.data(), out.data(), count, affine, op, c.world());
+      mpi::allreduce(c, in.data(), out.data(), count, affine, op, comm);
       for (std::int64_t k = 0; k < count; ++k)
         ASSERT_EQ(out[static_cast<std::size_t>(k)], affine_fold(0, n, k)) << "non-commutative, count " << count;
     }
-  });
+   }
+  }, per_host);
 }
 
-void check_reduce(const mpi::Config& config, unsigned ranks) {
-  run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
-    const int n = c.world().size();
-    const int rank = c.world().rank();
+void check_reduce(const mpi::Config& config, unsigned ranks, unsigned per_host) {
+  run_ranks(platform(ranks, per_host), ranks, config, [&](Context& c) {
+   for (const mpi::Communicator* on : comms(c, per_host)) {
+    const mpi::Communicator& comm = *on;
+    const int n = comm.size();
+    const int me = comm.rank();
+    const int rank = world_of(comm, me);
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
       const ReductionOp op = ReductionOp::user(&add, &layout, true);
@@ -208,20 +264,20 @@ void check_reduce(const mpi::Config& config, unsigned ranks) {
               const std::string what = fmt::format("count {} holes {} root {} mode {} in place {}", count,
                                                    layout.holes, root, static_cast<int>(mode), in_place);
               auto in = layout.make(count, [&](std::int64_t d) { return value(rank, d); });
-              auto out = in_place && rank == root ? in : layout.make(count, [](std::int64_t) { return -1; });
+              auto out = in_place && me == root ? in : layout.make(count, [](std::int64_t) { return -1; });
               auto doit = [&](Mode m) {
-                return mpi::reduce(c, in_place && rank == root ? kInPlace : in.data(), out.data(), count, type, op,
-                                   root, c.world(), m);
+                return mpi::reduce(c, in_place && me == root ? kInPlace : in.data(), out.data(), count, type, op,
+                                   root, comm, m);
               };
-              if (!serves(config, config.reduce_algorithm, call)) {
+              if (!serves(config, config.reduce_algorithm, known(call, comm))) {
                 expect_refusal([&] { doit(mode); }, "TWINFAB_REDUCE");
                 continue;
               }
               run(c, mode, doit);
-              if (rank == root)
+              if (me == root)
                 expect_values(layout, out, count, [&](std::int64_t d) {
                   std::int64_t sum = 0;
-                  for (int r = 0; r < n; ++r) sum += value(r, d);
+                  for (int r = 0; r < n; ++r) sum += value(world_of(comm, r), d);
                   return sum;
                 }, what);
             }
@@ -234,24 +290,25 @@ void check_reduce(const mpi::Config& config, unsigned ranks) {
     const ReductionOp op = ReductionOp::user(&compose, nullptr, false);
     for (const std::int64_t count : counts(n, 3000)) {
       std::vector<Affine> in(static_cast<std::size_t>(count) + 1), out(in.size());
-      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(rank, k);
+      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(me, k);
       const mpi::coll::CallShape call{n, count, count * 16, false};
       const int root = n - 1;
-      if (!serves(config, config.reduce_algorithm, call)) {
-        expect_refusal([&] { mpi::reduce(c, in.data(), out.data(), count, affine, op, root, c.world()); },
+      if (!serves(config, config.reduce_algorithm, known(call, comm))) {
+        expect_refusal([&] { mpi::reduce(c, in.data(), out.data(), count, affine, op, root, comm); },
                        "TWINFAB_REDUCE");
         continue;
       }
-      mpi::reduce(c, in.data(), out.data(), count, affine, op, root, c.world());
-      if (rank == root) {
+      mpi::reduce(c, in.data(), out.data(), count, affine, op, root, comm);
+      if (me == root) {
         for (std::int64_t k = 0; k < count; ++k)
           ASSERT_EQ(out[static_cast<std::size_t>(k)], affine_fold(0, n, k)) << "non-commutative, count " << count;
       }
     }
-  });
+   }
+  }, per_host);
 }
 
-void check_reduce_scatter(const mpi::Config& config, unsigned ranks) {
+void check_reduce_scatter(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
   run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
     const int n = c.world().size();
     const int rank = c.world().rank();
@@ -318,10 +375,12 @@ void check_reduce_scatter(const mpi::Config& config, unsigned ranks) {
 
 // ---------------------------------------------------------------- data movement
 
-void check_bcast(const mpi::Config& config, unsigned ranks) {
-  run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
-    const int n = c.world().size();
-    const int rank = c.world().rank();
+void check_bcast(const mpi::Config& config, unsigned ranks, unsigned per_host) {
+  run_ranks(platform(ranks, per_host), ranks, config, [&](Context& c) {
+   for (const mpi::Communicator* on : comms(c, per_host)) {
+    const mpi::Communicator& comm = *on;
+    const int n = comm.size();
+    const int rank = comm.rank();
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
       for (const std::int64_t count : counts(n, 70000)) {
@@ -332,8 +391,8 @@ void check_bcast(const mpi::Config& config, unsigned ranks) {
                 fmt::format("count {} holes {} root {} mode {}", count, layout.holes, root, static_cast<int>(mode));
             auto buffer = rank == root ? layout.make(count, [&](std::int64_t d) { return value(root, d); })
                                        : layout.make(count, [](std::int64_t) { return -1; });
-            auto doit = [&](Mode m) { return mpi::bcast(c, buffer.data(), count, type, root, c.world(), m); };
-            if (!serves(config, config.bcast_algorithm, call)) {
+            auto doit = [&](Mode m) { return mpi::bcast(c, buffer.data(), count, type, root, comm, m); };
+            if (!serves(config, config.bcast_algorithm, known(call, comm))) {
               expect_refusal([&] { doit(mode); }, "TWINFAB_BCAST");
               continue;
             }
@@ -343,7 +402,45 @@ void check_bcast(const mpi::Config& config, unsigned ranks) {
         }
       }
     }
-  });
+   }
+  }, per_host);
+}
+
+// ---------------------------------------------------------------- barrier
+
+void check_barrier(const mpi::Config& config, unsigned ranks, unsigned per_host) {
+  // Simulated ranks share the address space: a rank can see where the others are.
+  std::vector<int> arrived(ranks, 0);
+  run_ranks(platform(ranks, per_host), ranks, config, [&](Context& c) {
+    int round = 0;
+    int first = 0;
+    for (const mpi::Communicator* on : comms(c, per_host)) {
+      const mpi::Communicator& comm = *on;
+      const int n = comm.size();
+      // The parity halves take different numbers of rounds: each communicator
+      // starts its rounds at the same number on every rank.
+      first += 1000;
+      round = first;
+      for (const Mode mode : {Mode::Blocking, Mode::Nonblocking}) {
+        for (int late = 0; late < n; ++late) {
+          ++round;
+          if (comm.rank() == late) {
+            // Make one rank late: a 1 MiB message to itself takes simulated time.
+            std::vector<std::byte> big(1 << 20), in(1 << 20);
+            const auto& byte = c.datatype(BasicKind::Byte);
+            mpi::RequestId r = c.irecv(in.data(), 1 << 20, byte, comm.rank(), 0, comm);
+            c.send(big.data(), 1 << 20, byte, comm.rank(), 0, comm);
+            c.wait(r);
+          }
+          arrived[static_cast<std::size_t>(c.world().rank())] = round;
+          run(c, mode, [&](Mode m) { return mpi::barrier(c, comm, m); });
+          for (int r = 0; r < n; ++r)
+            ASSERT_GE(arrived[static_cast<std::size_t>(world_of(comm, r))], round)
+                << "member " << r << " of a communicator of " << n << ", late rank " << late;
+        }
+      }
+    }
+  }, per_host);
 }
 
 /// The (send, receive) sides of the gathers and alltoall: plain both, holes both, or
@@ -355,7 +452,7 @@ struct Sides {
 };
 const Sides kSides[] = {{{false}, {false}}, {{true}, {true}}, {{false}, {true}}};
 
-void check_allgather(const mpi::Config& config, unsigned ranks) {
+void check_allgather(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
   run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
     const int n = c.world().size();
     const int rank = c.world().rank();
@@ -392,7 +489,7 @@ void check_allgather(const mpi::Config& config, unsigned ranks) {
   });
 }
 
-void check_alltoall(const mpi::Config& config, unsigned ranks) {
+void check_alltoall(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
   run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
     const int n = c.world().size();
     const int rank = c.world().rank();
@@ -431,7 +528,7 @@ void check_alltoall(const mpi::Config& config, unsigned ranks) {
   });
 }
 
-void check_gather(const mpi::Config& config, unsigned ranks) {
+void check_gather(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
   run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
     const int n = c.world().size();
     const int rank = c.world().rank();
@@ -467,7 +564,7 @@ void check_gather(const mpi::Config& config, unsigned ranks) {
   });
 }
 
-void check_scatter(const mpi::Config& config, unsigned ranks) {
+void check_scatter(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
   run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
     const int n = c.world().size();
     const int rank = c.world().rank();
@@ -522,15 +619,17 @@ class Algorithm : public ::testing::TestWithParam<std::tuple<Forced, unsigned>> 
 };
 
 
+using Check = void (*)(const mpi::Config&, unsigned, unsigned);
+const std::map<std::string, Check> kChecks{
+    {"TWINFAB_ALLREDUCE", &check_allreduce},   {"TWINFAB_REDUCE", &check_reduce},
+    {"TWINFAB_REDUCE_SCATTER", &check_reduce_scatter}, {"TWINFAB_BCAST", &check_bcast},
+    {"TWINFAB_ALLGATHER", &check_allgather},   {"TWINFAB_ALLTOALL", &check_alltoall},
+    {"TWINFAB_GATHER", &check_gather},         {"TWINFAB_SCATTER", &check_scatter},
+    {"TWINFAB_BARRIER", &check_barrier},
+};
+
 TEST_P(Algorithm, MatchesTheLocalReference) {
-  const mpi::Config config = this->config();
-  const std::map<std::string, void (*)(const mpi::Config&, unsigned)> checks{
-      {"TWINFAB_ALLREDUCE", &check_allreduce},   {"TWINFAB_REDUCE", &check_reduce},
-      {"TWINFAB_REDUCE_SCATTER", &check_reduce_scatter}, {"TWINFAB_BCAST", &check_bcast},
-      {"TWINFAB_ALLGATHER", &check_allgather},   {"TWINFAB_ALLTOALL", &check_alltoall},
-      {"TWINFAB_GATHER", &check_gather},         {"TWINFAB_SCATTER", &check_scatter},
-  };
-  checks.at(variable())(config, ranks());
+  kChecks.at(variable())(config(), ranks(), 0);
 }
 
 const Forced kForced[] = {
@@ -555,6 +654,7 @@ const Forced kForced[] = {
     {"TWINFAB_GATHER", "linear"},
     {"TWINFAB_SCATTER", "binomial"},
     {"TWINFAB_SCATTER", "linear"},
+    {"TWINFAB_BARRIER", "dissemination"},
 };
 
 std::string case_name(const ::testing::TestParamInfo<std::tuple<Forced, unsigned>>& info) {
@@ -566,6 +666,93 @@ INSTANTIATE_TEST_SUITE_P(Forced, Algorithm,
                          ::testing::Combine(::testing::ValuesIn(kForced), ::testing::Values(1u, 2u, 3u, 4u, 5u, 7u, 8u,
                                                                                            16u)),
                          case_name);
+
+// ---------------------------------------------------------------- node-aware
+
+/// A placement: ranks, and ranks per simulated host (block placement: rank r on host
+/// r / per_host).
+struct Placement {
+  unsigned ranks;
+  unsigned per_host;
+};
+
+class NodeAware : public ::testing::TestWithParam<std::tuple<Forced, Placement>> {};
+
+TEST_P(NodeAware, MatchesTheLocalReference) {
+  const Forced f = std::get<0>(GetParam());
+  const Placement p = std::get<1>(GetParam());
+  kChecks.at(f.variable)(mpi::apply_variables({}, {{f.variable, f.word}}), p.ranks, p.per_host);
+}
+
+const Forced kNodeAware[] = {
+    {"TWINFAB_BARRIER", "node-aware"},
+    {"TWINFAB_ALLREDUCE", "node-aware"},
+    {"TWINFAB_BCAST", "node-aware"},
+    {"TWINFAB_REDUCE", "node-aware"},
+};
+
+// 7 on hosts of 3, 3, 1 (uneven; the parity halves then have hosts of 2, 1, 1 and
+// 1, 2: the odd ranks 1 | 3, 5); 8 on 4 hosts of 2 (a power of two of hosts); 16 on 2
+// hosts of 8 (Rabenseifner and the scatter + allgather bcast among hosts need enough
+// elements or hosts: the large counts take them); 9 on hosts of 4, 4, 1; and the flat
+// cases, where node-aware runs the flat algorithm: 4 ranks on one host, 5 on hosts of
+// one rank each.
+const Placement kPlacements[] = {{7, 3}, {8, 2}, {16, 8}, {9, 4}, {4, 4}, {5, 1}};
+
+std::string node_aware_name(const ::testing::TestParamInfo<std::tuple<Forced, Placement>>& info) {
+  const Forced f = std::get<0>(info.param);
+  const Placement p = std::get<1>(info.param);
+  return std::string(f.variable + 8) + "_" + std::to_string(p.ranks) + "_ranks_" + std::to_string(p.per_host) +
+         "_per_host";
+}
+
+INSTANTIATE_TEST_SUITE_P(Hosts, NodeAware,
+                         ::testing::Combine(::testing::ValuesIn(kNodeAware), ::testing::ValuesIn(kPlacements)),
+                         node_aware_name);
+
+// A nonblocking call cannot compute the node map: before a blocking collective has,
+// a named node-aware algorithm is refused (TWINFAB_COLL_FALLBACK=error), naming why.
+TEST(NodeAwareMap, ANonblockingCallBeforeTheMapIsKnownIsRefused) {
+  const mpi::Config config = mpi::apply_variables({}, {{"TWINFAB_ALLREDUCE", "node-aware"}});
+  run_ranks("connectx-ddr", 6, config, [&](Context& c) {
+    const auto& int64 = c.datatype(BasicKind::Int64);
+    std::int64_t in = c.world().rank(), out = -1;
+    expect_error([&] { mpi::allreduce(c, &in, &out, 1, int64, mpi::Op::Sum, c.world(), Mode::Nonblocking); },
+                 mpi::ErrorClass::MPI_ERR_ARG, "node map is not known yet");
+    // A blocking one computes it; then the nonblocking form runs node-aware.
+    mpi::allreduce(c, &in, &out, 1, int64, mpi::Op::Sum, c.world());
+    EXPECT_EQ(out, 15);
+    ASSERT_NE(c.world().node_map(), nullptr);
+    EXPECT_TRUE(c.world().node_map()->hierarchical);
+    EXPECT_EQ(c.world().node_map()->hosts, 2);
+    out = -1;
+    mpi::RequestId request = mpi::allreduce(c, &in, &out, 1, int64, mpi::Op::Sum, c.world(), Mode::Nonblocking);
+    c.wait(request);
+    EXPECT_EQ(out, 15);
+  }, 3);
+}
+
+// The map of each placement, as every rank derives it.
+TEST(NodeAwareMap, HostsAreNumberedByTheirLowestMember) {
+  // Hosts 40, 7, 40, 9, 7 (ids need not be small or sorted).
+  const std::vector<int> nodes{40, 7, 40, 9, 7};
+  const auto map = mpi::make_node_map(nodes, 4);
+  ASSERT_TRUE(map->hierarchical);
+  EXPECT_EQ(map->hosts, 3);
+  EXPECT_EQ(map->leaders, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(map->host_of, (std::vector<std::int32_t>{0, 1, 0, 2, 1}));
+  EXPECT_EQ(map->members, (std::vector<int>{1, 4}));
+  EXPECT_EQ(map->my_host, 1);
+  EXPECT_EQ(map->my_index, 1);
+  EXPECT_EQ(map->representative_index(4), 1);  // the root stands for its host
+  EXPECT_EQ(map->representative_index(2), 0);  // another host's root: the leader
+  // Flat: one host, one rank per host, a host unknown; none keeps a table.
+  for (const std::vector<int>& flat : {std::vector<int>{5, 5, 5}, std::vector<int>{1, 2, 3}, std::vector<int>{1, 1, -1}}) {
+    const auto m = mpi::make_node_map(flat, 0);
+    EXPECT_FALSE(m->hierarchical);
+    EXPECT_TRUE(m->host_of.empty() && m->leaders.empty() && m->members.empty());
+  }
+}
 
 }  // namespace
 }  // namespace twinfab::mpitest

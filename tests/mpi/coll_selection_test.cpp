@@ -1,7 +1,8 @@
 // The collective algorithm selection (mpi/coll/selection.hpp): auto's table at points
 // on either side of MPICH's thresholds, the thresholds as parameters, an unknown
-// algorithm name refused at MPI_Init naming the choices, and TWINFAB_COLL_FALLBACK's
-// three behaviours for an algorithm that cannot serve a call.
+// algorithm name refused at MPI_Init naming the choices, TWINFAB_COLL_FALLBACK's
+// three behaviours for an algorithm that cannot serve a call, and the node-aware
+// branch (TWINFAB_COLL_NODE_AWARE) when ranks share hosts.
 #include <gtest/gtest.h>
 
 #include <spdlog/sinks/ringbuffer_sink.h>
@@ -22,9 +23,14 @@ using mpi::coll::CallShape;
 
 /// run_ranks without its fork, for a test that looks at this process's log after
 /// the ranks ran (call it in a forked child).
-void run_here(unsigned ranks, const mpi::Config& config, const std::function<void(Context&)>& body) {
-  const sim::Platform loaded = sim::load_platform("connectx-ddr");
-  const unsigned per_host = std::max(loaded.ranks_per_host, (ranks + loaded.hosts - 1) / loaded.hosts);
+void run_here(unsigned ranks, const mpi::Config& config, const std::function<void(Context&)>& body,
+              unsigned ranks_per_host = 0) {
+  sim::Platform loaded = sim::load_platform("connectx-ddr");
+  unsigned per_host = std::max(loaded.ranks_per_host, (ranks + loaded.hosts - 1) / loaded.hosts);
+  if (ranks_per_host != 0) {
+    per_host = ranks_per_host;
+    loaded.hosts = std::max(loaded.hosts, (ranks + per_host - 1) / per_host);
+  }
   sim::Simulation simulation(loaded);
   simulation.run(ranks, [&](sim::RankEnv& env) {
     Context context(env.device, env.oob, config);
@@ -216,15 +222,91 @@ TEST(CollSelection, TheDebugLogNamesTheChoice) {
     fabric::log().sinks().push_back(sink);
     fabric::log().set_level(spdlog::level::debug);
     sink->set_level(spdlog::level::debug);
+    // One rank per host: the flat table (node-aware: the tests below).
     run_here(4, {}, [](Context& c) {
       const auto& int64 = c.datatype(BasicKind::Int64);
       std::vector<std::int64_t> in(8192, 1), out(8192);
       mpi::allreduce(c, in.data(), out.data(), 8192, int64, mpi::Op::Sum, c.world());
-    });
+    }, 1);
     int found = 0;
     for (const std::string& line : sink->last_formatted())
       if (line.find("MPI_Allreduce on 4 ranks, 65536 bytes: rabenseifner (auto)") != std::string::npos) ++found;
     EXPECT_EQ(found, 4);
+  });
+}
+
+TEST(CollSelection, NodeAwareComesFirstWhenRanksShareHosts) {
+  const mpi::Config on{};
+  CallShape shared{64, 1, 8, true};
+  shared.nodes_known = shared.shares_hosts = true;
+  shared.hosts = 8;
+  EXPECT_EQ(mpi::coll::auto_barrier(on, shared), mpi::BarrierAlgorithm::NodeAware);
+  EXPECT_EQ(mpi::coll::auto_allreduce(on, shared), mpi::AllreduceAlgorithm::NodeAware);
+  EXPECT_EQ(mpi::coll::auto_bcast(on, shared), mpi::BcastAlgorithm::NodeAware);
+  EXPECT_EQ(mpi::coll::auto_reduce(on, shared), mpi::ReduceAlgorithm::NodeAware);
+  // A non-commutative op keeps its flat, rank-ordered algorithms.
+  CallShape ordered = shared;
+  ordered.commutative = false;
+  EXPECT_EQ(mpi::coll::auto_allreduce(on, ordered), mpi::AllreduceAlgorithm::RecursiveDoubling);
+  EXPECT_EQ(mpi::coll::auto_reduce(on, ordered), mpi::ReduceAlgorithm::Binomial);
+  EXPECT_NE(mpi::coll::why_not(mpi::AllreduceAlgorithm::NodeAware, ordered).find("not commutative"),
+            std::string::npos);
+  // Ranks on distinct hosts (or all on one), or TWINFAB_COLL_NODE_AWARE=0: MPICH's
+  // flat table.
+  CallShape flat{64, 1, 8, true};
+  flat.nodes_known = true;
+  EXPECT_EQ(mpi::coll::auto_barrier(on, flat), mpi::BarrierAlgorithm::Dissemination);
+  EXPECT_EQ(mpi::coll::auto_allreduce(on, flat), mpi::AllreduceAlgorithm::RecursiveDoubling);
+  const mpi::Config off = mpi::apply_variables({}, {{"TWINFAB_COLL_NODE_AWARE", "0"}});
+  EXPECT_EQ(mpi::coll::auto_barrier(off, shared), mpi::BarrierAlgorithm::Dissemination);
+  EXPECT_EQ(mpi::coll::auto_allreduce(off, shared), mpi::AllreduceAlgorithm::RecursiveDoubling);
+  EXPECT_EQ(mpi::coll::auto_bcast(off, shared), mpi::BcastAlgorithm::Binomial);
+  EXPECT_EQ(mpi::coll::auto_reduce(off, shared), mpi::ReduceAlgorithm::Binomial);
+  expect_error([] { mpi::apply_variables({}, {{"TWINFAB_COLL_NODE_AWARE", "2"}}); }, mpi::ErrorClass::MPI_ERR_ARG,
+               "TWINFAB_COLL_NODE_AWARE");
+}
+
+/// How many lines of the debug log name `words[i]` as the choice of call i: a
+/// barrier, an 8-byte allreduce, a bcast and a reduce on 8 ranks, 4 per host, with
+/// TWINFAB_COLL_NODE_AWARE `node_aware`.
+std::vector<int> logged_choices(const char* node_aware, const std::vector<std::string>& words) {
+  std::vector<int> found(4, 0);
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(200);
+  fabric::log().sinks().push_back(sink);
+  fabric::log().set_level(spdlog::level::debug);
+  sink->set_level(spdlog::level::debug);
+  run_here(8, mpi::apply_variables({}, {{"TWINFAB_COLL_NODE_AWARE", node_aware}}), [](Context& c) {
+    const auto& int64 = c.datatype(BasicKind::Int64);
+    std::int64_t in = c.world().rank(), out = -1;
+    mpi::barrier(c, c.world());
+    mpi::allreduce(c, &in, &out, 1, int64, mpi::Op::Sum, c.world());
+    EXPECT_EQ(out, 28);
+    mpi::bcast(c, &in, 1, int64, 5, c.world());
+    EXPECT_EQ(in, 5);
+    mpi::reduce(c, &in, &out, 1, int64, mpi::Op::Sum, 6, c.world());
+    if (c.world().rank() == 6) EXPECT_EQ(out, 40);
+  }, 4);
+  const char* calls[] = {"MPI_Barrier on 8 ranks, 0 bytes: ", "MPI_Allreduce on 8 ranks, 8 bytes: ",
+                         "MPI_Bcast on 8 ranks, 8 bytes: ", "MPI_Reduce on 8 ranks, 8 bytes: "};
+  for (const std::string& line : sink->last_formatted())
+    for (std::size_t i = 0; i < 4; ++i)
+      if (line.find(calls[i] + words[i]) != std::string::npos) ++found[i];
+  return found;
+}
+
+TEST(CollSelection, AutoPicksNodeAwareWhenRanksShareHosts) {
+  testing::run_forked([] {
+    const std::string word = "node-aware (auto), ranks on 2 hosts";
+    EXPECT_EQ(logged_choices("1", {word, word, word, word}), std::vector<int>(4, 8));
+  });
+}
+
+TEST(CollSelection, NodeAwareOffRunsTheFlatTable) {
+  // Nothing asks for the node map then, so the log does not mention hosts.
+  testing::run_forked([] {
+    EXPECT_EQ(logged_choices("0", {"dissemination (auto)", "recursive_doubling (auto)", "binomial (auto)",
+                                   "binomial (auto)"}),
+              std::vector<int>(4, 8));
   });
 }
 
