@@ -140,7 +140,7 @@ int persistent_collective(const Variant& variant, MPI_Comm comm, MPI_Request* re
                                                           std::shared_ptr<const void>& kept) {
       Call call{state, on, Mode::Nonblocking, where, nullptr};
       on.reuse_sequence_once(sequence);
-      on.pin_node_map_once(nodes);
+      on.pin_node_map(nodes);
       RequestId id = kRequestNull;
       try {
         id = body(call);

@@ -115,6 +115,10 @@ void add_allreduce_node_aware(Schedule& schedule, const NodeMap& map, const void
                               AllreduceAlgorithm among_hosts);
 void add_bcast_node_aware(Schedule& schedule, const NodeMap& map, void* buffer, std::int64_t count,
                           const DatatypePtr& type, int root, BcastAlgorithm among_hosts);
+/// sendbuf may be kInPlace.
+void add_allgather_node_aware(Schedule& schedule, const NodeMap& map, const void* sendbuf, std::int64_t sendcount,
+                              const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                              const DatatypePtr& recvtype);
 /// `result` matters at the root only (and may be `input` there).
 void add_reduce_node_aware(Schedule& schedule, const NodeMap& map, const void* input, void* result,
                            std::int64_t count, const DatatypePtr& type, const ReductionOp& op, int root,

@@ -11,15 +11,20 @@
 // that the root's data never takes an extra hop). The node map (node_map.hpp) gives
 // both subsets, in the same order on every rank. Within a host the trees are binomial
 // and rooted at the host's representative; among the hosts the caller picks the flat
-// algorithm for `hosts` ranks (selection.hpp's table).
+// algorithm for `hosts` ranks (selection.hpp's table), except for the allgather, whose
+// leaders exchange whole hosts' blocks (a Bruck dissemination over hosts, below).
 //
 // Tags: the phases reuse the steps of their algorithms. The inter-host phase pairs
 // ranks of different hosts, the intra-host phases ranks of one host; the intra-host
-// reduce sends child to parent and the bcast parent to child on the same tree, and the
+// reduce (the barrier's and allgather's fan-in) sends toward the leader or
+// representative and the bcast (release) away from it on the same tree, and the
 // schedule posts them in order, so no message can match another phase's receive.
 //
 // Reductions change the order in which operands meet (a host's ranks are not a run of
 // consecutive ranks in general): commutative ops only, as the selection enforces.
+#include <algorithm>
+#include <vector>
+
 #include "mpi/coll/algorithms.hpp"
 
 namespace twinfab::mpi::coll {
@@ -36,6 +41,23 @@ void view_hosts(Schedule& s, const NodeMap& map, int root = -1) {
     s.view(map.leaders, map.my_host);
   else
     s.view(map.leaders, map.my_host, map.host_of_rank(root), root);
+}
+
+/// The blocks of the members of `count` hosts from host `first` on (mod hosts), in
+/// that order and each host's in rank order, as one datatype over recvbuf: what the
+/// leaders exchange in the node-aware allgather, straight between the ranks' places.
+/// Sender and receiver build it alike, so the type signatures match.
+DatatypePtr hosts_blocks(const std::vector<std::vector<std::int64_t>>& displacements, int first, int count,
+                         std::int64_t recvcount, const DatatypePtr& recvtype) {
+  const int hosts = static_cast<int>(displacements.size());
+  std::vector<std::int64_t> all;
+  for (int i = 0; i < count; ++i) {
+    const auto& host = displacements[static_cast<std::size_t>((first + i) % hosts)];
+    all.insert(all.end(), host.begin(), host.end());
+  }
+  DatatypePtr type = Datatype::indexed_block(recvcount, all, recvtype);
+  type->commit();
+  return type;
 }
 
 }  // namespace
@@ -110,6 +132,56 @@ void add_bcast_node_aware(Schedule& s, const NodeMap& map, void* buffer, std::in
   }
   view_host(s, map);
   add_bcast(s, buffer, count, type, representative);
+  s.next_round();
+  s.view_all();
+}
+
+void add_allgather_node_aware(Schedule& s, const NodeMap& map, const void* sendbuf, std::int64_t sendcount,
+                              const DatatypePtr& sendtype, void* recvbuf, std::int64_t recvcount,
+                              const DatatypePtr& recvtype) {
+  if (recvcount == 0 || recvtype->size() == 0) return;
+  const Datatype& t = *recvtype;
+  const int members = static_cast<int>(map.members.size());
+  const bool leader = map.my_index == 0;
+  const int me = map.members[static_cast<std::size_t>(map.my_index)];
+  // Gather: each member's block lands at its place in the leader's recvbuf (one
+  // round, linear: a host has few ranks).
+  view_host(s, map);
+  if (leader) {
+    if (sendbuf != kInPlace)
+      s.copy(sendbuf, sendcount, sendtype, block(recvbuf, me, recvcount, t), recvcount, recvtype);
+    for (int i = 1; i < members; ++i)
+      s.recv(block(recvbuf, map.members[static_cast<std::size_t>(i)], recvcount, t), recvcount, recvtype, i, 0);
+  } else if (sendbuf != kInPlace) {
+    s.send(sendbuf, sendcount, sendtype, 0, 0);
+  } else {
+    s.send(block(recvbuf, me, recvcount, t), recvcount, recvtype, 0, 0);
+  }
+  s.next_round();
+  if (leader) {
+    // Among the leaders, Bruck's dissemination over whole hosts: at distance d a
+    // leader sends the hosts it holds (its own and the next d - 1) to the leader d
+    // before it and receives the next ones from the leader d after it; ceil(log2
+    // hosts) steps for any number of hosts, each host's blocks moved by one datatype
+    // straight to their places (no rotation, unlike Bruck's flat allgather).
+    const int hosts = map.hosts;
+    std::vector<std::vector<std::int64_t>> displacements(static_cast<std::size_t>(hosts));
+    for (std::size_t r = 0; r < map.host_of.size(); ++r)
+      displacements[static_cast<std::size_t>(map.host_of[r])].push_back(static_cast<std::int64_t>(r) * recvcount);
+    view_hosts(s, map);
+    int step = 1;
+    for (int d = 1; d < hosts; d <<= 1, ++step) {
+      const int count = std::min(d, hosts - d);
+      s.recv(recvbuf, 1, hosts_blocks(displacements, (map.my_host + d) % hosts, count, recvcount, recvtype),
+             (map.my_host + d) % hosts, step);
+      s.send(recvbuf, 1, hosts_blocks(displacements, map.my_host, count, recvcount, recvtype),
+             (map.my_host - d + hosts) % hosts, step);
+      s.next_round();
+    }
+  }
+  // Each leader hands the whole vector to its host.
+  view_host(s, map);
+  add_bcast(s, recvbuf, static_cast<std::int64_t>(map.host_of.size()) * recvcount, recvtype, 0);
   s.next_round();
   s.view_all();
 }

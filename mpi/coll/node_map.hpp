@@ -1,7 +1,7 @@
 // twinfab MPI coll: a communicator's node map (mpi/core/node_map.hpp), computed when a
 // collective first wants it.
 //
-// When: lazily, at the first blocking barrier, bcast, reduce or allreduce on the
+// When: lazily, at the first blocking barrier, bcast, reduce, allreduce or allgather on the
 // communicator that could run a node-aware algorithm (TWINFAB_COLL_NODE_AWARE=1, or
 // the collective's parameter names node-aware), by an allgather of every member's host
 // id (Context::node(); -1 when the launcher does not say) in the communicator's

@@ -35,8 +35,8 @@ std::string too_few_elements(const CallShape& call) {
 }
 
 std::string nodes_unknown() {
-  return "the communicator's node map is not known yet (the first blocking barrier, bcast, reduce or allreduce "
-         "on it computes it; a nonblocking or persistent call cannot wait for it)";
+  return "the communicator's node map is not known yet (the first blocking barrier, bcast, reduce, allreduce or "
+         "allgather on it computes it; a nonblocking or persistent call cannot wait for it)";
 }
 
 /// auto's node-aware branch: on, the ranks share hosts, and (reductions) the order
@@ -72,6 +72,9 @@ AllreduceAlgorithm auto_allreduce(const Config& config, const CallShape& call) {
 }
 
 AllgatherAlgorithm auto_allgather(const Config& config, const CallShape& call) {
+  // Node-aware below MPICH's short-message size only: it hands every host's ranks the
+  // whole vector down a tree, which pays while latency dominates.
+  if (node_aware(config, call) && bytes_of(call) < config.allgather_short_msg) return AllgatherAlgorithm::NodeAware;
   if (bytes_of(call) < config.allgather_long_msg && is_power_of_two(call.ranks))
     return AllgatherAlgorithm::RecursiveDoubling;
   if (bytes_of(call) < config.allgather_short_msg) return AllgatherAlgorithm::Bruck;
@@ -139,7 +142,9 @@ std::string why_not(AllreduceAlgorithm algorithm, const CallShape& call) {
 }
 
 std::string why_not(AllgatherAlgorithm algorithm, const CallShape& call) {
-  if (call.trivial() || algorithm != AllgatherAlgorithm::RecursiveDoubling) return {};
+  if (call.trivial()) return {};
+  if (algorithm == AllgatherAlgorithm::NodeAware) return why_not_node_aware(call, false);
+  if (algorithm != AllgatherAlgorithm::RecursiveDoubling) return {};
   return is_power_of_two(call.ranks) ? std::string() : not_power_of_two(call);
 }
 

@@ -21,13 +21,15 @@
 // A call with nothing to move (one rank, or no data) can run any algorithm: it is
 // never refused.
 //
-// Node-aware algorithms (barrier, bcast, reduce, allreduce; node_aware.cpp) depend on
-// where the ranks run: the communicator's node map (node_map.hpp), which CallShape
-// carries as whether it is known and whether the ranks share hosts. auto takes them
-// when TWINFAB_COLL_NODE_AWARE is 1, the communicator spans more than one host and one
-// host holds more than one of its ranks (and, for reductions, the op is commutative:
-// they change the order in which operands meet), before MPICH's flat table, as MPICH
-// puts its "smp" branches first. The map is the same on every rank, so is the choice.
+// Node-aware algorithms (barrier, bcast, reduce, allreduce, allgather; node_aware.cpp)
+// depend on where the ranks run: the communicator's node map (node_map.hpp), which
+// CallShape carries as whether it is known and whether the ranks share hosts. auto
+// takes them when TWINFAB_COLL_NODE_AWARE is 1, the communicator spans more than one
+// host and one host holds more than one of its ranks (and, for reductions, the op is
+// commutative: they change the order in which operands meet; for allgather, below its
+// short-message size), before MPICH's flat table, as MPICH takes its "smp" algorithms
+// for communicators that span nodes. The map is the same on every rank, so is the
+// choice.
 //
 // At debug log level (TWINFAB_LOG_LEVEL=debug) every choice is logged on the fabric
 // log: rank, function, ranks, bytes, the algorithm, and whether it was a fallback.

@@ -198,9 +198,18 @@ RequestId allgather(Context& context, const void* sendbuf, std::int64_t sendcoun
   if (sendbuf != kInPlace) coll::check_buffer(sendbuf, sendcount, sendtype, where, "sendbuf");
   coll::check_buffer(recvbuf, recvcount, recvtype, where, "recvbuf", n);
   if (sendbuf != kInPlace) coll::check_no_alias(sendbuf, sendcount, *sendtype, recvbuf, recvcount * n, *recvtype, where);
-  const coll::CallShape call{n, recvcount, bytes(recvcount, recvtype) * n};
-  const AllgatherAlgorithm algorithm = coll::select_allgather(context, call, where);
+  coll::CallShape call{n, recvcount, bytes(recvcount, recvtype) * n};
+  nodes_for(context, comm, mode, context.config().allgather_algorithm, call);
+  AllgatherAlgorithm algorithm = coll::select_allgather(context, call, where);
   auto schedule = std::make_unique<coll::Schedule>(comm, coll::Kind::Allgather, where, mode);
+  if (algorithm == AllgatherAlgorithm::NodeAware) {
+    if (const NodeMap* map = hold_hierarchical(*schedule, comm)) {
+      coll::add_allgather_node_aware(*schedule, *map, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+      return coll::execute(context, std::move(schedule));
+    }
+    // Every rank stands for its host: Bruck's dissemination among them all.
+    algorithm = AllgatherAlgorithm::Bruck;
+  }
   if (algorithm == AllgatherAlgorithm::Bruck) {
     coll::add_allgather_bruck(*schedule, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
   } else {

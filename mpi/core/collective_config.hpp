@@ -29,9 +29,9 @@ inline constexpr std::array<std::string_view, 4> kAllreduceAlgorithmWords{"auto"
                                                                           "rabenseifner", "node-aware"};
 
 /// TWINFAB_ALLGATHER.
-enum class AllgatherAlgorithm : std::uint8_t { Auto, RecursiveDoubling, Bruck, Ring };
-inline constexpr std::array<std::string_view, 4> kAllgatherAlgorithmWords{"auto", "recursive_doubling", "bruck",
-                                                                          "ring"};
+enum class AllgatherAlgorithm : std::uint8_t { Auto, RecursiveDoubling, Bruck, Ring, NodeAware };
+inline constexpr std::array<std::string_view, 5> kAllgatherAlgorithmWords{"auto", "recursive_doubling", "bruck",
+                                                                          "ring", "node-aware"};
 
 /// TWINFAB_BCAST: the binomial tree, or van de Geijn's scatter followed by an
 /// allgather by recursive doubling or around a ring.
@@ -75,7 +75,7 @@ inline constexpr std::array<std::string_view, 3> kCollFallbackWords{"error", "wa
 
 static_assert(static_cast<int>(BarrierAlgorithm::NodeAware) == 2 &&
                   static_cast<int>(AllreduceAlgorithm::NodeAware) == 3 &&
-                  static_cast<int>(AllgatherAlgorithm::Ring) == 3 &&
+                  static_cast<int>(AllgatherAlgorithm::NodeAware) == 4 &&
                   static_cast<int>(BcastAlgorithm::NodeAware) == 4 &&
                   static_cast<int>(AlltoallAlgorithm::Pairwise) == 3 &&
                   static_cast<int>(ReduceAlgorithm::NodeAware) == 3 &&

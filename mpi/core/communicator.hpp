@@ -127,7 +127,7 @@ class Communicator {
   /// Where the members run (node_map.hpp), or null while nobody has asked: computed
   /// by the first blocking collective that may run a node-aware algorithm
   /// (mpi/coll/node_map.cpp) and kept, shared with dups. A persistent collective sees
-  /// the map as it was at its init call (pin_node_map_once), so that members that
+  /// the map as it was at its init call (pin_node_map), so that members that
   /// start it at different points still choose alike.
   const NodeMap* node_map() const noexcept {
     if (pinned_node_map_) return pinned_node_map_->get();
@@ -139,7 +139,7 @@ class Communicator {
   void set_node_map(std::shared_ptr<const NodeMap> map) const noexcept { node_map_ = std::move(map); }
   /// Makes node_map() answer `map` (null: unknown) until unpin_node_map(): what a
   /// persistent collective's MPI_Start does with the map its init call saw.
-  void pin_node_map_once(std::shared_ptr<const NodeMap> map) const noexcept { pinned_node_map_ = std::move(map); }
+  void pin_node_map(std::shared_ptr<const NodeMap> map) const noexcept { pinned_node_map_ = std::move(map); }
   void unpin_node_map() const noexcept { pinned_node_map_.reset(); }
 
   /// The topology (MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
@@ -187,7 +187,7 @@ class Communicator {
   mutable std::optional<std::uint32_t> reused_sequence_;
   mutable int schedules_ = 0;                 ///< see add_schedule
   mutable std::shared_ptr<const NodeMap> node_map_;  ///< null until computed (node_map())
-  mutable std::optional<std::shared_ptr<const NodeMap>> pinned_node_map_;  ///< see pin_node_map_once
+  mutable std::optional<std::shared_ptr<const NodeMap>> pinned_node_map_;  ///< see pin_node_map
   std::shared_ptr<const Topology> topology_;  ///< null unless a topology call made it
 };
 

@@ -147,36 +147,35 @@ const std::array<ConfigVariable, 50> kVariables{{
      "their leader, the leaders run the dissemination barrier, each leader releases its host).",
      Kind::Choice, Group::Collectives, kBarrierAlgorithmWords, TWINFAB_CONFIG_FIELD(barrier_algorithm)},
     {"TWINFAB_ALLREDUCE",
-     "MPI_Allreduce's algorithm: auto (node-aware for a commutative op when the communicator's ranks share "
-     "hosts and TWINFAB_COLL_NODE_AWARE is 1; else recursive_doubling up to TWINFAB_ALLREDUCE_SHORT_MSG bytes, "
-     "for a user-defined op and for fewer elements than the largest power of two of ranks; rabenseifner above), "
-     "recursive_doubling, rabenseifner (reduce-scatter by recursive halving + allgather by recursive doubling; "
-     "commutative ops), node-aware (reduce inside each host, allreduce among the hosts' leaders, bcast inside "
-     "each host; commutative ops).",
+     "MPI_Allreduce's algorithm: auto (node-aware for a commutative op when ranks share hosts and "
+     "TWINFAB_COLL_NODE_AWARE is 1; else recursive_doubling up to TWINFAB_ALLREDUCE_SHORT_MSG bytes, for a "
+     "user-defined op and for fewer elements than the largest power of two of ranks; rabenseifner above), "
+     "recursive_doubling, rabenseifner (reduce-scatter + allgather; commutative ops), node-aware (inside each "
+     "host, then among hosts; commutative ops).",
      Kind::Choice, Group::Collectives, kAllreduceAlgorithmWords, TWINFAB_CONFIG_FIELD(allreduce_algorithm)},
     {"TWINFAB_ALLGATHER",
-     "MPI_Allgather's algorithm: auto (recursive_doubling below TWINFAB_ALLGATHER_LONG_MSG total bytes on a "
-     "power of two of ranks, else bruck below TWINFAB_ALLGATHER_SHORT_MSG, else ring), recursive_doubling "
-     "(powers of two of ranks), bruck, ring.",
+     "MPI_Allgather's algorithm: auto (node-aware below TWINFAB_ALLGATHER_SHORT_MSG total bytes when ranks "
+     "share hosts and TWINFAB_COLL_NODE_AWARE is 1; else recursive_doubling below TWINFAB_ALLGATHER_LONG_MSG "
+     "total bytes on a power of two of ranks, else bruck below TWINFAB_ALLGATHER_SHORT_MSG, else ring), "
+     "recursive_doubling (powers of two of ranks), bruck, ring, node-aware (inside each host, then among hosts).",
      Kind::Choice, Group::Collectives, kAllgatherAlgorithmWords, TWINFAB_CONFIG_FIELD(allgather_algorithm)},
     {"TWINFAB_BCAST",
-     "MPI_Bcast's algorithm: auto (node-aware when the communicator's ranks share hosts and "
-     "TWINFAB_COLL_NODE_AWARE is 1; else binomial up to TWINFAB_BCAST_SHORT_MSG bytes or below "
-     "TWINFAB_BCAST_MIN_PROCS ranks, else scatter_recursive_doubling_allgather up to TWINFAB_BCAST_LONG_MSG on a "
-     "power of two of ranks, else scatter_ring_allgather), binomial, scatter_recursive_doubling_allgather (powers "
-     "of two of ranks), scatter_ring_allgather, node-aware (bcast among one rank per host, the root standing for "
-     "its own, then inside each host).",
+     "MPI_Bcast's algorithm: auto (node-aware when ranks share hosts and TWINFAB_COLL_NODE_AWARE is 1; else "
+     "binomial up to TWINFAB_BCAST_SHORT_MSG bytes or below TWINFAB_BCAST_MIN_PROCS ranks, else "
+     "scatter_recursive_doubling_allgather up to TWINFAB_BCAST_LONG_MSG on a power of two of ranks, else "
+     "scatter_ring_allgather), binomial, scatter_recursive_doubling_allgather (powers of two of ranks), "
+     "scatter_ring_allgather, node-aware (among hosts, then inside each).",
      Kind::Choice, Group::Collectives, kBcastAlgorithmWords, TWINFAB_CONFIG_FIELD(bcast_algorithm)},
     {"TWINFAB_ALLTOALL",
      "MPI_Alltoall's algorithm: auto (pairwise in place, else bruck up to TWINFAB_ALLTOALL_SHORT_MSG bytes per block on 8 ranks or "
      "more, else scattered up to TWINFAB_ALLTOALL_MEDIUM_MSG, else pairwise), bruck, scattered, pairwise.",
      Kind::Choice, Group::Collectives, kAlltoallAlgorithmWords, TWINFAB_CONFIG_FIELD(alltoall_algorithm)},
     {"TWINFAB_REDUCE",
-     "MPI_Reduce's algorithm: auto (node-aware for a commutative op when the communicator's ranks share hosts "
-     "and TWINFAB_COLL_NODE_AWARE is 1; else rabenseifner above TWINFAB_REDUCE_SHORT_MSG bytes for a predefined "
-     "op with at least as many elements as the largest power of two of ranks, else binomial), binomial, "
-     "rabenseifner (reduce-scatter + gather; commutative ops), node-aware (reduce inside each host, then among "
-     "one rank per host, the root standing for its own; commutative ops).",
+     "MPI_Reduce's algorithm: auto (node-aware for a commutative op when ranks share hosts and "
+     "TWINFAB_COLL_NODE_AWARE is 1; else rabenseifner above TWINFAB_REDUCE_SHORT_MSG bytes for a predefined op "
+     "with at least as many elements as the largest power of two of ranks, else binomial), binomial, "
+     "rabenseifner (reduce-scatter + gather; commutative ops), node-aware (inside each host, then among hosts; "
+     "commutative ops).",
      Kind::Choice, Group::Collectives, kReduceAlgorithmWords, TWINFAB_CONFIG_FIELD(reduce_algorithm)},
     {"TWINFAB_REDUCE_SCATTER",
      "MPI_Reduce_scatter(_block)'s algorithm: auto (for a commutative op recursive_halving below "
@@ -196,7 +195,7 @@ const std::array<ConfigVariable, 50> kVariables{{
      "choice).",
      Kind::Choice, Group::Collectives, kCollFallbackWords, TWINFAB_CONFIG_FIELD(coll_fallback)},
     {"TWINFAB_COLL_NODE_AWARE",
-     "Whether auto takes the node-aware algorithms (barrier, bcast, reduce, allreduce) when the communicator "
+     "Whether auto takes the node-aware algorithms (barrier, bcast, reduce, allreduce, allgather) when the communicator "
      "spans several hosts and one of them holds more than one of its ranks: 1 (the default) or 0 (MPICH's "
      "MPIR_CVAR_ENABLE_SMP_COLLECTIVES). A node-aware algorithm named by TWINFAB_<COLLECTIVE> runs either way.",
      Kind::Unsigned32, Group::Collectives, {}, TWINFAB_CONFIG_FIELD(coll_node_aware)},

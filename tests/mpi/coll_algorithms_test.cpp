@@ -452,10 +452,12 @@ struct Sides {
 };
 const Sides kSides[] = {{{false}, {false}}, {{true}, {true}}, {{false}, {true}}};
 
-void check_allgather(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
-  run_ranks("connectx-ddr", ranks, config, [&](Context& c) {
-    const int n = c.world().size();
-    const int rank = c.world().rank();
+void check_allgather(const mpi::Config& config, unsigned ranks, unsigned per_host) {
+  run_ranks(platform(ranks, per_host), ranks, config, [&](Context& c) {
+   for (const mpi::Communicator* on : comms(c, per_host)) {
+    const mpi::Communicator& comm = *on;
+    const int n = comm.size();
+    const int rank = comm.rank();
     for (const Sides& sides : kSides) {
       const auto send_type = sides.send.type(c);
       const auto recv_type = sides.recv.type(c);
@@ -471,11 +473,11 @@ void check_allgather(const mpi::Config& config, unsigned ranks, unsigned /*per_h
               return in_place && d / per_rank == rank ? value(rank, d % per_rank) : -1;
             });
             auto doit = [&](Mode m) {
-              return in_place ? mpi::allgather(c, kInPlace, 0, send_type, out.data(), count, recv_type, c.world(), m)
+              return in_place ? mpi::allgather(c, kInPlace, 0, send_type, out.data(), count, recv_type, comm, m)
                               : mpi::allgather(c, in.data(), sides.send_count(count), send_type, out.data(), count,
-                                               recv_type, c.world(), m);
+                                               recv_type, comm, m);
             };
-            if (!serves(config, config.allgather_algorithm, call)) {
+            if (!serves(config, config.allgather_algorithm, known(call, comm))) {
               expect_refusal([&] { doit(mode); }, "TWINFAB_ALLGATHER");
               continue;
             }
@@ -486,7 +488,8 @@ void check_allgather(const mpi::Config& config, unsigned ranks, unsigned /*per_h
         }
       }
     }
-  });
+   }
+  }, per_host);
 }
 
 void check_alltoall(const mpi::Config& config, unsigned ranks, unsigned /*per_host: world only*/) {
@@ -689,6 +692,7 @@ const Forced kNodeAware[] = {
     {"TWINFAB_ALLREDUCE", "node-aware"},
     {"TWINFAB_BCAST", "node-aware"},
     {"TWINFAB_REDUCE", "node-aware"},
+    {"TWINFAB_ALLGATHER", "node-aware"},
 };
 
 // 7 on hosts of 3, 3, 1 (uneven; the parity halves then have hosts of 2, 1, 1 and

@@ -244,6 +244,12 @@ TEST(CollSelection, NodeAwareComesFirstWhenRanksShareHosts) {
   EXPECT_EQ(mpi::coll::auto_allreduce(on, shared), mpi::AllreduceAlgorithm::NodeAware);
   EXPECT_EQ(mpi::coll::auto_bcast(on, shared), mpi::BcastAlgorithm::NodeAware);
   EXPECT_EQ(mpi::coll::auto_reduce(on, shared), mpi::ReduceAlgorithm::NodeAware);
+  // Allgather below MPICH's short-message size only (the whole vector, 81920 bytes).
+  CallShape gathered = shared;
+  gathered.bytes = 81919;
+  EXPECT_EQ(mpi::coll::auto_allgather(on, gathered), mpi::AllgatherAlgorithm::NodeAware);
+  gathered.bytes = 81920;
+  EXPECT_EQ(mpi::coll::auto_allgather(on, gathered), mpi::AllgatherAlgorithm::RecursiveDoubling);
   // A non-commutative op keeps its flat, rank-ordered algorithms.
   CallShape ordered = shared;
   ordered.commutative = false;
@@ -262,6 +268,7 @@ TEST(CollSelection, NodeAwareComesFirstWhenRanksShareHosts) {
   EXPECT_EQ(mpi::coll::auto_allreduce(off, shared), mpi::AllreduceAlgorithm::RecursiveDoubling);
   EXPECT_EQ(mpi::coll::auto_bcast(off, shared), mpi::BcastAlgorithm::Binomial);
   EXPECT_EQ(mpi::coll::auto_reduce(off, shared), mpi::ReduceAlgorithm::Binomial);
+  EXPECT_EQ(mpi::coll::auto_allgather(off, shared), mpi::AllgatherAlgorithm::RecursiveDoubling);
   expect_error([] { mpi::apply_variables({}, {{"TWINFAB_COLL_NODE_AWARE", "2"}}); }, mpi::ErrorClass::MPI_ERR_ARG,
                "TWINFAB_COLL_NODE_AWARE");
 }

@@ -1,9 +1,9 @@
 /* Node-aware collectives through the C API, with ranks sharing simulated hosts (run
  * with --ranks-per-host K): on MPI_COMM_WORLD, on the odd and even ranks
  * (MPI_Comm_split by parity) and on all ranks reordered so that a host's members are
- * not consecutive, MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce (MPI_SUM;
- * MPI_IN_PLACE; count 0) give what they must in their blocking, nonblocking and
- * persistent forms. A persistent allreduce made before any blocking collective on its
+ * not consecutive, MPI_Barrier, MPI_Bcast, MPI_Reduce, MPI_Allreduce (MPI_SUM;
+ * MPI_IN_PLACE; count 0) and MPI_Allgather give what they must in their blocking and
+ * nonblocking forms (allreduce: persistent too). A persistent allreduce made before any blocking collective on its
  * communicator (its node map unknown then) keeps working once the map is known, as
  * every rank keeps the algorithm its init call saw. A non-commutative user op still
  * combines in rank order (auto keeps the flat algorithm for it). */
@@ -80,6 +80,20 @@ static void check_comm(MPI_Comm comm, const char* name) {
       if (rank == root)
         for (int k = 0; k < N; ++k)
           CHECK(out[k] == wsum * 10 + n * (k + round), "%s: reduce to %d [%d] = %d", name, root, k, out[k]);
+    }
+    /* allgather: blocking, nonblocking, in place. */
+    int mine2[2] = {world + round, -world}, got[128];
+    for (int form = 0; form < 3; ++form) {
+      for (int i = 0; i < 2 * n; ++i) got[i] = form == 2 && i / 2 == rank ? mine2[i % 2] : -7;
+      if (form == 0) OK(MPI_Allgather(mine2, 2, MPI_INT, got, 2, MPI_INT, comm));
+      if (form == 1) {
+        OK(MPI_Iallgather(mine2, 2, MPI_INT, got, 2, MPI_INT, comm, &request));
+        OK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+      }
+      if (form == 2) OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_INT, got, 2, MPI_INT, comm));
+      for (int r = 0; r < n; ++r)
+        CHECK(got[2 * r] == members[r] + round && got[2 * r + 1] == -members[r], "%s: allgather form %d block %d: %d %d",
+              name, form, r, got[2 * r], got[2 * r + 1]);
     }
     OK(MPI_Ibarrier(comm, &request));
     OK(MPI_Wait(&request, MPI_STATUS_IGNORE));
