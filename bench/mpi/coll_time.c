@@ -5,7 +5,7 @@
  * ITERATIONS timed calls between barriers, and prints the mean time per call in
  * microseconds of the slowest rank: "COLLECTIVE BYTES US". Under `twinfab sim`,
  * MPI_Wtime is the simulated clock, so the figure is the model's, deterministic.
- * Used by bench/coll_select.sh. */
+ * Used by bench/coll_select.sh and bench/node_aware.sh. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
