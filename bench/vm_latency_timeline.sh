@@ -25,6 +25,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$HERE/.." && pwd -P)
 
 if [[ ${1:-} == --in-vm ]]; then
+  # The two processes share the VM's host: the device, not shared memory, is measured.
+  export TWINFAB_SHM=0
   build=$2 rounds=$3 out=$4
   dev=${TWINFAB_DEVICE:?not in the VM} addr=${TWINFAB_VM_ADDR:?} gid=${TWINFAB_GID_INDEX:-0}
   if [[ $dev == siw* ]]; then conn=(-R); else conn=(-x "$gid"); fi

@@ -17,6 +17,7 @@
 #include "fabric/memory_region.hpp"
 #include "fabric/queue_pair.hpp"
 #include "fabric/runtime.hpp"
+#include "fabric/shared_memory.hpp"
 #include "fabric/shared_receive_queue.hpp"
 
 namespace twinfab::fabric {
@@ -39,6 +40,10 @@ class Device {
   /// UD destination from a remote UD QP's blob; throws Error(InvalidArgument) for a
   /// blob of another backend or transport, or a truncated one.
   virtual std::unique_ptr<AddressHandle> create_address_handle(const Address& remote_ud_qp) = 0;
+  /// This rank's access to the memory it shares with the other ranks of its host
+  /// (fabric/shared_memory.hpp), made on first use and owned by the device; nullptr
+  /// when the backend offers none (ranks of one host then talk through the device).
+  virtual SharedMemory* shared_memory() { return nullptr; }
 };
 
 }  // namespace twinfab::fabric

@@ -38,6 +38,17 @@ class OobExchange {
   /// the process manager does not say. The simulator gives the simulated host's
   /// index; on hardware it comes from PMIx.
   virtual std::optional<int> node() const noexcept = 0;
+  /// The ranks on this rank's host (node()), ascending, this rank included: who can
+  /// share memory with it (a shared-memory channel's peers). Local: no communication.
+  /// Empty when the process manager does not say (the default), which leaves every
+  /// peer to the network. The simulator gives the placement's; on hardware PMIx's
+  /// PMIX_LOCAL_PEERS.
+  virtual std::vector<int> local_ranks() const { return {}; }
+  /// Whether some host of the job runs more than one of its ranks (the same answer on
+  /// every rank). True when the process manager does not say: the caller then prepares
+  /// for shared memory, which costs every rank a fence. The simulator knows its
+  /// placement (one rank per host: false).
+  virtual bool hosts_shared() const { return true; }
 };
 
 }  // namespace twinfab::fabric

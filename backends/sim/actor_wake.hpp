@@ -38,6 +38,8 @@ struct ActorWake {
   /// agents, MPICH's linked_list_bench tests, under TWINFAB_RMA_LOCK=thread).
   bool exec_computes = false;
   double exec_flops = 0;  ///< the execution's size
+  /// When the execution ends if it has a core to itself: the earliest it can end.
+  double exec_earliest_end = 0;
 
   /// In maestro or another actor: resumes the actor (or cancels the execution it waits
   /// on) if it is blocked and nothing woke it yet. It then runs at the current date,
@@ -57,10 +59,18 @@ struct ActorWake {
         // finish time before, which a running execution does not have yet: every wake
         // threw away what the computation had done, and a rank computing beside a
         // UD reliability agent computed 0.4 s longer, from the wake to its end.)
+        const double now = simgrid::s4u::Engine::get_clock();
+        // A computation that may have ended at this very date (short ones: a shared-
+        // memory copy's time) is left to end by itself, which wakes the actor: SimGrid
+        // 3.32 may already hold its action among the finished ones, and reading its
+        // remaining flops or cancelling it then aborts ("updating an action that is
+        // not running"; seen with lock agents beside ranks that share a host).
+        if (exec_computes && exec->get_start_time() >= 0 && exec->get_start_time() < now &&
+            now >= exec_earliest_end * (1 - 1e-12))
+          return;
         if (exec_computes)
-          exec_remaining = exec->get_start_time() < 0 || exec->get_start_time() >= simgrid::s4u::Engine::get_clock()
-                               ? exec_flops
-                               : exec->get_remaining();
+          exec_remaining = exec->get_start_time() < 0 || exec->get_start_time() >= now ? exec_flops
+                                                                                      : exec->get_remaining();
         exec->cancel();
       }
     }

@@ -103,6 +103,10 @@ struct Platform {
   DeviceFeatures features;
   RegistrationCost registration;
   double memcpy_bandwidth = 0;  ///< bytes/s, for copies the library charges as CPU time
+  /// CPU time of one copy into or out of shared memory beyond its bytes (the queue's
+  /// bookkeeping and the cache lines that move between cores): a shared-memory message
+  /// costs it once at the sender and once at the receiver (fabric/shared_memory.hpp).
+  double shm_message_cost = 0.2e-6;
   /// Cores per host, shared by the host's ranks and agents (docs/model.md, "Agents and
   /// CPU time"); 0 = ranks_per_host, a core per rank.
   unsigned cores = 0;

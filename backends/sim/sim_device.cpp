@@ -9,6 +9,7 @@
 
 #include "backends/sim/sim_queue_pair.hpp"
 #include "backends/sim/sim_runtime.hpp"
+#include "backends/sim/sim_shared_memory.hpp"
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
 
@@ -211,6 +212,11 @@ void SimDevice::detach_from_qps(const SimCompletionQueue* cq, const SimSharedRec
       "SRQs (verbs refuses with EBUSY). Those QPs {} from now on",
       name(), cq != nullptr ? "completion queue" : "shared receive queue", detached,
       cq != nullptr ? "lose their completions" : "find no receives");
+}
+
+fabric::SharedMemory* SimDevice::shared_memory() {
+  if (!shared_memory_) shared_memory_ = std::make_unique<SimSharedMemory>(fabric_, runtime_, hca_.index());
+  return shared_memory_.get();
 }
 
 std::unique_ptr<fabric::AddressHandle> SimDevice::create_address_handle(const fabric::Address& remote) {

@@ -35,6 +35,7 @@ class SimDevice final : public fabric::Device {
   std::unique_ptr<fabric::SharedReceiveQueue> create_srq(uint32_t capacity, uint32_t max_sge) override;
   std::unique_ptr<fabric::QueuePair> create_qp(const fabric::QpConfig& config) override;
   std::unique_ptr<fabric::AddressHandle> create_address_handle(const fabric::Address& remote_ud_qp) override;
+  fabric::SharedMemory* shared_memory() override;
 
   // --- internal ---
   SimFabric& fabric() noexcept { return fabric_; }
@@ -92,6 +93,7 @@ class SimDevice final : public fabric::Device {
   uint32_t id_;
   double cpu_free_at_ = 0;
   bool rnr_pending_ = false;
+  std::unique_ptr<fabric::SharedMemory> shared_memory_;  ///< made on first use
 };
 
 }  // namespace twinfab::sim

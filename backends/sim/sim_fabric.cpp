@@ -18,6 +18,7 @@
 
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_runtime.hpp"
+#include "backends/sim/sim_shared_memory.hpp"
 #include "fabric/error.hpp"
 
 namespace twinfab::sim {
@@ -244,7 +245,8 @@ SimFabric::SimFabric(const Platform& platform)
     : platform_(platform),
       loss_(platform.loss.seed),
       events_(std::make_unique<EventQueue>(arrival_handler())),
-      wire_(std::make_unique<Wire>(*events_, arrival_handler())) {
+      wire_(std::make_unique<Wire>(*events_, arrival_handler())),
+      segments_(std::make_unique<SimSegmentTable>()) {
   check_model_fits(platform_);  // before SimGrid builds it: refused with the estimate
   const auto& hosts = ensure_engine(platform_);
   hosts_ = &hosts;
@@ -396,6 +398,11 @@ bool SimFabric::runs_agents_beyond_cores(const s4u::Host* host) const {
 SimRuntime* SimFabric::runtime_of(aid_t actor) {
   auto it = runtimes_.find(actor);
   return it == runtimes_.end() ? nullptr : it->second.get();
+}
+
+std::shared_ptr<SimRuntime> SimFabric::shared_runtime_of(aid_t actor) {
+  auto it = runtimes_.find(actor);
+  return it == runtimes_.end() ? nullptr : it->second;
 }
 
 void SimFabric::forget_runtime(aid_t actor) { runtimes_.erase(actor); }

@@ -31,6 +31,7 @@ class SimMemoryRegion;
 class SimDevice;
 class SimRuntime;
 class SimFabric;
+class SimSegmentTable;
 struct Route;
 
 /// One simulated HCA: shared by every rank (device context) on its host.
@@ -146,6 +147,10 @@ class SimFabric {
   SimRuntime& runtime_of_self();
   std::shared_ptr<SimRuntime> shared_runtime_of_self();
   SimRuntime* runtime_of(aid_t actor);
+  /// The same, shared (nullptr when `actor` has none).
+  std::shared_ptr<SimRuntime> shared_runtime_of(aid_t actor);
+  /// The shared-memory segments of the simulation (sim_shared_memory.hpp).
+  SimSegmentTable& segments() noexcept { return *segments_; }
   void forget_runtime(aid_t actor);
   /// `agent` (an actor spawned by a rank) uses `runtime`, its rank's.
   void adopt(aid_t agent, std::shared_ptr<SimRuntime> runtime);
@@ -202,6 +207,7 @@ class SimFabric {
   /// Declared last: destroyed first, so that no delivery reaches the members above.
   std::unique_ptr<EventQueue> events_;
   std::unique_ptr<Wire> wire_;  ///< uses events_
+  std::unique_ptr<SimSegmentTable> segments_;  ///< the shared-memory segments (sim_shared_memory.hpp)
 
   /// A packet reached `to`'s host (maestro): queued on its runtime, or dropped if the
   /// context closed meanwhile.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "fabric/error.hpp"
 
 namespace twinfab::sim {
@@ -23,6 +25,15 @@ std::vector<std::byte> SimOobView::get(int rank) const {
     throw fabric::Error(fabric::Status::InvalidArgument,
                         fmt::format("oob get: rank {} outside [0, {})", rank, shared_.size()));
   return shared_.visible_[static_cast<unsigned>(rank)];
+}
+
+std::vector<int> SimOobView::local_ranks() const {
+  const unsigned first = host_ * ranks_per_host_;
+  const unsigned end = std::min(first + ranks_per_host_, shared_.size());
+  std::vector<int> ranks;
+  ranks.reserve(end > first ? end - first : 0);
+  for (unsigned r = first; r < end; ++r) ranks.push_back(static_cast<int>(r));
+  return ranks;
 }
 
 }  // namespace twinfab::sim

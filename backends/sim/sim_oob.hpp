@@ -26,19 +26,24 @@ class SimOob {
 /// One rank's handle.
 class SimOobView final : public fabric::OobExchange {
  public:
-  /// `host`: the simulated host the rank runs on (its node()).
-  SimOobView(SimOob& shared, unsigned rank, unsigned host) : shared_(shared), rank_(rank), host_(host) {}
+  /// `host`: the simulated host the rank runs on (its node()); `ranks_per_host`: the
+  /// placement's (ranks are placed in blocks: host h holds ranks h * ranks_per_host ..).
+  SimOobView(SimOob& shared, unsigned rank, unsigned host, unsigned ranks_per_host = 1)
+      : shared_(shared), rank_(rank), host_(host), ranks_per_host_(ranks_per_host) {}
   int rank() const noexcept override { return static_cast<int>(rank_); }
   int size() const noexcept override { return static_cast<int>(shared_.size()); }
   void put(std::span<const std::byte> blob) override;
   void fence() override;
   std::vector<std::byte> get(int rank) const override;
   std::optional<int> node() const noexcept override { return static_cast<int>(host_); }
+  std::vector<int> local_ranks() const override;
+  bool hosts_shared() const override { return ranks_per_host_ > 1 && shared_.size() > 1; }
 
  private:
   SimOob& shared_;
   unsigned rank_;
   unsigned host_;
+  unsigned ranks_per_host_;
 };
 
 }  // namespace twinfab::sim

@@ -152,6 +152,19 @@ void SimRuntime::wake_waiters(F&& wanted) {
   for (auto& [wake, generation] : more) wake->deadline(generation);
 }
 
+void SimRuntime::notify_memory() {
+  // Woken from maestro at the current date, as a deadline is, not from the notifying
+  // actor: a waiter blocked on an execution (a polling wait on a contended host) whose
+  // execution started at this very date is not yet planned by the CPU model, and
+  // cancelling it from an actor aborts SimGrid ("updating an action that is not
+  // running"; seen with TWINFAB_RMA_LOCK=thread and ranks sharing a host).
+  const double t = now();
+  for_each_waiter([&](Waiter& w) {
+    w.notified = true;
+    if (w.until >= 0 && w.memory) fabric_.events().wake_at(t, w.wake, w.wake->generation);
+  });
+}
+
 void SimRuntime::wake_satisfied() {
   if (agents_.empty()) return;
   wake_waiters([](const Waiter& w) {
@@ -284,6 +297,7 @@ bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool 
         k.exec = exec.get();
         k.exec_computes = computes;
         k.exec_flops = seconds * kHostSpeed;
+        k.exec_earliest_end = now + seconds;
         try {
           // Starting the execution is a simcall: other actors ran meanwhile, and one of
           // them may have woken this one while k.exec was still null (a resume() of a
@@ -394,8 +408,9 @@ Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources,
     // wakes (ibv_get_cq_event returns for the event, not for the entry); waiting on
     // for a completion that is no longer there would spin at this date.
     if (event_at >= 0 && now() >= event_at) return Status::Ok;
-    if (w.memory_written && memory) {
+    if ((w.memory_written || w.notified) && memory) {
       w.memory_written = false;
+      w.notified = false;
       return Status::Ok;
     }
     if (now() >= deadline) return event_at >= 0 ? Status::Ok : Status::Timeout;

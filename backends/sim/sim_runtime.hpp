@@ -69,6 +69,11 @@ class SimRuntime final : public fabric::Runtime {
     owner_.memory_written = true;
     for (auto& w : agents_) w->memory_written = true;
   }
+  /// Another rank of the host changed shared memory this one may wait for
+  /// (fabric::SharedPeer::notify, called by that rank's actor): the actors of this
+  /// runtime blocked in wait() are resumed, at the current date, and the next wait()
+  /// of the others returns at once (a doorbell: a notification is never lost).
+  void notify_memory();
   /// Poll without wait() in the simulator never advances time; after this many empty
   /// polls in a row the runtime stops the run with an explanation instead of hanging.
   void note_empty_poll();
@@ -125,6 +130,10 @@ class SimRuntime final : public fabric::Runtime {
     double until = -1;    ///< while blocked: when it wakes at the latest; else -1
     bool memory = false;  ///< while blocked: data placed in memory ends its wait
     bool memory_written = false;
+    /// A peer notified this rank (shared memory) since its last wait() returned: kept
+    /// across computations and waits that do not look at memory, as a doorbell is, so
+    /// that a notification never falls between a look at memory and the wait after it.
+    bool notified = false;
     Cpu cpu = Cpu::Idle;  ///< while blocked
   };
 

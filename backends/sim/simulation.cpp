@@ -76,7 +76,7 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
     const unsigned host = r / ranks_per_host;
     s4u::Actor::create(fmt::format("rank{}", r), fabric->hca(host).host(), [&, r, host, fabric]() {
       try {
-        SimOobView oob(oob_shared, r, host);
+        SimOobView oob(oob_shared, r, host, ranks_per_host);
         SimDevice device(*fabric, host);
         RankEnv env{r, nranks, host, device, device.runtime(), oob, *this};
         body(env);

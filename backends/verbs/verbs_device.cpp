@@ -10,6 +10,7 @@
 #include "backends/verbs/verbs_completion_queue.hpp"
 #include "backends/verbs/verbs_discovery.hpp"
 #include "backends/verbs/verbs_errno.hpp"
+#include "backends/verbs/host_shared_memory.hpp"
 #include "backends/verbs/verbs_memory_region.hpp"
 #include "backends/verbs/verbs_queue_pair.hpp"
 #include "backends/verbs/verbs_shared_receive_queue.hpp"
@@ -150,6 +151,11 @@ std::shared_ptr<ibv_ah> VerbsDevice::cached_ah(const RoutedEndpoint& remote) {
   std::shared_ptr<ibv_ah> shared(ah, [](ibv_ah* a) { ibv_destroy_ah(a); });
   ah_cache_.emplace(std::move(key), shared);
   return shared;
+}
+
+fabric::SharedMemory* VerbsDevice::shared_memory() {
+  if (!shared_memory_) shared_memory_ = std::make_unique<HostSharedMemory>();
+  return shared_memory_.get();
 }
 
 std::unique_ptr<fabric::AddressHandle> VerbsDevice::create_address_handle(const fabric::Address& remote_ud_qp) {

@@ -40,6 +40,7 @@ class VerbsDevice final : public fabric::Device {
   std::unique_ptr<fabric::SharedReceiveQueue> create_srq(uint32_t capacity, uint32_t max_sge) override;
   std::unique_ptr<fabric::QueuePair> create_qp(const fabric::QpConfig& config) override;
   std::unique_ptr<fabric::AddressHandle> create_address_handle(const fabric::Address& remote_ud_qp) override;
+  fabric::SharedMemory* shared_memory() override;
 
   // For the objects this device makes.
   ibv_context* context() const noexcept { return context_; }
@@ -72,6 +73,7 @@ class VerbsDevice final : public fabric::Device {
   fabric::DeviceCapabilities caps_;
   std::unique_ptr<AsyncEvents> events_;  // made once the context is open
   HostRuntime runtime_;
+  std::unique_ptr<fabric::SharedMemory> shared_memory_;  ///< made on first use
 
   std::mutex ah_mutex_;
   // Key: remote LID and GID bytes.

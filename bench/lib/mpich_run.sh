@@ -40,6 +40,9 @@ case $mode in
     command -v mpirun > /dev/null || { echo "mpich_run: mpirun (openmpi-bin) is missing: run ci/install-deps.sh" >&2; exit 1; }
     device=$(basename "$(ls -d /sys/class/infiniband/* | head -1)")
     where="$device (processes under mpirun)"
+    # All processes share the VM's host: the device carries the traffic unless the
+    # caller asks for shared memory (TWINFAB_SHM=1).
+    export TWINFAB_SHM=${TWINFAB_SHM:-0}
     # --oversubscribe: the testlists ask for up to 10 ranks on the VM's 2 vCPUs.
     launcher() { cmd=(mpirun --allow-run-as-root --oversubscribe -n "$1"); }
     ;;

@@ -160,6 +160,9 @@ class DeviceDecorator : public Device {
   /// created through this decorator.
   std::unique_ptr<QueuePair> create_qp(const QpConfig& config) override;
   std::unique_ptr<AddressHandle> create_address_handle(const Address& remote_ud_qp) override;
+  /// The inner device's, unwrapped: shared memory is not the device's traffic, so hooks
+  /// (drops, delays, traces of work requests) do not see it.
+  SharedMemory* shared_memory() override { return inner_->shared_memory(); }
 
   /// The live decorated QP with this local QP number, or nullptr.
   QueuePairDecorator* find_qp(uint32_t qp_num) const;

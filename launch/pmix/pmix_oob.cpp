@@ -101,9 +101,10 @@ PmixSession::PmixSession() {
   }
   size_ = static_cast<int>(value->data.uint32);
   PMIX_VALUE_RELEASE(value);
-  const std::vector<int> local_peers = read_local_peers(self_);
-  local_size_ = static_cast<int>(local_peers.size());
-  node_ = read_node(self_, local_peers);
+  local_ranks_ = read_local_peers(self_);
+  std::sort(local_ranks_.begin(), local_ranks_.end());
+  local_size_ = static_cast<int>(local_ranks_.size());
+  node_ = read_node(self_, local_ranks_);
 }
 
 PmixSession::~PmixSession() { PMIx_Finalize(nullptr, 0); }

@@ -44,6 +44,8 @@ class PmixSession {
   /// The job's processes on this node (PMIX_LOCAL_PEERS), read once at PMIx_Init; 0
   /// when the server does not say.
   int local_size() const noexcept { return local_size_; }
+  /// Those processes' ranks, ascending; empty when the server does not say.
+  const std::vector<int>& local_ranks() const noexcept { return local_ranks_; }
   /// PMIx_Abort: asks the process manager to end the whole job.
   void abort(int code, const std::string& message) noexcept;
 
@@ -51,6 +53,7 @@ class PmixSession {
   pmix_proc_t self_{};
   int size_ = 0;
   int local_size_ = 0;
+  std::vector<int> local_ranks_;
   std::optional<int> node_;
 };
 
@@ -65,6 +68,7 @@ class PmixOobExchange final : public fabric::OobExchange {
   std::vector<std::byte> get(int rank) const override;
   void barrier() override;
   std::optional<int> node() const noexcept override { return session_.node(); }
+  std::vector<int> local_ranks() const override { return session_.local_ranks(); }
 
  private:
   void publish();

@@ -20,6 +20,8 @@ class SingletonOobExchange final : public fabric::OobExchange {
   std::vector<std::byte> get(int rank) const override;
   /// The one process is the one host.
   std::optional<int> node() const noexcept override { return 0; }
+  std::vector<int> local_ranks() const override { return {0}; }
+  bool hosts_shared() const override { return false; }
 
  private:
   std::vector<std::byte> pending_, visible_;

@@ -31,7 +31,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 50> kPvars{{
+const std::array<PerformanceVariable, 53> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -118,6 +118,16 @@ const std::array<PerformanceVariable, 50> kPvars{{
     {"twinfab_channel_agent_packets",
      "UD: datagrams the reliability agent took in (and acknowledged) while the rank was elsewhere.", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(agent_packets)},
+    {"twinfab_channel_shm_packets_sent",
+     "Shared memory (TWINFAB_SHM=1): packets this rank sent to ranks of its host through shared memory.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(shm_packets_sent)},
+    {"twinfab_channel_shm_packets_received",
+     "Shared memory: packets this rank received from ranks of its host through shared memory.", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(shm_packets_received)},
+    {"twinfab_channel_shm_single_copies",
+     "Shared memory: RDMA writes and reads to ranks of this host done as one copy between the processes "
+     "(rendezvous data, one-sided puts and gets).",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(shm_single_copies)},
     // ---- the registration cache (regcache::Counters); zero while TWINFAB_REGCACHE=none
     {"twinfab_regcache_hits", "Registrations the cache found already made.", kCounter, PvarGroup::Regcache,
      TWINFAB_REGCACHE(hits)},

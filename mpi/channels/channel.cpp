@@ -25,6 +25,9 @@ ChannelCounters& ChannelCounters::operator+=(const ChannelCounters& c) noexcept 
   sum.datagrams_dropped += c.datagrams_dropped;
   sum.agent_wakeups += c.agent_wakeups;
   sum.agent_packets += c.agent_packets;
+  sum.shm_packets_sent += c.shm_packets_sent;
+  sum.shm_packets_received += c.shm_packets_received;
+  sum.shm_single_copies += c.shm_single_copies;
   return *this;
 }
 

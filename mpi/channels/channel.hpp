@@ -131,6 +131,10 @@ struct ChannelCounters {
   std::uint64_t datagrams_dropped = 0;    ///< malformed, foreign or beyond the window (dropped)
   std::uint64_t agent_wakeups = 0;        ///< the reliability agent's wake-ups (UD thread and hybrid)
   std::uint64_t agent_packets = 0;        ///< datagrams the reliability agent took in
+  // The shared-memory channel (also counted in packets_sent/received and rdma_posted):
+  std::uint64_t shm_packets_sent = 0;      ///< packets to ranks of this host through shared memory
+  std::uint64_t shm_packets_received = 0;  ///< packets from them
+  std::uint64_t shm_single_copies = 0;     ///< RDMA writes and reads done as one copy between processes
 
   /// Adds `other`'s counts (pending_peak: the larger): a channel made of channels.
   ChannelCounters& operator+=(const ChannelCounters& other) noexcept;
@@ -207,6 +211,10 @@ class Channel {
     /// completion (a timer of the channel's: a connection request or a packet to
     /// re-send), or fabric::Runtime::kForever.
     double deadline = fabric::Runtime::kForever;
+    /// Data that lands in this rank's memory may make progress() do something (a
+    /// shared-memory queue, whose peers notify it): wait with fabric::Runtime::wait(),
+    /// which ends for it, rather than wait_for_completion(), which does not.
+    bool memory = false;
   };
   /// One call, not two: it is on every wait of a blocking receive.
   virtual WaitSet wait_set() const = 0;

@@ -53,6 +53,7 @@ bool AsyncProgressAgent::pass(bool& found_work) {
     const Channel::WaitSet w = channel_.wait_set();
     sources_.assign(w.sources.begin(), w.sources.end());
     deadline_ = w.deadline;
+    memory_ = w.memory;
   } catch (...) {
     // The rank's next wait raises it (Context::progress_or_wait); the agent is done.
     error_ = std::current_exception();
@@ -80,7 +81,11 @@ void AsyncProgressAgent::run() {
     }
     if (stop_.load(std::memory_order_acquire)) break;
     const double deadline = std::min(deadline_, runtime_.now() + interval_);
-    if (mode_ == AsyncProgress::Event && !sources_.empty())
+    // Packets through shared memory raise no completion event: with them, even the
+    // event agent waits as a poller does (Runtime::wait, which a peer's notify ends).
+    if (memory_)
+      runtime_.wait(sources_, deadline);
+    else if (mode_ == AsyncProgress::Event && !sources_.empty())
       runtime_.wait_for_event(sources_, deadline);
     else
       runtime_.wait_for_completion(sources_, deadline);

@@ -90,6 +90,7 @@ class AsyncProgressAgent {
   std::exception_ptr error_;  ///< written by the agent under the hold, read by the rank under it
   std::vector<fabric::CompletionQueue*> sources_;  ///< the agent's copy of the channel's wait set
   double deadline_ = fabric::Runtime::kForever;
+  bool memory_ = false;  ///< the wait set asks for Runtime::wait (shared memory)
   std::uint64_t passes_ = 0;  ///< passes that found work (the debug log at the end)
   const char** call_slot_ = nullptr;
   std::unique_ptr<fabric::Agent> agent_;  ///< last: starts once the members above exist

@@ -131,6 +131,12 @@ void Config::validate() const {
   if (hybrid_max_rc > 65536)
     throw Error(ErrorClass::MPI_ERR_ARG, "hybrid_max_rc (TWINFAB_HYBRID_MAX_RC)",
                 fmt::format("{} is above 65536", hybrid_max_rc));
+  if (shm > 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "shm (TWINFAB_SHM)",
+                fmt::format("{} is neither 0 (off) nor 1 (shared memory between the ranks of a host)", shm));
+  if (shm_cells < 2 || shm_cells > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "shm_cells (TWINFAB_SHM_CELLS)",
+                fmt::format("{} is outside 2 .. 65536", shm_cells));
   if (ud_thread_wake_us < 10)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_thread_wake_us (TWINFAB_UD_THREAD_WAKE)",
                 fmt::format("{} us is below 10 us: the watchdog would wake more often than a datagram travels",
@@ -257,6 +263,8 @@ Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_UD_THREAD_WAKE", base.ud_thread_wake_us);
   override_from(lookup, "TWINFAB_HYBRID_RC_THRESHOLD", base.hybrid_rc_threshold);
   override_from(lookup, "TWINFAB_HYBRID_MAX_RC", base.hybrid_max_rc);
+  override_from(lookup, "TWINFAB_SHM", base.shm);
+  override_from(lookup, "TWINFAB_SHM_CELLS", base.shm_cells);
   choice_from(lookup, "TWINFAB_ASYNC_PROGRESS", base.async_progress,
               {{"none", AsyncProgress::None}, {"event", AsyncProgress::Event}, {"poll", AsyncProgress::Poll}});
   override_from(lookup, "TWINFAB_ASYNC_PROGRESS_INTERVAL", base.async_progress_interval_us);

@@ -32,6 +32,11 @@
 //                             (seed 004), or UD with RC on demand to the busiest peers
 //   TWINFAB_HYBRID_RC_THRESHOLD  hybrid: packets to a peer over UD before its RC connection
 //   TWINFAB_HYBRID_MAX_RC     hybrid: the most peers a rank sends to over RC
+//   TWINFAB_SHM               1 | 0: shared memory between the ranks of a host, beside
+//                             the network channel (docs/shm.md; default 1, as MPICH,
+//                             MVAPICH2 and Open MPI)
+//   TWINFAB_SHM_CELLS         shared memory: packets a rank can have in flight to the
+//                             ranks of its host (cells of its segment)
 //   TWINFAB_UD_WINDOW         UD: unacknowledged packets per peer (the sliding window)
 //   TWINFAB_UD_SEND_BUFFERS   UD: registered send buffers of an MTU (held until ACKed)
 //   TWINFAB_UD_RECV_BUFFERS   UD: receive buffers of an MTU, shared by every peer
@@ -176,6 +181,10 @@ struct Config {
   /// connection is made, and the most peers a rank sends to over RC.
   std::uint32_t hybrid_rc_threshold = 64;
   std::uint32_t hybrid_max_rc = 16;
+  /// Shared memory between the ranks of a host (shm_channel.hpp): on (1) or off (0),
+  /// and the cells of one packet each that every rank's segment holds.
+  std::uint32_t shm = 1;
+  std::uint32_t shm_cells = 64;
   /// Asynchronous progress (async_progress.hpp): the agent's kind, and the longest it
   /// waits between looks (at the rank's state while the rank is in MPI, at its
   /// deadlines otherwise).

@@ -38,7 +38,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 50> kVariables{{
+const std::array<ConfigVariable, 52> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -133,6 +133,14 @@ const std::array<ConfigVariable, 50> kVariables{{
     {"TWINFAB_HYBRID_MAX_RC",
      "hybrid: the most peers a rank sends to over RC (0 .. 65536; 0: UD only); the others stay on UD.",
      Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(hybrid_max_rc)},
+    {"TWINFAB_SHM",
+     "1 (the default): the ranks of a host talk through shared memory, the others through the network channel; "
+     "0: every rank through the network channel.",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(shm)},
+    {"TWINFAB_SHM_CELLS",
+     "shared memory: packets a rank can have in flight to the ranks of its host (the cells of its segment, each "
+     "one packet; 2 .. 65536).",
+     Kind::Unsigned32, Group::Transport, {}, TWINFAB_CONFIG_FIELD(shm_cells)},
     {"TWINFAB_ASYNC_PROGRESS",
      "An agent that progresses the rank's communication while the program computes outside MPI: none (the "
      "default), event (it sleeps on completion events, no CPU while idle) or poll (it polls, and takes CPU from "

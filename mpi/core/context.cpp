@@ -6,6 +6,7 @@
 
 #include "mpi/channels/rc_channel.hpp"
 #include "mpi/channels/hybrid_channel.hpp"
+#include "mpi/channels/node_channel.hpp"
 #include "mpi/channels/ud_channel.hpp"
 
 namespace twinfab::mpi {
@@ -32,12 +33,30 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {
   // The channel behind the interface (docs/channels.md); the engine and one-sided
   // communication follow its capabilities, never its kind.
-  if (config_.transport == Transport::Ud)
-    channel_ = std::make_unique<UdChannel>(device, oob, config_, engine_);
-  else if (config_.transport == Transport::Hybrid)
-    channel_ = std::make_unique<HybridChannel>(device, oob, config_, engine_);
-  else
-    channel_ = std::make_unique<RcChannel>(device, oob, config_, engine_);
+  const auto network = [this, &device](fabric::OobExchange& view, PacketSink& sink) -> std::unique_ptr<Channel> {
+    if (config_.transport == Transport::Ud) return std::make_unique<UdChannel>(device, view, config_, sink);
+    if (config_.transport == Transport::Hybrid) return std::make_unique<HybridChannel>(device, view, config_, sink);
+    return std::make_unique<RcChannel>(device, view, config_, sink);
+  };
+  // Only where a host may run several ranks of the job: one rank per host (a large
+  // simulation) keeps the channel alone, and its memory per rank.
+  fabric::SharedMemory* shared = config_.shm != 0 && oob.hosts_shared() ? device.shared_memory() : nullptr;
+  if (shared == nullptr) {
+    channel_ = network(oob, engine_);
+  } else {
+    // Shared memory to the ranks of this host (docs/shm.md). Every rank takes the same
+    // OOB steps, with peers on its host or not: the network channel's, then one fence
+    // for the shared-memory segments' names.
+    oob_keys_ = std::make_unique<fabric::OobKeys>(oob);
+    std::vector<int> local = oob.local_ranks();
+    if (local.size() > 1) {
+      channel_ = std::make_unique<NodeChannel>(*shared, device.runtime(), *oob_keys_, std::move(local),
+                                               config_.shm_cells, engine_, network);
+    } else {
+      channel_ = network(oob_keys_->view(0), engine_);
+    }
+    oob_keys_->view(1).fence();
+  }
   engine_.attach_channel(channel_.get());
 }
 
@@ -254,7 +273,10 @@ void Context::progress_or_wait(double deadline) {
     if (async_progress_ != nullptr) [[unlikely]]
       async_progress_->rethrow_error();
     const Channel::WaitSet wait = channel_->wait_set();
-    device_.runtime().wait_for_completion(wait.sources, std::min(deadline, wait.deadline));
+    if (wait.memory) [[unlikely]]
+      device_.runtime().wait(wait.sources, std::min(deadline, wait.deadline));
+    else
+      device_.runtime().wait_for_completion(wait.sources, std::min(deadline, wait.deadline));
   }
 }
 

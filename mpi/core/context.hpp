@@ -30,6 +30,7 @@
 
 #include "fabric/device.hpp"
 #include "fabric/oob_exchange.hpp"
+#include "fabric/oob_keys.hpp"
 #include "mpi/channels/channel.hpp"
 #include "mpi/core/async_progress.hpp"
 #include "mpi/core/background_operation.hpp"
@@ -482,6 +483,8 @@ class Context {
   RmaCounters rma_counters_;
   bool running_progress_hooks_ = false;
   Pt2ptEngine engine_;
+  /// The OOB keys of the network and shared-memory channels (TWINFAB_SHM=1): outlive them.
+  std::unique_ptr<fabric::OobKeys> oob_keys_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<Channel> channel_;
   /// Last: stopped first, while the channel still works.

@@ -14,6 +14,9 @@ namespace {
 mpi::Config on_demand() {
   mpi::Config config;
   config.connect = mpi::ConnectMode::OnDemand;
+  // The RC channel's connections are what these tests count: ranks that share a host
+  // would otherwise talk through shared memory (docs/shm.md).
+  config.shm = 0;
   return config;
 }
 
@@ -109,6 +112,7 @@ TEST(OnDemand, LargeMessagesUseRendezvousOnFreshConnections) {
 TEST(OnDemand, AutoConnectsOnDemandAboveTheThresholdOnly) {
   mpi::Config config;
   config.on_demand_threshold = 4;
+  config.shm = 0;  // the RC connections are counted
   run_ranks("connectx-ddr", 8, config, [](Context& c) {
     ring(c, 2);
     EXPECT_EQ(c.channel_counters().connections, 2u);

@@ -37,6 +37,12 @@ class ThreadOob final : public fabric::OobExchange {
   std::vector<std::byte> get(int rank) const override;
   /// Threads of one process: one host.
   std::optional<int> node() const noexcept override { return 0; }
+  /// Every rank: they share the process's memory.
+  std::vector<int> local_ranks() const override {
+    std::vector<int> all(static_cast<std::size_t>(group_.size()));
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    return all;
+  }
 
  private:
   ThreadOobGroup& group_;
