@@ -5,8 +5,8 @@
 # flat table) and =1 (the default: node-aware when ranks share hosts), and once more
 # with one rank per host (as many hosts as ranks) for reference. Prints the simulated
 # microseconds per call of the slowest rank and the algorithm auto chose (from the
-# debug log). Ranks on one host still talk through the simulated HCA until the
-# shared-memory channel carries them.
+# debug log). Ranks that share a host talk through shared memory (TWINFAB_SHM=1, the
+# default; docs/shm.md); the last column turns it off (through the simulated HCA).
 #
 #   bench/node_aware.sh [BUILD_DIR=build] [PLATFORM=connectx-ddr] [RANKS=64] [PER_HOST=8] [ITERATIONS=10]
 set -euo pipefail
@@ -23,11 +23,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-node-aware.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 "$mpicc" -O2 -o "$work/coll_time" "$here/mpi/coll_time.c"
 
-# sim PER_HOST NODE_AWARE COLL BYTES: "us algorithm"
+# sim PER_HOST NODE_AWARE COLL BYTES [SHM=1]: "us algorithm"
 sim() {
   local hosts=$(( ($ranks + $1 - 1) / $1 ))
   local us
-  us=$(TWINFAB_LOG_LEVEL=debug TWINFAB_COLL_NODE_AWARE=$2 "$twinfab" sim -n "$ranks" --platform "$platform" \
+  us=$(TWINFAB_SHM=${5:-1} TWINFAB_LOG_LEVEL=debug TWINFAB_COLL_NODE_AWARE=$2 "$twinfab" sim -n "$ranks" --platform "$platform" \
          --set "topology.hosts=$hosts" --ranks-per-host "$1" "$work/coll_time" "$3" "$4" "$iterations" \
          2>"$work/log" | awk '{print $3}')
   local chosen
@@ -38,13 +38,14 @@ sim() {
 points=("barrier 0" "allreduce 8" "allgather 8" "bcast 8")
 
 echo "SIMULATED on $platform, $ranks ranks: us per call (mean of $iterations, slowest rank)"
-printf '%-10s %6s | %-28s | %-28s | %-28s\n' collective bytes "1 per host" "$per_host per host, flat" \
-  "$per_host per host, node-aware"
+printf '%-10s %6s | %-28s | %-28s | %-28s | %-28s\n' collective bytes "1 per host" "$per_host per host, flat" \
+  "$per_host per host, node-aware" "$per_host per host, node-aware, no shm"
 for point in "${points[@]}"; do
   read -r coll bytes <<<"$point"
   read -r one one_alg <<<"$(sim 1 1 "$coll" "$bytes")"
   read -r flat flat_alg <<<"$(sim "$per_host" 0 "$coll" "$bytes")"
   read -r aware aware_alg <<<"$(sim "$per_host" 1 "$coll" "$bytes")"
-  printf '%-10s %6s | %9s %-18s | %9s %-18s | %9s %-18s\n' "$coll" "$bytes" "$one" "$one_alg" "$flat" "$flat_alg" \
-    "$aware" "$aware_alg"
+  read -r noshm noshm_alg <<<"$(sim "$per_host" 1 "$coll" "$bytes" 0)"
+  printf '%-10s %6s | %9s %-18s | %9s %-18s | %9s %-18s | %9s %-18s\n' "$coll" "$bytes" "$one" "$one_alg" "$flat" \
+    "$flat_alg" "$aware" "$aware_alg" "$noshm" "$noshm_alg"
 done

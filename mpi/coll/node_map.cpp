@@ -26,9 +26,11 @@ std::shared_ptr<const NodeMap> gather_node_map(Context& context, const Communica
 
 const NodeMap* node_map_for(Context& context, const Communicator& comm, Mode mode, bool wants) {
   if (comm.node_map() != nullptr || !wants) return comm.node_map();
-  // One or two ranks: nothing node-aware can do better, and no messages are needed
-  // to know it (so any call may settle it).
-  if (comm.size() <= 2)
+  // One or two ranks, or a job whose hosts each run one rank (the process manager
+  // says so: fabric::OobExchange::hosts_shared): nothing node-aware can do better, and
+  // no messages are needed to know it (so any call may settle it, nonblocking ones
+  // too).
+  if (comm.size() <= 2 || !context.hosts_shared())
     comm.set_node_map(flat_node_map());
   else if (mode == Mode::Blocking)
     comm.set_node_map(gather_node_map(context, comm));

@@ -28,6 +28,7 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),
       node_(oob.node()),
+      hosts_shared_(oob.hosts_shared()),
       registration_(device, config_.regcache,
                     regcache::Limits{config_.regcache_max_entries, config_.regcache_max_bytes, 4096}),
       engine_(oob.rank(), oob.size(), config_, requests_, registration_) {

@@ -145,6 +145,9 @@ class Context {
   /// The host this rank runs on, as the out-of-band exchange said at construction
   /// (fabric::OobExchange::node()); empty when unknown.
   std::optional<int> node() const noexcept { return node_; }
+  /// Whether some host runs more than one rank of the job (fabric::OobExchange::
+  /// hosts_shared; true when the launcher does not say).
+  bool hosts_shared() const noexcept { return hosts_shared_; }
 
   // ---- Cartesian topologies (mpi/core/comm_create.cpp; the grid logic is
   // topology.hpp). Collective over `comm`, like the constructors above.
@@ -470,6 +473,7 @@ class Context {
   /// number on it): only the first may claim (comm_idup.cpp).
   std::set<std::pair<ContextId, std::uint32_t>> retrying_idups_;
   std::optional<int> node_;  ///< the host this rank runs on (OobExchange::node())
+  bool hosts_shared_ = true;  ///< OobExchange::hosts_shared()
   // Before the request table: requests may still hold cached regions when it goes.
   CachedRegistration registration_;
   RequestTable requests_;
