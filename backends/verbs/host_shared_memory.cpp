@@ -10,6 +10,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -141,8 +142,11 @@ std::size_t HostSharedMemory::remove_stale_segments() {
 
 std::unique_ptr<fabric::SharedSegment> HostSharedMemory::create(std::size_t bytes) {
   if (bytes == 0) throw Error(Status::InvalidArgument, "shared memory: a segment needs at least one byte");
-  if (created_ == 0) remove_stale_segments();
-  const std::string name = fmt::format("/{}{}-{}", prefix(), static_cast<int>(getpid()), created_++);
+  if (created_++ == 0) remove_stale_segments();
+  // Numbered per process, not per device: ranks that are threads of one process (each
+  // with a device of its own) share the pid.
+  static std::atomic<unsigned> next{0};
+  const std::string name = fmt::format("/{}{}-{}", prefix(), static_cast<int>(getpid()), next++);
   const int fd = shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
   if (fd < 0)
     throw Error(Status::IoError, fmt::format("shared memory: shm_open({}) failed: {}", name, std::strerror(errno)));
