@@ -1,9 +1,10 @@
 // Node-aware (two-level) collectives, as MPICH's "smp" algorithms and MVAPICH2's
 // two-level ones: the ranks of each host combine inside the host first, one rank per
 // host runs a flat algorithm among the hosts, then the result spreads inside each
-// host. Intra-host messages are the cheap ones once a shared-memory channel carries
-// them; until then they still save the inter-host steps: log2(hosts) of them on the
-// critical path instead of log2(ranks), and one rank per host on the network.
+// host. Intra-host messages are the cheap ones, through the shared-memory channel
+// (docs/shm.md); with TWINFAB_SHM=0 the algorithms still save inter-host steps:
+// log2(hosts) of them on the critical path instead of log2(ranks), and one rank per
+// host on the network.
 //
 // Every phase is a flat algorithm of this directory run on a subset of the
 // communicator's ranks (Schedule::view): a host's members, or one rank per host (its
