@@ -101,10 +101,9 @@ void NodeChannel::post_rdma(int peer, const RdmaOp& op) {
   }
   // Through the network (the HCA loops it back to this host): what follows waits for it.
   if (f == nullptr) {
-    fences_.push_back(Fence{peer, 0, {}});
+    fences_.push_back(Fence{peer, {}});
     f = &fences_.back();
   }
-  ++f->outstanding;
   fenced_cookies_.emplace_back(op.cookie, peer);
   network_->post_rdma(peer, op);
 }
@@ -143,7 +142,8 @@ void NodeChannel::NetworkSide::on_rdma_done(std::uint32_t cookie, fabric::WcStat
       // The completion first (an atomic's old value is the caller's before what follows),
       // then what it held; the handler may have posted another network operation.
       owner_.sink_.on_rdma_done(cookie, status);
-      if (Fence* f = owner_.fence_of(peer); f != nullptr && --f->outstanding == 0) owner_.release(*f);
+      const bool more = std::any_of(cookies.begin(), cookies.end(), [peer](const auto& c) { return c.second == peer; });
+      if (Fence* f = owner_.fence_of(peer); f != nullptr && !more) owner_.release(*f);
       return;
     }
   }

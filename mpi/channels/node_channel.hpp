@@ -88,7 +88,6 @@ class NodeChannel final : public Channel {
   };
   struct Fence {
     int peer = 0;
-    std::uint32_t outstanding = 0;  ///< network RDMA operations to it not yet completed
     std::deque<Held> held;
   };
 
@@ -105,7 +104,9 @@ class NodeChannel final : public Channel {
   ChannelCapabilities caps_;        ///< the network's, varying by peer
   ChannelCapabilities local_caps_;  ///< for a peer through shared memory
   std::vector<Fence> fences_;       ///< peers with network RDMA outstanding or packets held (few)
-  std::vector<std::pair<std::uint32_t, int>> fenced_cookies_;  ///< network RDMA to a local peer: cookie, peer
+  /// Network RDMA operations to a local peer not yet completed (cookie, peer): a peer's
+  /// fence holds while one of its own is here.
+  std::vector<std::pair<std::uint32_t, int>> fenced_cookies_;
   mutable std::vector<fabric::CompletionQueue*> sources_;
   mutable ChannelCounters counters_;
 };

@@ -166,7 +166,6 @@ void ShmChannel::send_packet(int peer, const PacketHeader& header, std::size_t p
   if (payload_bytes > caps_.max_payload)
     fail("shared memory", fmt::format("a packet of {} bytes of payload is above the channel's {}", payload_bytes,
                                       caps_.max_payload));
-  if (!reachable(peer)) fail("shared memory", fmt::format("rank {} is not reachable through shared memory", peer));
   if (pending_.empty() && !free_.empty()) {
     put_cell(peer, shm::CellKind::Packet, header, 0, payload_bytes, fill);
     return;
@@ -254,7 +253,7 @@ std::size_t ShmChannel::drive_pending() {
     pending_.pop_front();
     ++sent;
   }
-  if (pending_.empty() && base_ != nullptr && !shutting_down_)
+  if (pending_.empty() && base_ != nullptr && stage_ == Stage::Running)
     shm::header(base_).wants_cells.store(0, std::memory_order_relaxed);
   return sent;
 }
@@ -322,7 +321,6 @@ bool ShmChannel::finish_step() {
   if (base_ == nullptr || stage_ == Stage::Done) return true;
   if (stage_ == Stage::Running) {
     // This rank now waits for its cells to come back: whoever returns one must wake it.
-    shutting_down_ = true;
     shm::header(base_).wants_cells.store(1, std::memory_order_release);
     stage_ = Stage::Draining;
   }

@@ -76,7 +76,8 @@ class ShmChannel final : public Channel {
   bool finish_step();
 
   const ChannelCapabilities& capabilities() const noexcept override { return caps_; }
-  /// Only to a reachable() peer.
+  /// Only to a reachable() peer (the caller routes by it; not checked again here, on
+  /// every packet).
   void send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) override;
   using Channel::send_packet;
   /// Write, WriteWithImm and Read (when capabilities() offers them), to a reachable()
@@ -130,7 +131,7 @@ class ShmChannel final : public Channel {
   const int rank_;
   const std::vector<int> local_ranks_;
   int self_index_ = -1;
-  bool shutting_down_ = false;  ///< shutting down: every returned cell wakes this rank
+  /// Past Running, every returned cell wakes this rank (wants_cells stays set).
   enum class Stage : std::uint8_t { Running, Draining, Counted, Done };
   Stage stage_ = Stage::Running;
   shm::SegmentHeader* count_ = nullptr;  ///< the host's shutdown count (finish_step)
