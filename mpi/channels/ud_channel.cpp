@@ -33,6 +33,11 @@ constexpr std::uint32_t kSelfSlots = 2;
 // peers' timed-out packets, which come one per timeout and peer.
 constexpr std::uint32_t kInterruptBuffers = 32;
 constexpr double kStopInterval = 20e-6;
+// The agent's Wake to its rank is a datagram, and datagrams get lost (or find the send
+// queue full): while what the agent took in still waits for the rank, the agent wakes
+// and sends another after this long, doubling up to the retransmit timeout (a rank
+// computing outside MPI costs the agent a wake-up per interval, not a spin).
+constexpr double kWakeResend = 50e-6;
 constexpr double kTimerSlack = 1e-6;
 constexpr std::uint32_t kLazyReap = 8;
 constexpr double kBlockedRetry = 10e-6;
@@ -616,8 +621,10 @@ std::size_t UdChannel::progress() {
 Channel::WaitSet UdChannel::wait_set() const {
   const RankHold hold(*this);
   // Send completions matter only when a pending packet or a control datagram waits
-  // for the buffer or queue room they free.
-  const std::size_t n = pending_total_ > 0 || controls_blocked_ ? 2 : 1;
+  // for the buffer or queue room they free, and only counted ones free any: a Wake's
+  // or a Stop's (not counted, reaped with the others) would end every wait at once
+  // while progress() has nothing to reap, and the rank would spin at one date.
+  const std::size_t n = (pending_total_ > 0 || controls_blocked_) && send_wr_outstanding_ > 0 ? 2 : 1;
   // Packets the agent took in are ready now: no wait.
   if (!taken_.empty()) return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n), 0};
   return {std::span<fabric::CompletionQueue* const>(cqs_.data(), n),
@@ -724,14 +731,20 @@ void UdChannel::agent_body() {
   // until a packet reaches the interrupt QP; each wake-up pays the completion
   // event's interrupt and scheduling (the simulator's hca.event_latency).
   const bool watchdog = reliability_ == UdReliability::Thread;
+  double wake_resend = 0;  // > 0: taken_ still waits for the rank, the Wake goes again then
   for (;;) {
-    runtime_.wait_for_event(sources, watchdog ? runtime_.now() + thread_wake_ : fabric::Runtime::kForever);
+    double deadline = watchdog ? runtime_.now() + thread_wake_ : fabric::Runtime::kForever;
+    if (wake_resend > 0) deadline = std::min(deadline, runtime_.now() + wake_resend);
+    runtime_.wait_for_event(sources, deadline);
     bool stop = false;
     {
       const std::lock_guard<fabric::AgentMutex> hold(mutex_);
       in_agent_pass_ = true;
       try {
         stop = agent_pass();
+        wake_resend = taken_.empty() ? 0
+                      : wake_resend > 0 ? std::min(2 * wake_resend, params_.retransmit_timeout)
+                                        : kWakeResend;
       } catch (...) {
         // A peer declared dead, a failed post: the rank's next progress() raises it.
         in_agent_pass_ = false;
@@ -786,7 +799,6 @@ bool UdChannel::agent_pass() {
   }
   if (stop) return true;
   // 2. Everything waiting on the channel's own QP: taken in and acknowledged.
-  const std::size_t before = taken_.size();
   counters_.agent_packets += poll_receives(now);
   if (!reposts_.empty()) repost_consumed();
   if (send_wr_outstanding_ > 0) reap_sends();
@@ -803,8 +815,10 @@ bool UdChannel::agent_pass() {
   if (reliability_ == UdReliability::Thread && !timed_peers_.empty() && now + kTimerSlack >= next_timer_)
     run_timers(now + kTimerSlack);
   // A rank waiting in MPI may have been woken for a completion this pass consumed:
-  // wake it again, for the packets it will find in taken_.
-  if (taken_.size() > before) send_to_self(UdKind::Wake, false);
+  // wake it again, for the packets it will find in taken_. Also when they were taken
+  // in an earlier pass and are still there: that Wake may have been lost (agent_body
+  // comes back for it).
+  if (!taken_.empty()) send_to_self(UdKind::Wake, false);
   return false;
 }
 
