@@ -16,6 +16,12 @@ void EventQueue::packet_at(double due, SimDevice* to, WireMessage* m) {
   push(state_, Event{due, state_->next_seq++, to, m, nullptr, 0});
 }
 
+void EventQueue::set_departure(Depart depart) { state_->depart = std::move(depart); }
+
+void EventQueue::departure_at(double due, SimDevice* to, WireMessage* m) {
+  push(state_, Event{due, state_->next_seq++, to, m, nullptr, 0, true});
+}
+
 void EventQueue::wake_at(double due, std::shared_ptr<ActorWake> wake, std::uint64_t generation) {
   push(state_, Event{due, state_->next_seq++, nullptr, nullptr, std::move(wake), generation});
 }
@@ -47,6 +53,8 @@ void EventQueue::run_due(const std::shared_ptr<State>& state) {
     heap.pop_back();
     if (e.wake != nullptr) {
       e.wake->deadline(e.generation);
+    } else if (e.departs) {
+      state->depart(e.to, e.message);
     } else {
       state->arrive(e.to, e.message);
     }

@@ -1,6 +1,6 @@
 // Internal: the simulated fabric's own events — small packets reaching their
-// destination and the deadlines of blocked actors — run in maestro at their dates,
-// behind a single SimGrid timer.
+// destination, larger ones leaving a busy HCA (wire.hpp) and the deadlines of blocked
+// actors — run in maestro at their dates, behind a single SimGrid timer.
 //
 // Why not a SimGrid timer per event: SimGrid 3.32 keeps its kernel timers in a
 // Fibonacci heap ordered by date alone, so timers of the same date fire in an order
@@ -41,6 +41,9 @@ class EventQueue {
  public:
   /// Called in maestro when a packet queued by packet_at() reaches its date.
   using Arrive = std::function<void(SimDevice* to, WireMessage* m)>;
+  /// Called in maestro when a packet queued by departure_at() is due to leave its
+  /// sender (wire.hpp: a large packet whose sender's HCA was busy).
+  using Depart = std::function<void(SimDevice* to, WireMessage* m)>;
 
   explicit EventQueue(Arrive arrive);
   /// Events still queued are dropped: the timer's callback finds this queue gone.
@@ -50,6 +53,10 @@ class EventQueue {
 
   /// `m` for `to` reaches its destination at `due` (not before the current date).
   void packet_at(double due, SimDevice* to, WireMessage* m);
+  /// What departure_at() calls; set once, by the Wire that uses this queue.
+  void set_departure(Depart depart);
+  /// `m` for `to` leaves its sender at `due`: calls the departure handler then.
+  void departure_at(double due, SimDevice* to, WireMessage* m);
   /// Calls wake->deadline(generation) at `due`.
   void wake_at(double due, std::shared_ptr<ActorWake> wake, std::uint64_t generation);
 
@@ -61,11 +68,13 @@ class EventQueue {
     WireMessage* message;
     std::shared_ptr<ActorWake> wake;  ///< a deadline: whom it wakes, for which block
     std::uint64_t generation;
+    bool departs = false;  ///< a packet leaving its sender, not reaching its destination
     /// Due later (then queued later): the heap orders by std::greater.
     bool operator>(const Event& other) const { return due != other.due ? due > other.due : seq > other.seq; }
   };
   struct State {
     Arrive arrive;
+    Depart depart;
     bool alive = true;
     std::vector<Event> heap;  ///< min-heap by (due, seq)
     std::uint64_t next_seq = 0;

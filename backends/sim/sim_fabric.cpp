@@ -10,6 +10,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
@@ -17,6 +18,7 @@
 #include <unordered_set>
 
 #include "backends/sim/sim_device.hpp"
+#include "backends/sim/wire.hpp"
 #include "backends/sim/sim_runtime.hpp"
 #include "backends/sim/sim_shared_memory.hpp"
 #include "fabric/error.hpp"
@@ -245,11 +247,11 @@ SimFabric::SimFabric(const Platform& platform)
     : platform_(platform),
       loss_(platform.loss.seed),
       events_(std::make_unique<EventQueue>(arrival_handler())),
-      wire_(std::make_unique<Wire>(*events_, arrival_handler())),
       segments_(std::make_unique<SimSegmentTable>()) {
   check_model_fits(platform_);  // before SimGrid builds it: refused with the estimate
   const auto& hosts = ensure_engine(platform_);
   hosts_ = &hosts;
+  wire_ = std::make_unique<Wire>(*events_, arrival_handler(), hosts);
   hcas_.reserve(hosts.size());
   for (uint32_t i = 0; i < hosts.size(); ++i) hcas_.push_back(std::make_unique<SimHca>(*this, i, hosts[i]));
   loss_by_host_.assign(hosts.size(), platform_.loss.probability);
@@ -281,10 +283,11 @@ void SimFabric::send(SimDevice& from, const Destination& to, WireMessage* m, uin
   // By host index: the destination's context and HCA stay untouched until the packet
   // arrives (at thousands of ranks, each would be a cache miss here and again then).
   const uint32_t src_host = from.hca().index();
+  assert(m->src_host == src_host);  // every sender sets it (Wire::carry relies on it)
   const Route& r = route(src_host, m->dst_host);
   m->to_id = to.id;
   m->to_runtime = to.runtime;
-  wire_->carry(to.device, m, (*hosts_)[src_host], (*hosts_)[m->dst_host], r, wire_bytes);
+  wire_->carry(to.device, m, r, wire_bytes);
 }
 
 void SimFabric::arrive(SimDevice* to, WireMessage* m) {
@@ -320,6 +323,7 @@ const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
   r.latency = src_host == dst_host ? latency : latency + fixed_one_way_cost();
   r.bottleneck_bw = std::numeric_limits<double>::infinity();
   for (auto* l : links) r.bottleneck_bw = std::min(r.bottleneck_bw, l->get_bandwidth());
+  r.window = Wire::window(r.latency, r.bottleneck_bw, platform_.hca.wqe_processing);
   return routes_.emplace(key, r).first->second;
 }
 

@@ -104,6 +104,9 @@ class SimHca {
 struct Route {
   double latency = 0;         ///< SimGrid route latency (links, switches, HCA fixed costs)
   double bottleneck_bw = 0;   ///< smallest link bandwidth on the path
+  /// Most larger packets on the wire from the sender while one for this route leaves
+  /// (Wire::window: enough to keep the route busy at the HCA's message rate).
+  uint32_t window = 16;
 };
 
 /// Flops per second of a host's core (only the ratio to sleep_for's seconds matters).

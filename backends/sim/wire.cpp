@@ -3,6 +3,8 @@
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/simix.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <unordered_map>
 #include <utility>
@@ -19,8 +21,8 @@ namespace {
 /// A large packet on its way as a SimGrid comm.
 struct InFlight {
   std::shared_ptr<void> state;  // the Wire's State (type-erased: the callback is below)
-  Wire::Arrive* arrive;         // into *state, valid while state is alive
-  const bool* alive;            // into *state
+  const bool* alive;            // into *state: whether `wire` still exists
+  Wire* wire;
   SimDevice* to;
   WireMessage* message;
   s4u::CommPtr comm;  // SimGrid requires the s4u object to outlive the comm
@@ -40,45 +42,95 @@ void on_completion(const s4u::Activity& activity) {
   if (it == map.end()) return;  // not one of ours
   InFlight done = std::move(it->second);
   map.erase(it);
-  if (*done.alive) (*done.arrive)(done.to, done.message);
+  if (*done.alive) done.wire->landed(done.to, done.message);
   // Activity::complete() still uses the comm after the signal: release it later.
   simgrid::kernel::timer::Timer::set(s4u::Engine::get_clock(), [comm = std::move(done.comm)] {});
 }
 
 }  // namespace
 
-Wire::Wire(EventQueue& events, Arrive arrive) : events_(events), state_(std::make_shared<State>()) {
+Wire::Wire(EventQueue& events, Arrive arrive, const std::vector<s4u::Host*>& hosts)
+    : events_(events), hosts_(hosts), state_(std::make_shared<State>()) {
   state_->arrive = std::move(arrive);
+  // The queue outlives this wire, and its events are dropped with it (event_queue.hpp).
+  senders_.resize(hosts.size());
+  events_.set_departure([state = state_, this](SimDevice* to, WireMessage* m) {
+    if (state->alive) depart(to, m);
+  });
   static const bool registered = (s4u::Activity::on_completion_cb(&on_completion), true);
   (void)registered;
 }
 
 Wire::~Wire() { state_->alive = false; }
 
-void Wire::carry(SimDevice* to, WireMessage* m, s4u::Host* from_host, s4u::Host* to_host, const Route& route,
-                 std::uint64_t wire_bytes) {
+void Wire::carry(SimDevice* to, WireMessage* m, const Route& route, std::uint64_t wire_bytes) {
+  const double now = s4u::Engine::get_clock();
   if (wire_bytes <= kTimerBytes) {
     // The delay it carries (its sender's HCA was busy, retransmissions) is spent on the
     // way: a blocked receiver is woken once, when the packet can be processed, instead
     // of at its arrival and again when the delay is over. Same dates: a rank processes
     // a packet at the date it arrives, as simulated time only passes in its runtime.
-    const double due = s4u::Engine::get_clock() + route.latency +
-                       static_cast<double>(wire_bytes) / route.bottleneck_bw + m->extra_delay;
+    const double due = now + route.latency + static_cast<double>(wire_bytes) / route.bottleneck_bw + m->extra_delay;
     m->extra_delay = 0;
     events_.packet_at(due, to, m);
     return;
   }
-  simgrid::kernel::actor::simcall_answered([this, to, m, from_host, to_host, wire_bytes] {
-    // Started here, in maestro: SimGrid then reports the completion through
-    // Activity::on_completion with no actor waiting on it.
-    s4u::CommPtr comm = s4u::Comm::sendto_init(from_host, to_host);
-    comm->set_payload_size(wire_bytes);
-    // Registered before it starts: on a route without latency or bandwidth limit
-    // (the "ideal" preset) it can complete inside start().
-    s4u::Comm* raw = comm.get();
-    in_flight().emplace(raw, InFlight{state_, &state_->arrive, &state_->alive, to, m, std::move(comm)});
-    raw->start();
-  });
+  m->wire_bytes = wire_bytes;
+  m->window = route.window;
+  if (m->extra_delay > 0) {
+    // Held at the sender until its HCA gets to it (see the header).
+    const double departs = now + m->extra_delay;
+    m->extra_delay = 0;
+    events_.departure_at(departs, to, m);
+    return;
+  }
+  simgrid::kernel::actor::simcall_answered([this, to, m] { depart(to, m); });
+}
+
+std::uint32_t Wire::window(double latency, double bottleneck_bw, double wqe_processing) {
+  constexpr std::uint32_t kLeast = 16, kMost = 4096;
+  const double gap = std::max(wqe_processing, static_cast<double>(kTimerBytes + 1) / bottleneck_bw);
+  if (!(gap > 0) || !std::isfinite(latency)) return kMost;
+  const double busy = std::ceil(latency / gap) + 1;
+  return busy >= kMost ? kMost : std::max(kLeast, static_cast<std::uint32_t>(busy));
+}
+
+void Wire::depart(SimDevice* to, WireMessage* m) {
+  Sender& sender = senders_[m->src_host];
+  if (sender.in_flight >= m->window || !sender.waiting.empty()) {
+    sender.waiting.push_back({to, m});
+    return;
+  }
+  ++sender.in_flight;
+  start_comm(to, m);
+}
+
+void Wire::landed(SimDevice* to, WireMessage* m) {
+  Sender& sender = senders_[m->src_host];
+  --sender.in_flight;
+  // The next ones leave now (in order, as many as their windows allow), once SimGrid
+  // is done with this completion.
+  while (!sender.waiting.empty() && sender.in_flight < sender.waiting.front().second->window) {
+    auto next = sender.waiting.front();
+    sender.waiting.pop_front();
+    ++sender.in_flight;
+    simgrid::kernel::timer::Timer::set(s4u::Engine::get_clock(), [state = state_, this, next] {
+      if (state->alive) start_comm(next.first, next.second);
+    });
+  }
+  state_->arrive(to, m);
+}
+
+void Wire::start_comm(SimDevice* to, WireMessage* m) {
+  // Started here, in maestro: SimGrid then reports the completion through
+  // Activity::on_completion with no actor waiting on it.
+  s4u::CommPtr comm = s4u::Comm::sendto_init(hosts_[m->src_host], hosts_[m->dst_host]);
+  comm->set_payload_size(m->wire_bytes);
+  // Registered before it starts: on a route without latency or bandwidth limit
+  // (the "ideal" preset) it can complete inside start().
+  s4u::Comm* raw = comm.get();
+  in_flight().emplace(raw, InFlight{state_, &state_->alive, this, to, m, std::move(comm)});
+  raw->start();
 }
 
 }  // namespace twinfab::sim

@@ -16,6 +16,18 @@
 // Larger packets are SimGrid host-to-host comms (bandwidth sharing, the latency and
 // PCIe models of the platform), started from maestro so that SimGrid reports their
 // completion through s4u::Activity::on_completion without any actor waiting on them.
+// A larger packet that waited for its sender's HCA (or for retransmissions) spends
+// that delay before its comm starts, as a packet goes on the wire only when the HCA
+// gets to it: bandwidth is shared among the packets on the wire, not among all those
+// posted. (Spent after the transfer, as before, a burst of N posts shared the link N
+// ways and then waited for the HCA again, and the solver carried thousands of comms
+// that hardware would not have started yet: a 64-rank alltoall of 512 B kept ~2000
+// comms on 2 hosts' links, ~80 ms of wall clock per call in SimGrid's solver.)
+// A host has at most its routes' transmit windows (window()) of larger packets on the
+// wire; the next ones wait at the sender in order and leave as earlier ones land, as
+// an HCA's send queues hold a backlog behind link-level credits. A backlog (PCIe-bound:
+// the same alltoall still had ~600 comms in flight) then costs SimGrid's solver a
+// window's worth of comms instead of the whole backlog (docs/model.md).
 //
 // Either way the packet is handed to `arrive` in maestro context at its arrival date,
 // which queues it on the receiving actor's runtime and wakes that actor
@@ -28,7 +40,10 @@
 #include <simgrid/s4u.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "backends/sim/event_queue.hpp"
 
@@ -45,25 +60,47 @@ class Wire {
   /// Largest packet (wire bytes) delivered by timer instead of a SimGrid comm.
   static constexpr std::uint64_t kTimerBytes = 256;
 
-  /// Small packets go through `events`, which must outlive this wire.
-  Wire(EventQueue& events, Arrive arrive);
+  /// Small packets, and large ones held at their sender, go through `events`, which
+  /// must outlive this wire (as must `hosts`, the engine's hosts by index).
+  Wire(EventQueue& events, Arrive arrive, const std::vector<simgrid::s4u::Host*>& hosts);
   /// Deliveries still under way are dropped: their callbacks find this wire gone.
   ~Wire();
   Wire(const Wire&) = delete;
   Wire& operator=(const Wire&) = delete;
 
-  /// Sends `m` (`wire_bytes` on the wire) from `from_host` to `to` on `to_host` along
-  /// `route`. Called by an actor.
-  void carry(SimDevice* to, WireMessage* m, simgrid::s4u::Host* from_host, simgrid::s4u::Host* to_host,
-             const Route& route, std::uint64_t wire_bytes);
+  /// Sends `m` (`wire_bytes` on the wire) from host `m->src_host` to `to` on host
+  /// `m->dst_host` along `route`, once its `extra_delay` is over. Called by an actor.
+  void carry(SimDevice* to, WireMessage* m, const Route& route, std::uint64_t wire_bytes);
+
+  /// The transmit window of a route: how many larger packets may be on the wire from
+  /// their sender when one for this route leaves; the next ones wait at the sender, in
+  /// order. At least 16, and enough that packets the HCA starts one per
+  /// max(`wqe_processing`, smallest larger packet / `bottleneck_bw`) keep the route
+  /// busy for its `latency` (connectx6-hdr: ~100), so a single stream is never held.
+  static std::uint32_t window(double latency, double bottleneck_bw, double wqe_processing);
+
+  /// Internal, called in maestro when `m`'s comm completed: `m` arrives, and the next
+  /// packet waiting at its sender leaves.
+  void landed(SimDevice* to, WireMessage* m);
 
  private:
   struct State {
     Arrive arrive;
     bool alive = true;
   };
+  struct Sender {
+    std::uint32_t in_flight = 0;
+    std::deque<std::pair<SimDevice*, WireMessage*>> waiting;  ///< FIFO, in departure order
+  };
+  /// `m` is ready to leave its sender (in maestro): its comm starts, or it waits.
+  void depart(SimDevice* to, WireMessage* m);
+  /// Starts `m`'s comm (`m->wire_bytes`, from `m->src_host`). In maestro.
+  void start_comm(SimDevice* to, WireMessage* m);
+
   EventQueue& events_;
+  const std::vector<simgrid::s4u::Host*>& hosts_;
   std::shared_ptr<State> state_;
+  std::vector<Sender> senders_;  ///< by host index
 };
 
 }  // namespace twinfab::sim

@@ -56,6 +56,8 @@ struct WireMessage {
   uint64_t result = 0;     ///< atomic old value
   fabric::WcStatus status = fabric::WcStatus::Success;  ///< Ack / responses
   double extra_delay = 0;  ///< processing at the target waits this long after arrival
+  uint64_t wire_bytes = 0; ///< a large packet held at its sender (Wire::carry): its size on the wire
+  uint32_t window = 0;     ///< and its route's transmit window (Route::window)
                            ///< (small packets: added to their arrival date, wire.cpp)
   double posted_at = 0;
   SimDevice* from = nullptr;            ///< requester's device context, valid while from_id is alive
