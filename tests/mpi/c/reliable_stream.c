@@ -63,28 +63,10 @@ static const char* kPvarNames[NPVARS] = {"twinfab_channel_retransmissions",  "tw
                                          "twinfab_pt2pt_rendezvous_write_imm_messages",
                                          "twinfab_pt2pt_rendezvous_read_messages",
                                          "twinfab_pt2pt_rendezvous_write_fin_messages"};
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NPVARS];
-
-static void pvars_start(void) {
-  MPI_T_pvar_session_create(&session);
-  for (int i = 0; i < NPVARS; ++i) {
-    int index = -1, count = 0, verbose, var_class, bind, readonly, continuous, atomic;
-    CHECK(MPI_T_pvar_get_index(kPvarNames[i], MPI_T_PVAR_CLASS_COUNTER, &index) == MPI_SUCCESS, "no pvar %s",
-          kPvarNames[i]);
-    MPI_Datatype type;
-    MPI_T_enum enumtype;
-    CHECK(MPI_T_pvar_get_info(index, NULL, NULL, &verbose, &var_class, &type, &enumtype, NULL, NULL, &bind,
-                              &readonly, &continuous, &atomic) == MPI_SUCCESS,
-          "pvar info");
-    MPI_T_pvar_handle_alloc(session, index, NULL, &handles[i], &count);
-    if (!continuous) MPI_T_pvar_start(session, handles[i]);
-  }
-}
+static mpitest_counters counters;
 
 static unsigned long long pvar_total(int i) {
-  unsigned long long value = 0, sum = 0;
-  CHECK(MPI_T_pvar_read(session, handles[i], &value) == MPI_SUCCESS, "reading %s", kPvarNames[i]);
+  unsigned long long value = counter_read(&counters, i), sum = 0;
   MPI_Allreduce(&value, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return sum;
 }
@@ -100,7 +82,7 @@ int main(int argc, char** argv) {
   const int expect_rdma = argc > 2 && strcmp(argv[2], "hybrid-rdma") == 0;
   const int expect_hybrid = expect_rdma || (argc > 2 && strcmp(argv[2], "hybrid") == 0);
   CHECK(messages > 0, "messages must be positive");
-  pvars_start();
+  counters_start(&counters, kPvarNames, NPVARS);
 
   const int peers = size - 1;
   const int max = 20000;
@@ -168,8 +150,7 @@ int main(int argc, char** argv) {
   free(in);
   free(sends);
   free(out);
-  for (int i = 0; i < NPVARS; ++i) MPI_T_pvar_handle_free(session, &handles[i]);
-  MPI_T_pvar_session_free(&session);
+  counters_free(&counters);
   MPI_Finalize();
   MPI_T_finalize();
   return 0;

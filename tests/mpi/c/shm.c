@@ -27,27 +27,8 @@
 #define NPVARS 3
 static const char* kPvarNames[NPVARS] = {"twinfab_channel_shm_packets_sent", "twinfab_channel_shm_packets_received",
                                          "twinfab_channel_shm_single_copies"};
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NPVARS];
+static mpitest_counters counters;
 static int rank, size;
-
-static void pvars_start(void) {
-  MPI_T_pvar_session_create(&session);
-  for (int i = 0; i < NPVARS; ++i) {
-    int index = -1, count = 0;
-    CHECK(MPI_T_pvar_get_index(kPvarNames[i], MPI_T_PVAR_CLASS_COUNTER, &index) == MPI_SUCCESS, "no pvar %s",
-          kPvarNames[i]);
-    CHECK(MPI_T_pvar_handle_alloc(session, index, NULL, &handles[i], &count) == MPI_SUCCESS, "handle of %s",
-          kPvarNames[i]);
-    MPI_T_pvar_start(session, handles[i]);
-  }
-}
-
-static unsigned long long pvar(int i) {
-  unsigned long long value = 0;
-  CHECK(MPI_T_pvar_read(session, handles[i], &value) == MPI_SUCCESS, "reading %s", kPvarNames[i]);
-  return value;
-}
 
 static unsigned char byte_of(int from, int to, size_t i) { return (unsigned char)(from * 31 + to * 7 + i * 13); }
 
@@ -160,7 +141,7 @@ int main(int argc, char** argv) {
   CHECK(argc > 1 && (!strcmp(argv[1], "on") || !strcmp(argv[1], "off")), "usage: shm on|off [latency]");
   const int on = !strcmp(argv[1], "on");
   const int latency = argc > 2 && !strcmp(argv[2], "latency");
-  pvars_start();
+  counters_start(&counters, kPvarNames, NPVARS);
 
   /* Who shares this rank's host. */
   MPI_Comm host;
@@ -172,7 +153,8 @@ int main(int argc, char** argv) {
   ordered_to_root();
   one_sided();
   MPI_Barrier(MPI_COMM_WORLD);
-  const unsigned long long sent = pvar(0), received = pvar(1), copies = pvar(2);
+  const unsigned long long sent = counter_read(&counters, 0), received = counter_read(&counters, 1),
+                           copies = counter_read(&counters, 2);
   if (on && host_size > 1) {
     CHECK(sent > 0 && received > 0, "rank %d shares its host with %d ranks but sent %llu and received %llu packets "
           "through shared memory", rank, host_size - 1, sent, received);
@@ -198,7 +180,7 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Comm_free(&host);
-  MPI_T_pvar_session_free(&session);
+  counters_free(&counters);
   MPI_Finalize();
   MPI_T_finalize();
   if (rank == 0) printf("shm: OK\n");

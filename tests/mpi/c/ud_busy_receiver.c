@@ -24,32 +24,12 @@
 #include <string.h>
 #include <unistd.h>
 
-
 static int rank;
 
 #define NPVARS 4
 static const char* kPvarNames[NPVARS] = {"twinfab_channel_retransmissions", "twinfab_channel_duplicates_received",
                                          "twinfab_channel_agent_wakeups", "twinfab_channel_agent_packets"};
-static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NPVARS];
-
-static void pvars_start(void) {
-  MPI_T_pvar_session_create(&session);
-  for (int i = 0; i < NPVARS; ++i) {
-    int index = -1, count = 0;
-    CHECK(MPI_T_pvar_get_index(kPvarNames[i], MPI_T_PVAR_CLASS_COUNTER, &index) == MPI_SUCCESS, "no pvar %s",
-          kPvarNames[i]);
-    CHECK(MPI_T_pvar_handle_alloc(session, index, NULL, &handles[i], &count) == MPI_SUCCESS, "handle of %s",
-          kPvarNames[i]);
-    MPI_T_pvar_start(session, handles[i]);
-  }
-}
-
-static unsigned long long pvar(int i) {
-  unsigned long long value = 0;
-  CHECK(MPI_T_pvar_read(session, handles[i], &value) == MPI_SUCCESS, "reading %s", kPvarNames[i]);
-  return value;
-}
+static mpitest_counters counters;
 
 int main(int argc, char** argv) {
   int provided, size;
@@ -63,7 +43,7 @@ int main(int argc, char** argv) {
   const int messages = argc > 2 ? atoi(argv[2]) : 8;
   const int compute_ms = argc > 3 ? atoi(argv[3]) : 1500;
   CHECK(messages > 0 && messages <= 1000 && compute_ms > 0, "bad arguments");
-  pvars_start();
+  counters_start(&counters, kPvarNames, NPVARS);
   MPI_Barrier(MPI_COMM_WORLD);
 
   int answer = 0;
@@ -89,7 +69,7 @@ int main(int argc, char** argv) {
 
   /* Rank 0's re-sends, rank 1's duplicates and agent. */
   unsigned long long mine[NPVARS], all[2 * NPVARS];
-  for (int i = 0; i < NPVARS; ++i) mine[i] = pvar(i);
+  for (int i = 0; i < NPVARS; ++i) mine[i] = counter_read(&counters, i);
   MPI_Gather(mine, NPVARS, MPI_UNSIGNED_LONG_LONG, all, NPVARS, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const unsigned long long resent = all[0], duplicates = all[NPVARS + 1], wakeups = all[NPVARS + 2],
@@ -119,7 +99,7 @@ int main(int argc, char** argv) {
       CHECK(0, "unknown method '%s'", method);
     }
   }
-  MPI_T_pvar_session_free(&session);
+  counters_free(&counters);
   MPI_Finalize();
   MPI_T_finalize();
   return 0;
