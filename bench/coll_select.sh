@@ -11,17 +11,12 @@
 #
 #   bench/coll_select.sh [BUILD_DIR=build] [RANKS=64] [PLATFORM=connectx-ddr] [ITERATIONS=10]
 set -euo pipefail
-build=$(cd "${1:-build}" && pwd)
 ranks=${2:-64}
 platform=${3:-connectx-ddr}
 iterations=${4:-10}
-here=$(cd "$(dirname "$0")" && pwd)
-twinfab=$build/tools/twinfab/twinfab
-mpicc=$build/bin/twinfab-mpicc
-[[ -x $twinfab && -x $mpicc ]] || { echo "coll_select: build twinfab first (make build)" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-coll.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-"$mpicc" -O2 -o "$work/coll_time" "$here/mpi/coll_time.c"
+# shellcheck source=lib/sim_program.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/sim_program.sh"
+sim_program "${1:-build}" coll_select coll_time.c
 
 old=(TWINFAB_ALLREDUCE=recursive_doubling TWINFAB_ALLGATHER=ring TWINFAB_BCAST=binomial TWINFAB_ALLTOALL=pairwise)
 # sim [VAR=VALUE...] ARGS...: one rank per host (as many hosts as ranks).

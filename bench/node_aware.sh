@@ -10,18 +10,13 @@
 #
 #   bench/node_aware.sh [BUILD_DIR=build] [PLATFORM=connectx-ddr] [RANKS=64] [PER_HOST=8] [ITERATIONS=10]
 set -euo pipefail
-build=$(cd "${1:-build}" && pwd)
 platform=${2:-connectx-ddr}
 ranks=${3:-64}
 per_host=${4:-8}
 iterations=${5:-10}
-here=$(cd "$(dirname "$0")" && pwd)
-twinfab=$build/tools/twinfab/twinfab
-mpicc=$build/bin/twinfab-mpicc
-[[ -x $twinfab && -x $mpicc ]] || { echo "node_aware: build twinfab first (make build)" >&2; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/twinfab-node-aware.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-"$mpicc" -O2 -o "$work/coll_time" "$here/mpi/coll_time.c"
+# shellcheck source=lib/sim_program.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/sim_program.sh"
+sim_program "${1:-build}" node_aware coll_time.c
 
 # sim PER_HOST NODE_AWARE COLL BYTES [SHM=1]: "us algorithm"
 sim() {
