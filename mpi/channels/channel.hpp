@@ -38,6 +38,7 @@
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <vector>
 
 #include "fabric/completion_queue.hpp"
 #include "fabric/runtime.hpp"
@@ -220,6 +221,41 @@ class Channel {
   virtual WaitSet wait_set() const = 0;
 
   virtual const ChannelCounters& counters() const noexcept = 0;
+};
+
+/// A packet or an RDMA operation a channel keeps to send later, in order (back-
+/// pressure FIFOs, operations held behind another). What the caller's buffer held is
+/// copied, as the call returns before it goes: a packet's payload, an inline write's
+/// data (then `op.local.addr` points into `payload`, whose buffer stays put when the
+/// entry is moved).
+struct DeferredOperation {
+  bool rdma = false;
+  PacketHeader header{};
+  std::vector<std::byte> payload;
+  RdmaOp op{};
+
+  static DeferredOperation packet(const PacketHeader& header, std::size_t payload_bytes, const Channel::Fill& fill) {
+    DeferredOperation d;
+    d.header = header;
+    d.payload.resize(payload_bytes);
+    fill(std::span<std::byte>(d.payload));
+    return d;
+  }
+  static DeferredOperation operation(const RdmaOp& op) {
+    DeferredOperation d;
+    d.rdma = true;
+    d.op = op;
+    if (op.inline_data) {
+      const auto* source = reinterpret_cast<const std::byte*>(op.local.addr);
+      d.payload.assign(source, source + op.local.length);
+      d.op.local.addr = reinterpret_cast<std::uint64_t>(d.payload.data());
+    }
+    return d;
+  }
+  /// Writes the packet's payload (for a send_packet of payload.size() bytes).
+  void fill(std::span<std::byte> out) const {
+    if (!out.empty()) std::memcpy(out.data(), payload.data(), out.size());
+  }
 };
 
 }  // namespace twinfab::mpi

@@ -63,11 +63,7 @@ void NodeChannel::send_packet(int peer, const PacketHeader& header, std::size_t 
     return;
   }
   if (Fence* f = fence_of(peer); f != nullptr) [[unlikely]] {
-    Held h;
-    h.header = header;
-    h.payload.resize(payload_bytes);
-    fill(std::span<std::byte>(h.payload));
-    f->held.push_back(std::move(h));
+    f->held.push_back(DeferredOperation::packet(header, payload_bytes, fill));
     return;
   }
   shm_->send_packet(peer, header, payload_bytes, fill);
@@ -89,14 +85,7 @@ void NodeChannel::post_rdma(int peer, const RdmaOp& op) {
       shm_->post_rdma(peer, op);
       return;
     }
-    Held h;
-    h.rdma = true;
-    h.op = op;
-    if (op.inline_data) {
-      h.payload.assign(reinterpret_cast<const std::byte*>(op.local.addr),
-                       reinterpret_cast<const std::byte*>(op.local.addr) + op.local.length);
-    }
-    f->held.push_back(std::move(h));
+    f->held.push_back(DeferredOperation::operation(op));
     return;
   }
   // Through the network (the HCA loops it back to this host): what follows waits for it.
@@ -112,11 +101,10 @@ void NodeChannel::release(Fence& fence) {
   // Held packets and operations go in order until the next network one (none is held:
   // network operations are posted at once), so all of them go now.
   const int peer = fence.peer;
-  std::deque<Held> held = std::move(fence.held);
+  std::deque<DeferredOperation> held = std::move(fence.held);
   fences_.erase(fences_.begin() + (&fence - fences_.data()));
-  for (Held& h : held) {
+  for (const DeferredOperation& h : held) {
     if (h.rdma) {
-      if (h.op.inline_data) h.op.local.addr = reinterpret_cast<std::uint64_t>(h.payload.data());
       post_rdma(peer, h.op);
     } else {
       send_packet(peer, h.header, std::span<const std::byte>(h.payload));

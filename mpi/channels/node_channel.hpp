@@ -79,16 +79,9 @@ class NodeChannel final : public Channel {
    private:
     NodeChannel& owner_;
   };
-  /// A packet or shared-memory RDMA operation held behind a network one.
-  struct Held {
-    bool rdma = false;
-    PacketHeader header{};
-    std::vector<std::byte> payload;  ///< a packet's, or an inline write's data
-    RdmaOp op{};
-  };
   struct Fence {
     int peer = 0;
-    std::deque<Held> held;
+    std::deque<DeferredOperation> held;  ///< packets and shared-memory operations behind a network one
   };
 
   /// Whether `peer` goes through shared memory (cached per peer by the channel).

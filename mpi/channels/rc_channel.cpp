@@ -396,30 +396,16 @@ void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t pa
   Connection& c = connection_for_send(peer);
   const bool may_overtake = header.type == PacketType::CreditUpdate;
   if ((c.pending.empty() || may_overtake) && try_send(peer, c, header, payload_bytes, fill) == Try::Sent) return;
-  Outgoing item;
-  item.header = header;
-  item.payload.resize(payload_bytes);
-  fill(item.payload);
-  defer(peer, std::move(item));
+  defer(peer, DeferredOperation::packet(header, payload_bytes, fill));
 }
 
 void RcChannel::post_rdma(int peer, const RdmaOp& op) {
   Connection& c = connection_for_send(peer);
   if (c.pending.empty() && try_rdma(peer, c, op) == Try::Sent) return;
-  Outgoing item;
-  item.is_rdma = true;
-  item.op = op;
-  if (op.inline_data) {
-    // Its caller may change the source once post_rdma returns: keep a copy to post from
-    // (the vector's buffer moves with the item, so the address stays valid).
-    const auto* source = reinterpret_cast<const std::byte*>(op.local.addr);
-    item.payload.assign(source, source + op.local.length);
-    item.op.local.addr = reinterpret_cast<std::uint64_t>(item.payload.data());
-  }
-  defer(peer, std::move(item));
+  defer(peer, DeferredOperation::operation(op));
 }
 
-void RcChannel::defer(int peer, Outgoing item) {
+void RcChannel::defer(int peer, DeferredOperation item) {
   Connection& c = connection(peer);
   c.pending.push_back(std::move(item));
   ++counters_.packets_deferred;
@@ -575,16 +561,10 @@ std::size_t RcChannel::flush(int peer) {
   Connection& c = connection(peer);
   std::size_t moved = 0;
   while (!c.pending.empty()) {
-    Outgoing& item = c.pending.front();
-    Try t;
-    if (item.is_rdma) {
-      t = try_rdma(peer, c, item.op);
-    } else {
-      t = try_send(peer, c, item.header, item.payload.size(),
-                   [&item](std::span<std::byte> out) {
-                     if (!out.empty()) std::memcpy(out.data(), item.payload.data(), out.size());
-                   });
-    }
+    const DeferredOperation& item = c.pending.front();
+    const Try t = item.rdma ? try_rdma(peer, c, item.op)
+                            : try_send(peer, c, item.header, item.payload.size(),
+                                       [&item](std::span<std::byte> out) { item.fill(out); });
     if (t == Try::Blocked) break;
     c.pending.pop_front();
     --pending_total_;

@@ -130,12 +130,6 @@ class RcChannel final : public Channel {
   bool nothing_pending() const noexcept { return pending_total_ == 0; }
 
  private:
-  struct Outgoing {
-    bool is_rdma = false;
-    PacketHeader header{};
-    std::vector<std::byte> payload;
-    RdmaOp op{};
-  };
   enum class State : std::uint8_t {
     Requested,  ///< on demand: QP created, Request sent, no Reply yet
     Connected,  ///< QP connected and receives posted
@@ -161,7 +155,7 @@ class RcChannel final : public Channel {
     bool queued_for_update = false;  ///< in update_candidates_
     bool bye_sent = false;
     bool bye_received = false;
-    std::list<Outgoing> pending;  ///< a list: nothing allocated while empty (the usual case)
+    std::list<DeferredOperation> pending;  ///< a list: nothing allocated while empty (the usual case)
   };
 
   /// The connection to `peer`, which must exist. Most calls in a row are for one or
@@ -218,7 +212,7 @@ class RcChannel final : public Channel {
   PacketHeader read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
                            std::span<const std::byte>& payload);
   void handle_send_completion(const fabric::WorkCompletion& wc);
-  void defer(int peer, Outgoing item);
+  void defer(int peer, DeferredOperation item);
   void wait_once();
   void shutdown();
   std::uint32_t receive_slots() const noexcept { return credits_ + 1; }

@@ -170,12 +170,7 @@ void ShmChannel::send_packet(int peer, const PacketHeader& header, std::size_t p
     put_cell(peer, shm::CellKind::Packet, header, 0, payload_bytes, fill);
     return;
   }
-  Pending p;
-  p.peer = peer;
-  p.header = header;
-  p.payload.resize(payload_bytes);
-  fill(std::span<std::byte>(p.payload));
-  defer(std::move(p));
+  defer(Pending{peer, DeferredOperation::packet(header, payload_bytes, fill)});
 }
 
 void ShmChannel::defer(Pending entry) {
@@ -199,17 +194,7 @@ void ShmChannel::post_rdma(int peer, const RdmaOp& op) {
   ++counters_.rdma_posted;
   if (locals_[static_cast<std::size_t>(local_index(peer))].pending > 0 ||
       (op.kind == RdmaOp::Kind::WriteWithImm && (free_.empty() || !pending_.empty()))) {
-    Pending p;
-    p.peer = peer;
-    p.rdma = true;
-    p.op = op;
-    if (op.inline_data) {
-      // The source may change once this returns: keep its bytes.
-      p.payload.assign(reinterpret_cast<const std::byte*>(op.local.addr),
-                       reinterpret_cast<const std::byte*>(op.local.addr) + op.local.length);
-      p.op.local.addr = 0;
-    }
-    defer(std::move(p));
+    defer(Pending{peer, DeferredOperation::operation(op)});
     return;
   }
   run_rdma(peer, op);
@@ -237,17 +222,15 @@ void ShmChannel::run_rdma(int peer, const RdmaOp& op) {
 std::size_t ShmChannel::drive_pending() {
   std::size_t sent = 0;
   while (!pending_.empty()) {
-    Pending& p = pending_.front();
-    const bool needs_cell = !p.rdma || p.op.kind == RdmaOp::Kind::WriteWithImm;
+    const Pending& p = pending_.front();
+    const DeferredOperation& d = p.what;
+    const bool needs_cell = !d.rdma || d.op.kind == RdmaOp::Kind::WriteWithImm;
     if (needs_cell && free_.empty()) break;
-    if (p.rdma) {
-      if (!p.payload.empty()) p.op.local.addr = reinterpret_cast<std::uint64_t>(p.payload.data());
-      run_rdma(p.peer, p.op);
+    if (d.rdma) {
+      run_rdma(p.peer, d.op);
     } else {
-      const std::span<const std::byte> bytes(p.payload);
-      put_cell(p.peer, p.kind, p.header, 0, bytes.size(), [bytes](std::span<std::byte> out) {
-        if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-      });
+      put_cell(p.peer, shm::CellKind::Packet, d.header, 0, d.payload.size(),
+               [&d](std::span<std::byte> out) { d.fill(out); });
     }
     --locals_[static_cast<std::size_t>(local_index(p.peer))].pending;
     pending_.pop_front();

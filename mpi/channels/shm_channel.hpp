@@ -99,11 +99,7 @@ class ShmChannel final : public Channel {
   /// What waits for a free cell (or behind what waits, for its peer's order).
   struct Pending {
     int peer = 0;
-    shm::CellKind kind = shm::CellKind::Packet;
-    bool rdma = false;  ///< an RDMA operation (op), not a cell
-    PacketHeader header{};
-    std::vector<std::byte> payload;
-    RdmaOp op{};
+    DeferredOperation what;
   };
 
   /// The index of `peer` among this host's ranks, or -1.

@@ -213,11 +213,7 @@ void UdChannel::send_packet(int peer, const PacketHeader& header, std::size_t pa
     send_now(peer, p, header, payload_bytes, fill);
     return;
   }
-  Outgoing out;
-  out.header = header;
-  out.payload.resize(payload_bytes);
-  fill(out.payload);
-  p.pending.push_back(std::move(out));
+  p.pending.push_back(DeferredOperation::packet(header, payload_bytes, fill));
   ++pending_total_;
   ++counters_.packets_deferred;
   counters_.pending_peak = std::max(counters_.pending_peak, pending_total_);
@@ -495,10 +491,8 @@ std::size_t UdChannel::flush_pending() {
     p.flushing = false;
     while (!p.pending.empty() && p.send.open(params_.window) && slot_available() &&
            send_wr_outstanding_ < send_wr_limit_) {
-      Outgoing& out = p.pending.front();
-      send_now(peer, p, out.header, out.payload.size(), [&out](std::span<std::byte> to) {
-        if (!out.payload.empty()) std::memcpy(to.data(), out.payload.data(), out.payload.size());
-      });
+      const DeferredOperation& out = p.pending.front();
+      send_now(peer, p, out.header, out.payload.size(), [&out](std::span<std::byte> to) { out.fill(to); });
       p.pending.pop_front();
       --pending_total_;
       ++moved;

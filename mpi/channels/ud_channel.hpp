@@ -100,16 +100,12 @@ class UdChannel final : public Channel {
   bool drained() const;
 
  private:
-  struct Outgoing {
-    PacketHeader header{};
-    std::vector<std::byte> payload;
-  };
   struct Peer {
     UdSendWindow send;
     UdReceiveWindow receive;
     std::unique_ptr<fabric::AddressHandle> handle;  ///< made at the first datagram to the peer
     std::unique_ptr<fabric::AddressHandle> interrupt_handle;  ///< the peer's interrupt QP (hybrid)
-    std::deque<Outgoing> pending;
+    std::deque<DeferredOperation> pending;  ///< packets only (UD has no RDMA)
     bool timed = false;    ///< in timed_peers_
     bool flushing = false;  ///< in flush_list_
   };
