@@ -106,7 +106,7 @@ struct Route {
   double bottleneck_bw = 0;   ///< smallest link bandwidth on the path
   /// Most larger packets on the wire from the sender while one for this route leaves
   /// (Wire::window: enough to keep the route busy at the HCA's message rate).
-  uint32_t window = 16;
+  uint32_t window = 0;  ///< set by find_route
 };
 
 /// Flops per second of a host's core (only the ratio to sleep_for's seconds matters).

@@ -88,7 +88,7 @@ void Wire::carry(SimDevice* to, WireMessage* m, const Route& route, std::uint64_
 }
 
 std::uint32_t Wire::window(double latency, double bottleneck_bw, double wqe_processing) {
-  constexpr std::uint32_t kLeast = 16, kMost = 4096;
+  constexpr std::uint32_t kLeast = 4, kMost = 4096;
   const double gap = std::max(wqe_processing, static_cast<double>(kTimerBytes + 1) / bottleneck_bw);
   if (!(gap > 0) || !std::isfinite(latency)) return kMost;
   const double busy = std::ceil(latency / gap) + 1;

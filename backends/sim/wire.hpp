@@ -74,9 +74,9 @@ class Wire {
 
   /// The transmit window of a route: how many larger packets may be on the wire from
   /// their sender when one for this route leaves; the next ones wait at the sender, in
-  /// order. At least 16, and enough that packets the HCA starts one per
-  /// max(`wqe_processing`, smallest larger packet / `bottleneck_bw`) keep the route
-  /// busy for its `latency` (connectx6-hdr: ~100), so a single stream is never held.
+  /// order. Enough that packets the HCA starts one per max(`wqe_processing`, smallest
+  /// larger packet / `bottleneck_bw`) keep the route busy for its `latency`, so a single
+  /// stream is never held (connectx-ddr: 7, connectx6-hdr: ~100), and at least 4.
   static std::uint32_t window(double latency, double bottleneck_bw, double wqe_processing);
 
   /// Internal, called in maestro when `m`'s comm completed: `m` arrives, and the next

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/sim/simulation.hpp"
+#include "backends/sim/timing_model.hpp"
 #include "tests/sim/sim_pair.hpp"
 #include "tests/support/run_forked.hpp"
 
@@ -67,6 +68,66 @@ TEST(Wire, SmallPacketsDueAtOneDateBothArriveAtIt) {
     auto [first, second] = arrival_dates(8, 8);
     EXPECT_GT(first, 0);
     EXPECT_DOUBLE_EQ(first, second);
+  });
+}
+
+/// Posts `count` sends of `bytes` from host 0 to host 1 at one date; returns the dates
+/// at which the receiver saw the first and the last.
+std::pair<double, double> burst_dates(const sim::Platform& p, size_t count, size_t bytes) {
+  std::pair<double, double> dates{-1, -1};
+  sim::Simulation s(p);
+  s.run_single([&] {
+    auto da = s.open_device(0), db = s.open_device(1);
+    testing::SimSide a = testing::make_side(*da, fabric::Transport::RC, bytes * count);
+    testing::SimSide b = testing::make_side(*db, fabric::Transport::RC, bytes * count);
+    testing::connect_sides(a, b);
+    for (size_t i = 0; i < count; ++i) {
+      fabric::Sge r = b.mr->sge(i * bytes, bytes);
+      ASSERT_EQ(b.qp->post_recv({i, {&r, 1}}), fabric::Status::Ok);
+    }
+    const double start = db->runtime().now();
+    for (size_t i = 0; i < count; ++i) {
+      fabric::Sge sge = a.mr->sge(i * bytes, bytes);
+      fabric::SendWr w;
+      w.wr_id = i;
+      w.sg_list = {&sge, 1};
+      ASSERT_EQ(a.qp->post_send(w), fabric::Status::Ok);
+    }
+    fabric::CompletionQueue* cqs[] = {b.cq.get()};
+    fabric::WorkCompletion wc[64];
+    size_t seen = 0;
+    while (seen < count) {
+      const size_t n = b.cq->poll(wc);
+      for (size_t i = 0; i < n; ++i) {
+        if (wc[i].opcode != fabric::WcOpcode::Recv) continue;
+        if (seen == 0) dates.first = db->runtime().now() - start;
+        if (++seen == count) dates.second = db->runtime().now() - start;
+      }
+      if (seen < count) ASSERT_NE(db->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+    }
+  });
+  return dates;
+}
+
+TEST(Wire, ABurstLeavesAsTheHcaGetsToItAndDrainsAtTheBottleneckRate) {
+  testing::run_forked([] {
+    // 32 sends of 2 KiB posted at once, more than connectx-ddr's transmit window (7):
+    // the burst drains at the bottleneck's rate, one packet's serialisation apart
+    // (longer than the HCA's wqe_processing here) after the first, and the first
+    // shares the link only with the window, not with all 32 (before, every posted
+    // message shared it and then waited for the HCA: the first arrived with the last,
+    // ~50 us, and the last at ~66 us).
+    sim::Platform p = sim::load_platform("connectx-ddr");
+    const size_t count = 32, bytes = 2048;
+    auto [first, last] = burst_dates(p, count, bytes);
+    const double isolated = sim::predicted_one_way(p, bytes);
+    const double serialisation =
+        static_cast<double>(sim::predicted_wire_bytes(p, bytes)) / std::min(p.link_bandwidth, p.hca.pcie_bandwidth);
+    ASSERT_GT(serialisation, p.hca.wqe_processing);
+    const double drained = isolated + (count - 1) * serialisation;
+    EXPECT_NEAR(last, drained, 0.05 * drained);
+    EXPECT_LT(first, isolated + 8 * serialisation);
+    EXPECT_GE(first, isolated);
   });
 }
 
