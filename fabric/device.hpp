@@ -22,6 +22,24 @@
 
 namespace twinfab::fabric {
 
+/// What the MPI library's own work costs on a modelled host, for Runtime::charge_cpu:
+/// the simulator's platform keys `host.mpi_send_overhead`, `host.mpi_receive_overhead`
+/// and `host.memcpy_bandwidth` (docs/platforms.md). All zero on hardware, where that
+/// work takes its real time. Why a model at all: without it an MPI message cost only
+/// the verbs latency in the simulator, 1.5-2 us below what the seeds measured for MPI
+/// on the same hardware (issue 33; docs/model.md, "Host software").
+struct HostCosts {
+  double send_overhead = 0;     ///< s of CPU per packet the library sends (the call, request, header, protocol)
+  double receive_overhead = 0;  ///< s of CPU per packet it receives (completion, matching, the request's end)
+  double copy_bandwidth = 0;    ///< bytes/s of the library's copies (eager buffers, pack/unpack); 0: not charged
+  /// Whether anything is charged (the library then skips every charge).
+  bool modelled() const noexcept { return send_overhead > 0 || receive_overhead > 0 || copy_bandwidth > 0; }
+  /// The CPU time of copying `bytes` (0 when copies are not charged).
+  double copy_seconds(std::size_t bytes) const noexcept {
+    return copy_bandwidth > 0 ? static_cast<double>(bytes) / copy_bandwidth : 0.0;
+  }
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -44,6 +62,12 @@ class Device {
   /// (fabric/shared_memory.hpp), made on first use and owned by the device; nullptr
   /// when the backend offers none (ranks of one host then talk through the device).
   virtual SharedMemory* shared_memory() { return nullptr; }
+  /// What the library's own work costs on this device's host when the host is
+  /// modelled (the simulator); all zero on hardware (the default).
+  virtual const HostCosts& host_costs() const noexcept {
+    static const HostCosts none;
+    return none;
+  }
 };
 
 }  // namespace twinfab::fabric

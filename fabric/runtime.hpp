@@ -100,6 +100,14 @@ class Runtime {
   /// MPI); sleep_for() is a computation instead, which in the simulator takes a share
   /// of a contended core.
   virtual void idle_for(double seconds) = 0;
+  /// Records `seconds` of CPU work the caller has just done without the time passing
+  /// (the MPI library's own work: matching, headers, its copies; see HostCosts in
+  /// fabric/device.hpp). Never blocks, so it may be called anywhere, under an
+  /// AgentMutex too. On hardware the work took its real time: nothing to do (the
+  /// default). In the simulator the caller owes the time: its next post starts after
+  /// it, and its next wait, sleep_for() or idle_for() spends it first as computation
+  /// (docs/model.md, "Host software"). Negative or NaN amounts are ignored.
+  virtual void charge_cpu(double seconds) { static_cast<void>(seconds); }
   /// Lets other agents run (no simulated time passes).
   virtual void yield() = 0;
   /// Starts an agent running `body` beside the caller (see Agent). `name` is for

@@ -26,6 +26,7 @@ constexpr Field kFields[] = {
     {"icm_misses", &Counters::icm_misses},
     {"registrations", &Counters::registrations},
     {"registered_bytes", &Counters::registered_bytes},
+    {"host_software_ns", &Counters::host_software_ns},
     {"memory.qp_context", &Counters::qp_context_bytes},
     {"memory.communication_buffers", &Counters::communication_buffer_bytes},
     {"memory.data_structures", &Counters::data_structure_bytes},

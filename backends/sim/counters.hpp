@@ -34,6 +34,11 @@ struct Counters {
   uint64_t icm_misses = 0;
   uint64_t registrations = 0;
   uint64_t registered_bytes = 0;  ///< currently pinned
+  /// CPU time the host's ranks spent in the MPI library's modelled work, in ns
+  /// (Runtime::charge_cpu: per-packet overheads and the library's copies; the platform's
+  /// host.mpi_*_overhead and memcpy_bandwidth). Beside the run's time it is the split
+  /// between host software and the network (docs/model.md, "Host software").
+  uint64_t host_software_ns = 0;
   // Modelled memory (what a real process would use), by seed 004's categories.
   uint64_t qp_context_bytes = 0;           ///< HCA-side QP contexts (ICM in host memory)
   uint64_t communication_buffer_bytes = 0; ///< per-connection library buffers (by transport)

@@ -107,6 +107,11 @@ struct Platform {
   /// bookkeeping and the cache lines that move between cores): a shared-memory message
   /// costs it once at the sender and once at the receiver (fabric/shared_memory.hpp).
   double shm_message_cost = 0.2e-6;
+  /// CPU time of the MPI library's own work per packet it sends / receives (the call,
+  /// the request, header and protocol; completion processing, matching), charged to the
+  /// rank as the library's copies are (docs/model.md, "Host software"). 0: not modelled.
+  double mpi_send_overhead = 0;
+  double mpi_receive_overhead = 0;
   /// Cores per host, shared by the host's ranks and agents (docs/model.md, "Agents and
   /// CPU time"); 0 = ranks_per_host, a core per rank.
   unsigned cores = 0;

@@ -239,9 +239,12 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   const Platform& p = fabric_.platform();
   Counters& c = hca_.counters();  // the sender's (counters.hpp)
   const double now = s4u::Engine::get_clock();
-  // Queueing behind earlier posts (CPU) and earlier WQEs (HCA); an isolated message
-  // waits for neither, its own post and WQE time being part of the route latency.
-  double extra = book_cpu(now, p.hca.post_overhead);
+  // Queueing behind the poster's unspent CPU work (Runtime::charge_cpu: the MPI
+  // library's, before it posted), earlier posts (CPU) and earlier WQEs (HCA); an
+  // isolated message waits for none, its own post and WQE time being part of the route
+  // latency.
+  const double owed = runtime_.caller_debt();
+  double extra = owed + book_cpu(now + owed, p.hca.post_overhead);
   extra = hca_.book_wqe(now + extra, p.hca.wqe_processing) - now;
   if (hca_.icm().touch(qp.icm_entry())) {
     ++c.icm_hits;

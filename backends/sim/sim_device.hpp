@@ -36,6 +36,7 @@ class SimDevice final : public fabric::Device {
   std::unique_ptr<fabric::QueuePair> create_qp(const fabric::QpConfig& config) override;
   std::unique_ptr<fabric::AddressHandle> create_address_handle(const fabric::Address& remote_ud_qp) override;
   fabric::SharedMemory* shared_memory() override;
+  const fabric::HostCosts& host_costs() const noexcept override { return fabric_.host_costs(); }
 
   // --- internal ---
   SimFabric& fabric() noexcept { return fabric_; }

@@ -259,6 +259,9 @@ SimFabric::SimFabric(const Platform& platform)
     if (host < loss_by_host_.size()) loss_by_host_[host] = prob;
 
   const auto& f = platform_.features;
+  host_costs_.send_overhead = platform_.mpi_send_overhead;
+  host_costs_.receive_overhead = platform_.mpi_receive_overhead;
+  host_costs_.copy_bandwidth = platform_.memcpy_bandwidth;
   caps_.backend = "sim";
   caps_.device_name = "sim-hca";
   caps_.link = fabric::LinkKind::Simulated;

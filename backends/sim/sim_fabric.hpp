@@ -23,6 +23,7 @@
 #include "backends/sim/platform.hpp"
 #include "backends/sim/wire_message.hpp"
 #include "fabric/capabilities.hpp"
+#include "fabric/device.hpp"
 
 namespace twinfab::sim {
 
@@ -119,6 +120,8 @@ class SimFabric {
 
   const Platform& platform() const noexcept { return platform_; }
   const fabric::DeviceCapabilities& capabilities() const noexcept { return caps_; }
+  /// The platform's [host] costs of the MPI library's work (every device's host_costs()).
+  const fabric::HostCosts& host_costs() const noexcept { return host_costs_; }
   SimHca& hca(uint32_t host) { return *hcas_.at(host); }
   uint32_t host_count() const noexcept { return static_cast<uint32_t>(hcas_.size()); }
   LossModel& loss() noexcept { return loss_; }
@@ -193,6 +196,7 @@ class SimFabric {
 
   Platform platform_;
   fabric::DeviceCapabilities caps_;
+  fabric::HostCosts host_costs_;
   std::vector<std::unique_ptr<SimHca>> hcas_;
   LossModel loss_;
   std::vector<double> loss_by_host_;

@@ -387,6 +387,9 @@ Status SimRuntime::wait_until(std::span<fabric::CompletionQueue* const> sources,
   // Only data placed during this wait makes it return early: the caller looked at its
   // memory before calling.
   w.memory_written = false;
+  // The CPU work the caller did since it last waited comes first (charge_cpu). Data
+  // that lands meanwhile makes this wait return at once: the caller has not seen it.
+  settle_debt(w);
   // An event wait that blocked and then saw a completion returns event_latency later:
   // the interrupt and the wake-up of a thread sleeping on a completion channel.
   bool slept = false;
@@ -434,10 +437,45 @@ void SimRuntime::sleep_for(double seconds) {
     SimRuntime& rt;
     ~HandOff() { rt.hand_off(); }
   } hand_off{*this};
+  double owed = 0;
+  if (w.cpu_debt >= kMinDebt) std::swap(owed, w.cpu_debt);
+  compute(w, (seconds > 0 ? seconds : 0) + owed);
+  w.memory_written = false;
+}
+
+void SimRuntime::charge_cpu(double seconds) {
+  if (!(seconds > 0)) return;
+  Waiter& w = self("Runtime::charge_cpu");
+  w.cpu_debt += seconds;
+  if (!devices_.empty()) devices_.front()->hca().counters().host_software_ns += static_cast<uint64_t>(seconds * 1e9 + 0.5);
+}
+
+double SimRuntime::caller_debt() const noexcept {
+  if (agents_.empty()) return owner_.cpu_debt;
+  if (s4u::Actor::self() == nullptr) return 0;  // maestro
+  const aid_t me = s4u::this_actor::get_pid();
+  if (me == owner_.actor) return owner_.cpu_debt;
+  for (const auto& w : agents_)
+    if (w->actor == me) return w->cpu_debt;
+  return 0;
+}
+
+void SimRuntime::settle_debt(Waiter& w) {
+  // Less than a nanosecond stays owed (the `ideal` preset's copies): a computation that
+  // short ends at the date it starts, which SimGrid 3.32's CPU model handles badly when
+  // another actor wakes the computing one at that date ("updating an action that is
+  // not running"; SimSharedMemory::charge_copy has the same floor).
+  if (!(w.cpu_debt >= kMinDebt)) return;
+  const double owed = w.cpu_debt;
+  w.cpu_debt = 0;
+  compute(w, owed);  // data placed meanwhile stays noted in memory_written
+}
+
+void SimRuntime::compute(Waiter& w, double seconds) {
   // CPU seconds still to spend. While the host is not contended they pass in real
   // (simulated) time, up to a fixed end; on a contended one, as an execution that
   // SimGrid slows down by the host's sharing (docs/model.md, "Agents and CPU time").
-  double left = seconds > 0 ? seconds : 0;
+  double left = seconds;
   double end = -1;
   for (;;) {
     run_due_timers();
@@ -452,7 +490,6 @@ void SimRuntime::sleep_for(double seconds) {
       block(w, next_wake({}, kForever), Cpu::Compute, &left);
     }
   }
-  w.memory_written = false;
 }
 
 void SimRuntime::idle_for(double seconds) {
@@ -463,6 +500,7 @@ void SimRuntime::idle_for(double seconds) {
     SimRuntime& rt;
     ~HandOff() { rt.hand_off(); }
   } hand_off{*this};
+  settle_debt(w);  // the work the caller did before it went idle
   // Suspended (Cpu::Idle) until the end, whatever the host's sharing: no core taken.
   const double end = now() + (seconds > 0 ? seconds : 0);
   for (;;) {
@@ -485,6 +523,7 @@ void SimRuntime::wait_for_agent(const bool& done, std::shared_ptr<ActorWake>& jo
     SimRuntime& rt;
     ~HandOff() { rt.hand_off(); }
   } hand_off{*this};
+  settle_debt(w);
   for (;;) {
     run_due_timers();
     if (done) break;

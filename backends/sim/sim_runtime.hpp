@@ -42,12 +42,16 @@ class SimRuntime final : public fabric::Runtime {
   fabric::Status wait_for_event(std::span<fabric::CompletionQueue* const> sources, double deadline) override;
   void sleep_for(double seconds) override;
   void idle_for(double seconds) override;
+  void charge_cpu(double seconds) override;
   void yield() override;
   std::unique_ptr<fabric::Agent> spawn(const std::string& name, std::function<void()> body) override;
   bool on_agent() const override;
 
   // --- internal ---
   aid_t owner() const noexcept { return owner_.actor; }
+  /// The CPU time the calling actor owes (charge_cpu()), 0 for an actor that is not
+  /// this runtime's: what delays its posts (SimDevice::dispatch).
+  double caller_debt() const noexcept;
   void add_device(SimDevice* d) { devices_.push_back(d); }
   void remove_device(SimDevice* d);
 
@@ -135,7 +139,16 @@ class SimRuntime final : public fabric::Runtime {
     /// that a notification never falls between a look at memory and the wait after it.
     bool notified = false;
     Cpu cpu = Cpu::Idle;  ///< while blocked
+    /// CPU seconds charge_cpu() recorded and the actor has not spent yet: its next post
+    /// starts after them, its next wait or sleep spends them first.
+    double cpu_debt = 0;
   };
+  /// The least debt settle_debt() spends (1 ns): see there.
+  static constexpr double kMinDebt = 1e-9;
+  /// Spends the caller's cpu_debt as computation (sleep_for's way), if it has any.
+  void settle_debt(Waiter& w);
+  /// sleep_for()'s body: `seconds` of CPU time for `w`.
+  void compute(Waiter& w, double seconds);
 
   /// The calling actor's waiter; throws fabric::Error(InvalidState) naming `where` for
   /// an actor that is neither the owner nor one of its agents.

@@ -37,6 +37,7 @@ class DelayHook::DelayRuntime final : public Runtime {
     check_time(seconds, "idle_for");
     sliced(seconds, [&](double slice) { inner_.idle_for(slice); });
   }
+  void charge_cpu(double seconds) override { inner_.charge_cpu(seconds); }
   void yield() override {
     inner_.yield();
     hook_.release_due();

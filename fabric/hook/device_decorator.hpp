@@ -163,6 +163,7 @@ class DeviceDecorator : public Device {
   /// The inner device's, unwrapped: shared memory is not the device's traffic, so hooks
   /// (drops, delays, traces of work requests) do not see it.
   SharedMemory* shared_memory() override { return inner_->shared_memory(); }
+  const HostCosts& host_costs() const noexcept override { return inner_->host_costs(); }
 
   /// The live decorated QP with this local QP number, or nullptr.
   QueuePairDecorator* find_qp(uint32_t qp_num) const;
