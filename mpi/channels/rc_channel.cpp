@@ -45,6 +45,7 @@ constexpr double kPeerGoneGrace = 1.0;
 
 RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink)
     : device_(device),
+      work_(device),
       oob_(oob),
       sink_(sink),
       packet_size_(config.packet_size),
@@ -463,6 +464,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
     std::memcpy(buffer, &h, sizeof h);
   }
   fill({buffer + header_bytes, payload_bytes});
+  work_.copied(payload_bytes);
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;
@@ -640,7 +642,10 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       return;
     }
     update = header.type == PacketType::CreditUpdate;
-    if (!update) sink_.on_packet(peer, header, payload);
+    if (!update) {
+      work_.copied(payload.size());  // the sink copies it out (receive or unexpected buffer)
+      sink_.on_packet(peer, header, payload);
+    }
   }
   reposts_.push_back(Consumed{peer, slot, update});
   if (!c.pending.empty() && !c.queued_for_flush) {

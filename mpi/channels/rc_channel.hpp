@@ -74,6 +74,7 @@
 #include "mpi/channels/packet.hpp"
 #include "mpi/channels/ud_connector.hpp"
 #include "mpi/core/config.hpp"
+#include "mpi/core/host_work.hpp"
 
 namespace twinfab::mpi {
 
@@ -243,6 +244,7 @@ class RcChannel final : public Channel {
   }
 
   fabric::Device& device_;
+  const HostWork work_;  ///< the payload copies into and out of packet buffers (host_work.hpp)
   fabric::OobExchange& oob_;
   PacketSink& sink_;
   const std::uint32_t packet_size_;

@@ -58,6 +58,7 @@ UdReliabilityParameters parameters_from(const Config& config) {
 
 UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Config& config, PacketSink& sink)
     : device_(device),
+      work_(device),
       oob_(oob),
       sink_(sink),
       runtime_(device.runtime()),
@@ -240,6 +241,7 @@ void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::siz
   std::memcpy(at, &h, sizeof h);
   std::memcpy(at + kUdHeaderBytes, &header, sizeof header);
   fill(std::span(at + kUdHeaderBytes + kPacketHeaderBytes, payload_bytes));
+  work_.copied(payload_bytes);
   slots_[slot].held = true;
   slots_[slot].length = static_cast<std::uint32_t>(kUdHeaderBytes + kPacketHeaderBytes + payload_bytes);
   p.receive.ack_sent();
@@ -357,6 +359,7 @@ void UdChannel::deliver(int peer, Peer& p, const UdDatagram& d, std::span<const 
     taken_.push_back(Taken{peer, std::vector<std::byte>(bytes.begin(), bytes.end())});
     return;
   }
+  work_.copied(d.payload.size());  // the sink copies it out (receive or unexpected buffer)
   sink_.on_packet(peer, d.packet, d.payload);
 }
 
@@ -367,6 +370,7 @@ std::size_t UdChannel::deliver_taken() {
     taken_.pop_front();
     UdDatagram d;
     (void)parse_ud_datagram(t.datagram, size_, capabilities_.max_payload, d);  // checked when it arrived
+    work_.copied(d.payload.size());
     sink_.on_packet(t.peer, d.packet, d.payload);
     ++delivered;
   }

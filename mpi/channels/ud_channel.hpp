@@ -67,6 +67,7 @@
 #include "mpi/channels/ud_reliability.hpp"
 #include "mpi/channels/ud_wire.hpp"
 #include "mpi/core/config.hpp"
+#include "mpi/core/host_work.hpp"
 
 namespace twinfab::mpi {
 
@@ -188,6 +189,7 @@ class UdChannel final : public Channel {
   }
 
   fabric::Device& device_;
+  const HostWork work_;  ///< the payload copies into and out of packet buffers (host_work.hpp)
   fabric::OobExchange& oob_;
   PacketSink& sink_;
   fabric::Runtime& runtime_;

@@ -31,7 +31,7 @@ Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config
       hosts_shared_(oob.hosts_shared()),
       registration_(device, config_.regcache,
                     regcache::Limits{config_.regcache_max_entries, config_.regcache_max_bytes, 4096}),
-      engine_(oob.rank(), oob.size(), config_, requests_, registration_) {
+      engine_(oob.rank(), oob.size(), config_, requests_, registration_, HostWork(device)) {
   // The channel behind the interface (docs/channels.md); the engine and one-sided
   // communication follow its capabilities, never its kind.
   const auto network = [this, &device](fabric::OobExchange& view, PacketSink& sink) -> std::unique_ptr<Channel> {

@@ -370,8 +370,12 @@ class Context {
   MemoryRegistration& registration() noexcept { return registration_; }
   /// Posts an RDMA operation to world rank `world_peer` (never this rank), ordered
   /// with that peer's packets; its cookie must have kForeignCookieBit set, and its
-  /// completion goes to the handler of set_rdma_completion_handler.
-  void post_rdma(int world_peer, const RdmaOp& op) { channel_->post_rdma(world_peer, op); }
+  /// completion goes to the handler of set_rdma_completion_handler. The library's work
+  /// for it is charged as for a packet sent (host_work.hpp).
+  void post_rdma(int world_peer, const RdmaOp& op) {
+    engine_.host_work().packet_sent();
+    channel_->post_rdma(world_peer, op);
+  }
   /// The longest RDMA write post_rdma() can send with inline data.
   std::uint32_t max_inline_write() const noexcept { return channel_->capabilities().max_inline_write; }
   void set_rdma_completion_handler(RdmaCompletionHandler* handler) noexcept {

@@ -22,11 +22,12 @@ std::byte* contiguous_start(void* buffer, const Datatype& type) {
 }  // namespace
 
 Pt2ptEngine::Pt2ptEngine(int world_rank, int /*world_size: no per-peer state*/, const Config& config, RequestTable& requests,
-                         MemoryRegistration& registration)
+                         MemoryRegistration& registration, HostWork work)
     : rank_(world_rank),
       config_(config),
       requests_(requests),
-      registration_(registration) {}
+      registration_(registration),
+      work_(work) {}
 
 std::uint32_t Pt2ptEngine::new_token() {
   // 31 bits (an immediate whose top bit the channel keeps for its control messages,
@@ -53,6 +54,11 @@ void Pt2ptEngine::start_send(Request& request, int source, SendMode mode) {
     ++counters_.self;
     std::vector<std::byte> packed(request.bytes);
     if (request.bytes > 0) pack(request.buffer, request.count, *request.type, 0, packed, "MPI_Send");
+    // To itself: packed and placed, as a message through a channel would be (no
+    // channel charges the copies here).
+    work_.packet_sent();
+    work_.packet_received();
+    work_.copied(2 * request.bytes);
     const PacketHeader header = eager_header(request, source, sync);
     request.sync_pending = sync;
     request.done = !sync;
@@ -82,6 +88,7 @@ bool Pt2ptEngine::send_tiny(const void* buffer, std::uint64_t bytes, const Datat
   header.total_bytes = bytes;
   header.sender_request = 0;  // no request: only a synchronous send is answered
   const std::byte* data = bytes > 0 ? contiguous_start(const_cast<void*>(buffer), type) : nullptr;
+  work_.packet_sent();
   channel_->send_packet(peer_world, header, {data, static_cast<std::size_t>(bytes)});
   return true;
 }
@@ -105,6 +112,7 @@ void Pt2ptEngine::send_eager(Request& request, int source, bool sync, Protocol p
   std::uint64_t position = 0;
   do {
     const std::uint64_t n = std::min(chunk, request.bytes - position);
+    work_.packet_sent();
     channel_->send_packet(request.peer_world, header, n, [&](std::span<std::byte> out) {
       if (!out.empty()) pack(request.buffer, request.count, *request.type, position, out, "MPI_Send");
     });
@@ -128,6 +136,7 @@ void Pt2ptEngine::send_rts(Request& request, int source, RendezvousVariant varia
   } else {
     request.staging.resize(request.bytes);
     pack(request.buffer, request.count, *request.type, 0, request.staging, "MPI_Send");
+    work_.copied(request.bytes);
     data = request.staging.data();
   }
   request.region = registration_.acquire(data, request.bytes);
@@ -152,6 +161,7 @@ void Pt2ptEngine::send_control(int peer, const PacketHeader& header) {
     on_packet(peer, header, {});
     return;
   }
+  work_.packet_sent();
   channel_->send_packet(peer, header, 0, [](std::span<std::byte>) {});
 }
 
@@ -290,6 +300,9 @@ bool Pt2ptEngine::cancel(Request& request) {
 }
 
 void Pt2ptEngine::on_packet(int peer, const PacketHeader& header, std::span<const std::byte> payload) {
+  // Matching, the request's bookkeeping; the copy out of the packet buffer is the
+  // channel's to charge (it knows whether there was one: host_work.hpp).
+  if (peer != rank_) work_.packet_received();
   switch (header.type) {
     case PacketType::Eager: deliver_eager(peer, header, payload); break;
     case PacketType::EagerData: continue_eager(peer, payload); break;
@@ -382,7 +395,10 @@ void Pt2ptEngine::continue_eager(int peer, std::span<const std::byte> payload) {
   IncomingMessage& message = *in.message;
   const std::size_t n = std::min<std::size_t>(payload.size(), message.total - message.received);
   if (n > 0) std::memcpy(message.data.data() + message.received, payload.data(), n);
-  if (message.attached != nullptr) place(*message.attached, message.received, payload.first(n));
+  if (message.attached != nullptr) {
+    place(*message.attached, message.received, payload.first(n));
+    work_.copied(n);  // into the unexpected buffer (the channel's) and the receive buffer
+  }
   message.received += n;
   if (message.received >= message.total) {
     Request* attached = message.attached;
@@ -402,6 +418,7 @@ void Pt2ptEngine::match_unexpected(Request& request, const std::shared_ptr<Incom
   }
   request.expected = message->total;
   place(request, 0, std::span(message->data).first(message->received));
+  work_.copied(message->received);  // out of the unexpected buffer: a second copy
   if (message->sync) {
     PacketHeader ack;
     ack.type = PacketType::SyncAck;
@@ -505,6 +522,7 @@ void Pt2ptEngine::on_fin(const PacketHeader& header) {
 void Pt2ptEngine::finish_rendezvous_recv(Request& request) {
   if (!request.staging.empty()) {
     unpack(request.staging, request.buffer, request.count, *request.type, 0, "MPI_Recv");
+    work_.copied(request.staging.size());
     request.staging = {};
   }
   request.region.reset();

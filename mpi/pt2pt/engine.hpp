@@ -34,6 +34,7 @@
 
 #include "mpi/channels/channel.hpp"
 #include "mpi/core/config.hpp"
+#include "mpi/core/host_work.hpp"
 #include "mpi/core/matching.hpp"
 #include "mpi/core/request.hpp"
 #include "mpi/pt2pt/protocol.hpp"
@@ -83,8 +84,9 @@ inline constexpr std::uint32_t kForeignCookieBit = 1u << 31;
 
 class Pt2ptEngine final : public PacketSink {
  public:
+  /// `work`: where the engine's own CPU work is charged (host_work.hpp).
   Pt2ptEngine(int world_rank, int world_size, const Config& config, RequestTable& requests,
-              MemoryRegistration& registration);
+              MemoryRegistration& registration, HostWork work);
   /// The channel is created after the engine (it needs the engine as its sink). Its
   /// capabilities are read here, once: they are fixed for its life, and every send
   /// consults them.
@@ -123,6 +125,8 @@ class Pt2ptEngine final : public PacketSink {
   bool cancel(Request& request);
 
   const Pt2ptCounters& counters() const noexcept { return counters_; }
+  /// Where the rank's MPI work is charged (one-sided operations use it too).
+  const HostWork& host_work() const noexcept { return work_; }
   /// The lengths of the posted and unexpected queues (both keep a count).
   std::size_t posted_receives() const noexcept { return posted_.size(); }
   std::size_t unexpected_messages() const noexcept { return unexpected_.size(); }
@@ -164,6 +168,7 @@ class Pt2ptEngine final : public PacketSink {
   const Config& config_;
   RequestTable& requests_;
   MemoryRegistration& registration_;
+  const HostWork work_;
   Channel* channel_ = nullptr;
   ChannelCapabilities channel_caps_;  ///< channel_->capabilities(), copied at attach
   RdmaCompletionHandler* foreign_rdma_ = nullptr;

@@ -74,9 +74,10 @@ def run(ctx):
           plots.markdown_table(table, ["collective", "bytes", "configuration", "twinfab_us", "seed_us", "ratio"]),
           "\nConfigurations: `default` = twinfab's defaults (shared-memory channel, node-aware collectives), "
           "`flat_shm` = TWINFAB_COLL_NODE_AWARE=0, `hca_only` = also TWINFAB_SHM=0 (every message through the "
-          "HCA). Where the seed falls between `default` and `flat_shm`: the simulator charges no MPI host-side "
-          "cost per message (issue 33), which flat collectives pay 8 ranks deep per host, and node-aware "
-          "algorithms are newer than the seed's MVAPICH2 0.9.8.\n",
+          "HCA). The seed falls between `default` and `flat_shm`: node-aware algorithms are newer than the "
+          "seed's MVAPICH2 0.9.8, and flat ones send 8 messages per host at once through the adapter, which "
+          "the preset serialises at its fitted per-message cost (hca.wqe_processing; seed 003 gives no message "
+          "rate). The MPI library's own work per message is modelled (docs/model.md, \"Host software\").\n",
           f"\n# Seed 000's PMB barrier on {s['seed000_platform']}, one process per node\n",
           plots.markdown_table(b, ["nodes", "twinfab_us", "seed_us", "ratio"]),
           "\nSeed 000's figures are OSU MVAPICH2's from its comparison table (its caption reads PingPong, the "
