@@ -440,6 +440,18 @@ void SimDevice::process_arrival(WireMessage* m) {
     case WireKind::AtomicResponse: requester_response(m); return;
     default: break;
   }
+  if (!m->received) {
+    // The host's port (a small packet: the packets before it are still coming in) and
+    // its HCA's receive pipeline: requests that arrive together are taken in one per
+    // wqe_processing (the message rate of an incast's target).
+    m->received = true;
+    double start = m->ingress_seconds > 0 ? hca_.book_ingress(now, m->ingress_seconds) : now;
+    start = hca_.book_receive(start, fabric_.platform().hca.wqe_processing);
+    if (start > now) {
+      runtime_.schedule_arrival(start, this, m);
+      return;
+    }
+  }
   SimQueuePair* qp = fabric_.resolve(m->dst_qp);
   if (qp == nullptr || &qp->device() != this || qp->transport() != m->transport) {
     // Nobody there: RC requesters time out and give up, datagrams vanish.

@@ -72,6 +72,17 @@ double SimHca::book_wqe(double now, double wqe_time) {
   return start;
 }
 
+double SimHca::book_receive(double now, double wqe_time) {
+  const double start = std::max(now, receive_free_at_);
+  receive_free_at_ = start + wqe_time;
+  return start;
+}
+
+double SimHca::book_ingress(double now, double serialise) {
+  ingress_free_at_ = std::max(now, ingress_free_at_ + serialise);
+  return ingress_free_at_;
+}
+
 double SimHca::book_atomic_unit(double now, double atomic_time) {
   atomic_free_at_ = std::max(now, atomic_free_at_) + atomic_time;
   return atomic_free_at_;

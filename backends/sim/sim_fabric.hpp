@@ -75,6 +75,15 @@ class SimHca {
   /// HCA work-request pipeline: returns when a WR posted at `now` starts being
   /// processed, and books the HCA for `wqe_time` after that.
   double book_wqe(double now, double wqe_time);
+  /// The HCA's receive pipeline, apart from the send one: returns when a request that
+  /// arrived at `now` is taken in (after the ones before it), and books the pipeline
+  /// for `wqe_time` from then. A message alone waits for nothing (its latency is the
+  /// model's T(s)); an incast is limited to one message per `wqe_time`.
+  double book_receive(double now, double wqe_time);
+  /// The host's port off the network, for small packets (wire.hpp): a packet whose last
+  /// byte would arrive at `now` after `serialise` seconds on the port lands then, or
+  /// `serialise` after the port took the packet before it. Returns when it landed.
+  double book_ingress(double now, double serialise);
   /// The HCA's atomic unit: one compare-and-swap or fetch-and-add at a time, whoever
   /// sent it. Returns when an atomic arriving at `now` finishes (it waits for the ones
   /// before it, then takes `atomic_time`), and books the unit until then. Contention
@@ -91,6 +100,8 @@ class SimHca {
   uint32_t next_qpn_ = 0x100;
   uint32_t next_key_ = 0x1000;
   double wqe_free_at_ = 0;
+  double receive_free_at_ = 0;
+  double ingress_free_at_ = 0;
   double atomic_free_at_ = 0;
   IdTable<SimQueuePair> qps_;      // by QP number
   IdTable<SimMemoryRegion> mrs_;   // by key (lkey == rkey)

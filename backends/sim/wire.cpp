@@ -70,7 +70,14 @@ void Wire::carry(SimDevice* to, WireMessage* m, const Route& route, std::uint64_
     // way: a blocked receiver is woken once, when the packet can be processed, instead
     // of at its arrival and again when the delay is over. Same dates: a rank processes
     // a packet at the date it arrives, as simulated time only passes in its runtime.
-    const double due = now + route.latency + static_cast<double>(wire_bytes) / route.bottleneck_bw + m->extra_delay;
+    // It leaves once its sender's port is free (earlier small packets serialised); the
+    // receiver's port takes it in order of arrival (SimHca::book_ingress).
+    const double serialise = static_cast<double>(wire_bytes) / route.bottleneck_bw;
+    Sender& from = senders_[m->src_host];
+    const double leaves = std::max(now + m->extra_delay, from.egress_free);
+    from.egress_free = leaves + serialise;
+    const double due = leaves + route.latency + serialise;
+    m->ingress_seconds = serialise;
     m->extra_delay = 0;
     events_.packet_at(due, to, m);
     return;

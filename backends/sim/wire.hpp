@@ -5,7 +5,13 @@
 // arrive at now + route latency + bytes / bottleneck bandwidth. That is what the
 // max-min solver gives such a flow when nothing else shares its links; with contention
 // it would give it a share of the bandwidth, a difference of nanoseconds for a packet
-// of this size, and in exchange these packets never enter the solver. In SimGrid 3.32 every comm is a solver variable, and thousands of
+// of this size, and in exchange these packets never enter the solver. Contention among
+// them is kept by two serialisers per host, for its port onto the network (here: a
+// packet leaves when its sender's port is free) and its port off it (at the receiver,
+// in order of arrival: SimHca::book_ingress), each at the bottleneck of link and PCIe,
+// so N hosts sending small packets to one (incast) are limited by that host's link as
+// larger packets are by the solver. (Small and large packets do not see each other's
+// use of a port: an approximation.) In SimGrid 3.32 every comm is a solver variable, and thousands of
 // concurrent small flows across a fat tree's core links form one connected component
 // that each flow's start and end re-solves: a 1024-rank barrier took ~25 s of wall
 // clock that way.
@@ -91,6 +97,8 @@ class Wire {
   struct Sender {
     std::uint32_t in_flight = 0;
     std::deque<std::pair<SimDevice*, WireMessage*>> waiting;  ///< FIFO, in departure order
+    // Small packets (see the header): when the host's port onto the network is free.
+    double egress_free = 0;
   };
   /// `m` is ready to leave its sender (in maestro): its comm starts, or it waits.
   void depart(SimDevice* to, WireMessage* m);

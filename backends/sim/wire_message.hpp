@@ -39,6 +39,10 @@ struct WireMessage {
   fabric::Transport transport = fabric::Transport::RC;
   bool has_imm = false;
   bool icm_charged = false;  ///< target-side ICM miss penalty already applied
+  bool received = false;     ///< the responder's HCA took it in (SimHca::book_ingress, book_receive)
+  /// A small packet's serialisation at the receiver's port, spent there in order of
+  /// arrival (wire.hpp); 0 for a larger one, whose port SimGrid's solver shared.
+  double ingress_seconds = 0;
   uint32_t imm = 0;
   uint32_t src_host = 0;
   uint32_t src_qpn = 0;

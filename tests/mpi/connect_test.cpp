@@ -85,6 +85,17 @@ TEST(OnDemand, LostRequestsAndRepliesAreResent) {
       platform, 8, on_demand(),
       [](Context& c) {
         ring(c, 5);
+        // A rank may finish its ring with its sends to the right still queued behind a
+        // lost Reply (a send completes once its data is queued; only the receives from
+        // the left were waited for). A message back from the right needs that
+        // connection open at both ends.
+        const auto& world = c.world();
+        const int n = world.size(), me = world.rank();
+        int out = me, in = -1;
+        auto r = c.irecv(&in, 1, c.datatype(BasicKind::Int), (me + 1) % n, 99, world);
+        c.send(&out, 1, c.datatype(BasicKind::Int), (me + n - 1) % n, 99, world);
+        c.wait(r);
+        EXPECT_EQ(in, (me + 1) % n);
         EXPECT_EQ(c.channel_counters().connections, 2u);
       },
       [](const sim::Counters& counters) {

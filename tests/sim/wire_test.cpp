@@ -4,6 +4,9 @@
 // forward instead of waiting behind them.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <vector>
+
 #include "backends/sim/simulation.hpp"
 #include "backends/sim/timing_model.hpp"
 #include "tests/sim/sim_pair.hpp"
@@ -12,20 +15,21 @@
 namespace twinfab {
 namespace {
 
-/// Sends `first` bytes from host 0, then `second` bytes from host 2, both to host 1 at
-/// the same simulated date (two senders: one HCA would send its packets one after the
-/// other); returns the simulated dates at which each arrived.
+/// Sends `first` bytes from host 0 to host 1, then `second` bytes from host 2 to host 3,
+/// at the same simulated date (two senders: one HCA would send its packets one after
+/// the other; two receivers: one would take them in one after the other); returns the
+/// simulated dates at which each arrived.
 std::pair<double, double> arrival_dates(size_t first, size_t second) {
   std::pair<double, double> dates{-1, -1};
   sim::Platform p = sim::load_platform("connectx-ddr");
-  p.hosts = 3;
+  p.hosts = 4;
   sim::Simulation s(p);
   s.run_single([&] {
-    auto da = s.open_device(0), db = s.open_device(1), dc = s.open_device(2);
+    auto da = s.open_device(0), db = s.open_device(1), dc = s.open_device(2), dd = s.open_device(3);
     testing::SimSide a0 = testing::make_side(*da, fabric::Transport::RC, 256);
     testing::SimSide b0 = testing::make_side(*db, fabric::Transport::RC, 256);
     testing::SimSide a1 = testing::make_side(*dc, fabric::Transport::RC, 256);
-    testing::SimSide b1 = testing::make_side(*db, fabric::Transport::RC, 256);
+    testing::SimSide b1 = testing::make_side(*dd, fabric::Transport::RC, 256);
     testing::connect_sides(a0, b0);
     testing::connect_sides(a1, b1);
     fabric::Sge r0 = b0.mr->sge(0, 256), r1 = b1.mr->sge(0, 256);
@@ -37,7 +41,8 @@ std::pair<double, double> arrival_dates(size_t first, size_t second) {
     w1.sg_list = {&s1, 1};
     ASSERT_EQ(a0.qp->post_send(w0), fabric::Status::Ok);
     ASSERT_EQ(a1.qp->post_send(w1), fabric::Status::Ok);
-    // Whichever arrives first is collected first: wait on both receive CQs at once.
+    // Whichever arrives first is collected first: wait on both receive CQs at once (the
+    // actor's devices share its runtime).
     fabric::CompletionQueue* both[] = {b0.cq.get(), b1.cq.get()};
     fabric::WorkCompletion wc[4];
     while (dates.first < 0 || dates.second < 0) {
@@ -128,6 +133,89 @@ TEST(Wire, ABurstLeavesAsTheHcaGetsToItAndDrainsAtTheBottleneckRate) {
     EXPECT_NEAR(last, drained, 0.05 * drained);
     EXPECT_LT(first, isolated + 8 * serialisation);
     EXPECT_GE(first, isolated);
+  });
+}
+
+/// Hosts 1..`senders` each post `count` sends of `bytes` to host 0 at one date; returns
+/// when host 0 had received them all, from the posts.
+double incast_drained(const sim::Platform& p, size_t senders, size_t count, size_t bytes) {
+  double drained = -1;
+  sim::Simulation s(p);
+  s.run_single([&] {
+    auto target = s.open_device(0);
+    std::vector<std::unique_ptr<fabric::Device>> devices;
+    std::vector<testing::SimSide> from, to;
+    for (size_t h = 1; h <= senders; ++h) {
+      devices.push_back(s.open_device(static_cast<unsigned>(h)));
+      from.push_back(testing::make_side(*devices.back(), fabric::Transport::RC, bytes * count));
+      to.push_back(testing::make_side(*target, fabric::Transport::RC, bytes * count));
+      testing::connect_sides(from.back(), to.back());
+      for (size_t i = 0; i < count; ++i) {
+        fabric::Sge r = to.back().mr->sge(i * bytes, bytes);
+        ASSERT_EQ(to.back().qp->post_recv({i, {&r, 1}}), fabric::Status::Ok);
+      }
+    }
+    const double start = target->runtime().now();
+    for (size_t i = 0; i < count; ++i) {
+      for (auto& side : from) {
+        fabric::Sge sge = side.mr->sge(i * bytes, bytes);
+        fabric::SendWr w;
+        w.wr_id = i;
+        w.sg_list = {&sge, 1};
+        ASSERT_EQ(side.qp->post_send(w), fabric::Status::Ok);
+      }
+    }
+    std::vector<fabric::CompletionQueue*> cqs;
+    for (auto& side : to) cqs.push_back(side.cq.get());
+    fabric::WorkCompletion wc[64];
+    size_t seen = 0;
+    while (seen < senders * count) {
+      for (auto* cq : cqs) {
+        const size_t n = cq->poll(wc);
+        for (size_t i = 0; i < n; ++i)
+          if (wc[i].opcode == fabric::WcOpcode::Recv) ++seen;
+      }
+      if (seen < senders * count) ASSERT_NE(target->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+    }
+    drained = target->runtime().now() - start;
+  });
+  return drained;
+}
+
+TEST(Wire, AnIncastOfSmallPacketsIsLimitedByTheReceiversLinkAsLargerOnesAre) {
+    // 8 hosts send 32 packets each to one host. Without the HCA's message rate (no
+    // wqe_processing), the receiver's link (the bottleneck of link and PCIe) is what
+    // limits them, for packets below Wire::kTimerBytes (serialisers) as for larger ones
+    // (SimGrid's solver): the last arrives after all 256 serialisations. Before the
+    // serialisers, small packets crossed the receiver's port as if alone: 128-byte MPI
+    // messages reached one rank at 3.7 GB/s over a 1.43 GB/s link.
+    for (size_t bytes : {64, 200, 400, 1000}) {
+      testing::run_forked([bytes] {
+        sim::Platform p = sim::load_platform("connectx-ddr");
+        p.hosts = 9;
+        p.hca.wqe_processing = 0;
+        p.hca.icm_cache_entries = 0;  // no first-message misses in the figure
+        const double bw = std::min(p.link_bandwidth, p.hca.pcie_bandwidth);
+        const double serialisation = static_cast<double>(sim::predicted_wire_bytes(p, bytes)) / bw;
+        const double at_link_rate = 256 * serialisation;
+        const double drained = incast_drained(p, 8, 32, bytes);
+        EXPECT_GE(drained, at_link_rate) << bytes << " bytes";
+        EXPECT_LT(drained, at_link_rate + sim::predicted_one_way(p, bytes) + 8 * serialisation) << bytes << " bytes";
+      });
+    }
+}
+
+TEST(Wire, AnIncastIsLimitedByTheReceivingHcasMessageRate) {
+  testing::run_forked([] {
+    // With connectx-ddr's wqe_processing (0.5 us: ~2 M messages/s), 256 small messages
+    // into one HCA take at least 255 of them after the first arrives: its receive
+    // pipeline, not the senders' (each sent only 32).
+    sim::Platform p = sim::load_platform("connectx-ddr");
+    p.hosts = 9;
+    p.hca.icm_cache_entries = 0;  // no first-message misses in the figure
+    const double drained = incast_drained(p, 8, 32, 64);
+    EXPECT_GE(drained, sim::predicted_one_way(p, 64) + 255 * p.hca.wqe_processing);
+    EXPECT_LT(drained, sim::predicted_one_way(p, 64) + 256 * p.hca.wqe_processing + 1e-6);
   });
 }
 
