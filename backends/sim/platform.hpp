@@ -30,6 +30,10 @@ struct HcaParams {
   double wqe_processing = 0;    ///< HCA time per work request (message rate limit)
   double pcie_latency = 0;      ///< one PCIe crossing (doorbell, DMA read, DMA write)
   double pcie_bandwidth = 0;    ///< host <-> HCA DMA bandwidth, shared by the host's ranks
+  /// Whether the bus carries pcie_bandwidth each way at once (PCI Express) or shared
+  /// by both directions (PCI-X). Full duplex is modelled on single-switch platforms; a
+  /// multi-level fat tree shares the bus both ways (docs/model.md, Approximations).
+  bool pcie_full_duplex = true;
   double atomic_latency = 0;    ///< target HCA's atomic unit, per CAS/FAA
   double poll_overhead = 0;     ///< CPU time of one CQ poll that finds a completion
   /// From a completion to the thread blocked on its completion channel running again

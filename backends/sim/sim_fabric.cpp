@@ -105,9 +105,9 @@ std::string network_fingerprint(const Platform& p) {
   for (auto v : p.fat_tree.down) shape += fmt::format("d{}", v);
   for (auto v : p.fat_tree.up) shape += fmt::format("u{}", v);
   for (auto v : p.fat_tree.count) shape += fmt::format("c{}", v);
-  return fmt::format("{}|{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{:a}|{}", p.name, p.hosts, static_cast<int>(p.topology), shape,
-                     p.link_bandwidth, p.link_latency, p.switch_latency, p.hca.pcie_bandwidth, fixed_one_way_cost(p),
-                     p.cores_per_host());
+  return fmt::format("{}|{}|{}|{}|{:a}|{:a}|{:a}|{:a}|{}|{:a}|{}", p.name, p.hosts, static_cast<int>(p.topology), shape,
+                     p.link_bandwidth, p.link_latency, p.switch_latency, p.hca.pcie_bandwidth, p.hca.pcie_full_duplex,
+                     fixed_one_way_cost(p), p.cores_per_host());
 }
 
 }  // namespace
@@ -223,16 +223,27 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // coordinate is its level, 0 for hosts: SimGrid 3.32 numbers switches in a range
   // that may overlap the hosts' ids (levels = 3, down = [2, 2, 2], up = [1, 2, 2]
   // gives switches 15 down to 4 besides hosts 0-7), so the id cannot tell them apart.
+  //
+  // A full-duplex bus (PCI Express) carries its bandwidth each way at once, which one
+  // limiter (crossed by the host's traffic in both directions) cannot express. Under
+  // one switch every link is a host's cable, split per direction: there the bus's
+  // limit goes into the cables (the bottleneck of bus and cable) and hosts get no
+  // limiter. A multi-level tree's switch-to-switch links must keep the link's own
+  // bandwidth, so there the limiter stays and the bus is shared both ways.
+  const bool duplex_in_cables = p.hca.pcie_full_duplex && levels == 1;
   auto set_limiter = [&](s4u::NetZone* zone, const std::vector<unsigned long>& coord,
                          unsigned long id) -> s4u::Link* {
     if (coord.empty() || coord[0] != 0) return nullptr;
     return zone->create_link(fmt::format("pcie{}", id), p.hca.pcie_bandwidth)->seal();
   };
   s4u::ClusterCallbacks callbacks(set_netpoint, set_loopback, set_limiter);
+  // (SimGrid refuses a host without a limiter when the callback exists: none at all.)
+  if (duplex_in_cables) callbacks.limiter = {};
   // Each cable carries its own latency plus half a switch crossing, so a path through
   // one switch (two cables) costs 2 * link_latency + switch_latency.
+  const double cable_bandwidth = duplex_in_cables ? std::min(p.link_bandwidth, p.hca.pcie_bandwidth) : p.link_bandwidth;
   auto* zone = s4u::create_fatTree_zone("twinfab", nullptr, s4u::FatTreeParams(levels, down, up, count), callbacks,
-                                        p.link_bandwidth, p.link_latency + p.switch_latency / 2,
+                                        cable_bandwidth, p.link_latency + p.switch_latency / 2,
                                         s4u::Link::SharingPolicy::SPLITDUPLEX);
   zone->seal();
   // The fixed HCA/PCIe cost of a message is added to the route's latency through

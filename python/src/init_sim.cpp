@@ -68,6 +68,7 @@ py::dict to_dict(const sim::Platform& p) {
                              "switch_latency"_a = p.switch_latency, "mtu"_a = p.mtu),
       "hca"_a = py::dict("post_overhead"_a = h.post_overhead, "wqe_processing"_a = h.wqe_processing,
                          "pcie_latency"_a = h.pcie_latency, "pcie_bandwidth"_a = h.pcie_bandwidth,
+                         "pcie_full_duplex"_a = h.pcie_full_duplex,
                          "atomic_latency"_a = h.atomic_latency, "poll_overhead"_a = h.poll_overhead,
                          "event_latency"_a = h.event_latency, "header_bytes"_a = h.header_bytes,
                          "icm_cache_entries"_a = h.icm_cache_entries, "icm_miss_penalty"_a = h.icm_miss_penalty,

@@ -219,5 +219,55 @@ TEST(Wire, AnIncastIsLimitedByTheReceivingHcasMessageRate) {
   });
 }
 
+/// Hosts 0 and 1 each write `bytes` to the other at one date; returns when both writes
+/// had completed, from the posts.
+double both_ways(const sim::Platform& p, size_t bytes) {
+  double done = -1;
+  sim::Simulation s(p);
+  s.run_single([&] {
+    auto da = s.open_device(0), db = s.open_device(1);
+    testing::SimSide a = testing::make_side(*da, fabric::Transport::RC, bytes);
+    testing::SimSide b = testing::make_side(*db, fabric::Transport::RC, bytes);
+    testing::connect_sides(a, b);
+    const double start = da->runtime().now();
+    for (auto [from, to] : {std::pair{&a, &b}, std::pair{&b, &a}}) {
+      fabric::Sge sge = from->mr->sge(0, bytes);
+      fabric::SendWr w;
+      w.opcode = fabric::Opcode::RdmaWrite;
+      w.sg_list = {&sge, 1};
+      w.remote_addr = to->mr->remote_addr();
+      w.rkey = to->mr->rkey();
+      ASSERT_EQ(from->qp->post_send(w), fabric::Status::Ok);
+    }
+    ASSERT_EQ(testing::collect(*da, *a.cq, 1, 1.0).size(), 1u);
+    ASSERT_EQ(testing::collect(*db, *b.cq, 1, 1.0).size(), 1u);
+    done = da->runtime().now() - start;
+  });
+  return done;
+}
+
+TEST(Wire, AFullDuplexBusCarriesBothDirectionsAtOnceAndAHalfDuplexOneSharesIt) {
+  // connectx-ddr's PCIe (1.45 GB/s, below its 2 GB/s link) each way at once: a write in
+  // each direction takes as long as one alone. infinihost-sdr's PCI-X (885 MB/s, below
+  // its 1 GB/s link) is one bus for both: the two writes share it and take twice as
+  // long. (Before, every preset shared the bus both ways: osu_bibw on connectx-ddr gave
+  // exactly the one-way 1429 MB/s.)
+  constexpr size_t kBytes = 1 << 20;
+  for (const char* preset : {"connectx-ddr", "infinihost-sdr"}) {
+    testing::run_forked([preset] {
+      const sim::Platform p = sim::load_platform(preset);
+      const double alone = sim::predicted_one_way(p, kBytes);
+      const double serialisation =
+          static_cast<double>(sim::predicted_wire_bytes(p, kBytes)) / std::min(p.link_bandwidth, p.hca.pcie_bandwidth);
+      const double both = both_ways(p, kBytes);
+      if (p.hca.pcie_full_duplex) {
+        EXPECT_NEAR(both, alone, 0.02 * alone) << preset;  // + the ACK's way back
+      } else {
+        EXPECT_NEAR(both, alone + serialisation, 0.02 * alone) << preset;
+      }
+    });
+  }
+}
+
 }  // namespace
 }  // namespace twinfab
