@@ -100,6 +100,15 @@ double fixed_one_way_cost(const Platform& p) {
   return p.hca.post_overhead + p.hca.wqe_processing + 3 * p.hca.pcie_latency;
 }
 
+/// The latency of a route through `cables` cables and so `cables - 1` switches, the
+/// fixed HCA cost included. SimGrid's fat tree has one latency for every cable; twinfab
+/// gives each link_latency + switch_latency / 2, right for a route through one switch
+/// and short by (switches - 1) / 2 switch crossings on longer ones, which the
+/// latency-factor hook and find_route() make up with this.
+double route_latency(double link_latency, double switch_latency, double fixed, std::size_t cables) {
+  return static_cast<double>(cables) * link_latency + static_cast<double>(cables - 1) * switch_latency + fixed;
+}
+
 std::string network_fingerprint(const Platform& p) {
   std::string shape;
   for (auto v : p.fat_tree.down) shape += fmt::format("d{}", v);
@@ -240,7 +249,8 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // (SimGrid refuses a host without a limiter when the callback exists: none at all.)
   if (duplex_in_cables) callbacks.limiter = {};
   // Each cable carries its own latency plus half a switch crossing, so a path through
-  // one switch (two cables) costs 2 * link_latency + switch_latency.
+  // one switch (two cables) costs 2 * link_latency + switch_latency; longer paths get
+  // the rest from the latency-factor hook below (route_latency()).
   const double cable_bandwidth = duplex_in_cables ? std::min(p.link_bandwidth, p.hca.pcie_bandwidth) : p.link_bandwidth;
   auto* zone = s4u::create_fatTree_zone("twinfab", nullptr, s4u::FatTreeParams(levels, down, up, count), callbacks,
                                         cable_bandwidth, p.link_latency + p.switch_latency / 2,
@@ -249,13 +259,19 @@ const std::vector<s4u::Host*>& ensure_engine(const Platform& p) {
   // The fixed HCA/PCIe cost of a message is added to the route's latency through
   // SimGrid's latency-factor hook (limiter links carry bandwidth but no latency), so
   // SimGrid's own timing includes it and no extra timer is needed per message.
+  // The factor also makes a route's switch crossings whole (route_latency()).
   zone->get_network_model()->set_lat_factor_cb(
-      [fixed](double, const s4u::Host* src, const s4u::Host* dst, const std::vector<s4u::Link*>& links,
-              const std::unordered_set<s4u::NetZone*>&) {
+      [fixed, link = p.link_latency, sw = p.switch_latency](double, const s4u::Host* src, const s4u::Host* dst,
+                                                            const std::vector<s4u::Link*>& links,
+                                                            const std::unordered_set<s4u::NetZone*>&) {
         if (src == dst) return 1.0;  // the loopback link's latency is the fixed cost
         double latency = 0;
-        for (const auto* l : links) latency += l->get_latency();
-        return latency > 0 ? (latency + fixed) / latency : 1.0;
+        std::size_t cables = 0;  // limiters carry no latency
+        for (const auto* l : links) {
+          latency += l->get_latency();
+          if (l->get_latency() > 0) ++cables;
+        }
+        return latency > 0 ? route_latency(link, sw, fixed, cables) / latency : 1.0;
       });
   for (size_t i = 0; i < hosts.size(); ++i)
     if (hosts[i] == nullptr) throw Error(Status::InvalidArgument, fmt::format("platform '{}': host {} missing", p.name, i));
@@ -343,9 +359,16 @@ const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
   double latency = 0;
   hcas_[src_host]->host()->route_to(hcas_[dst_host]->host(), links, &latency);
   Route r;
-  // What SimGrid charges a message on this route: the links plus the fixed HCA cost
-  // that the latency-factor hook adds (the loopback link already holds it).
-  r.latency = src_host == dst_host ? latency : latency + fixed_one_way_cost();
+  // What SimGrid charges a message on this route: the cables and switches plus the
+  // fixed HCA cost, as the latency-factor hook makes it (the loopback link already
+  // holds it).
+  std::size_t cables = 0;
+  for (const auto* l : links)
+    if (l->get_latency() > 0) ++cables;
+  r.latency = src_host == dst_host ? latency
+              : cables > 0         ? route_latency(platform_.link_latency, platform_.switch_latency,
+                                                   fixed_one_way_cost(), cables)
+                                   : latency + fixed_one_way_cost();
   r.bottleneck_bw = std::numeric_limits<double>::infinity();
   for (auto* l : links) r.bottleneck_bw = std::min(r.bottleneck_bw, l->get_bandwidth());
   r.window = Wire::window(r.latency, r.bottleneck_bw, platform_.hca.wqe_processing);

@@ -5,6 +5,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "backends/sim/timing_model.hpp"
+#include "tests/sim/sim_pair.hpp"
 #include "tests/support/run_forked.hpp"
 #include "tools/twinfab/perf.hpp"
 
@@ -58,6 +59,50 @@ INSTANTIATE_TEST_SUITE_P(Presets, TimingModel,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+}  // namespace
+}  // namespace twinfab
+
+namespace twinfab {
+namespace {
+
+/// One-way time of an 8-byte send from host 0 to host `to` (posted to received).
+double one_way_to(const sim::Platform& p, unsigned to) {
+  double one_way = -1;
+  sim::Simulation s(p);
+  s.run_single([&] {
+    auto da = s.open_device(0), db = s.open_device(to);
+    auto a = testing::make_side(*da, fabric::Transport::RC, 64);
+    auto b = testing::make_side(*db, fabric::Transport::RC, 64);
+    testing::connect_sides(a, b);
+    fabric::Sge r = b.mr->sge(0, 8), sge = a.mr->sge(0, 8);
+    ASSERT_EQ(b.qp->post_recv({1, {&r, 1}}), fabric::Status::Ok);
+    fabric::SendWr w;
+    w.sg_list = {&sge, 1};
+    const double start = da->runtime().now();
+    ASSERT_EQ(a.qp->post_send(w), fabric::Status::Ok);
+    ASSERT_EQ(testing::collect(*db, *b.cq, 1, 1.0).size(), 1u);
+    one_way = db->runtime().now() - start;
+  });
+  return one_way;
+}
+
+TEST(TimingModel, EverySwitchOnAFatTreeRouteCostsItsWholeLatency) {
+  // fat-tree-4096: 32 hosts per leaf. Across leaves a message crosses 4 cables and 3
+  // switches: 2 cables and 2 switches more than under one leaf (docs/platforms.md:
+  // 2.71 and 3.21 us). SimGrid's fat tree has one latency per cable, so each carries
+  // half a switch crossing and the factor hook adds what a longer route lacks (before,
+  // across leaves took 3.01 us).
+  testing::run_forked([] {
+    sim::Platform p = sim::load_platform("fat-tree-4096");
+    p.hca.icm_cache_entries = 0;  // a first message misses the QP-context cache at both ends
+    const double same_leaf = one_way_to(p, 1);
+    const double across = one_way_to(p, 32);
+    EXPECT_NEAR(same_leaf, sim::predicted_one_way(p, 8), 1e-12);
+    EXPECT_NEAR(across - same_leaf, 2 * p.link_latency + 2 * p.switch_latency, 1e-12);
+    EXPECT_NEAR(across * 1e6, 3.21, 0.005);
+  });
+}
 
 }  // namespace
 }  // namespace twinfab
