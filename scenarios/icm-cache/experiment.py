@@ -53,6 +53,8 @@ def run(ctx):
           "\nWhy twinfab's ratio past the cache stays below the seed's: here only rank 0's HCA holds "
           "many connections (each peer's holds one), and in a ping-pong the reply arrives on the QP whose "
           "context the request just brought into the cache, so a round trip pays one miss "
-          "(`hca.icm_miss_penalty`) at rank 0 rather than one per message at both ends (docs/model.md, "
-          "\"ICM cache\"). The seed's \"nearly doubles\" is a miss on every message.\n"]
+          "(`hca.icm_miss_penalty`, 2.6 us) at rank 0. The seed's \"nearly doubles\" comes from a ping-pong "
+          "between two hosts over many QPs in turn, where the request misses at both HCAs (one miss per "
+          "message on average); the preset is fitted to it and tests/sim/icm_test.cpp reproduces x1.96 "
+          "there (docs/model.md, \"ICM cache\").\n"]
     ctx.write_markdown("\n".join(md))
