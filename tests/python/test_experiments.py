@@ -20,7 +20,7 @@ def test_list():
     p = run_module("--list")
     assert p.returncode == 0, p.stderr
     names = [line.split()[0] for line in p.stdout.splitlines()]
-    for name in ("drop-rate", "scaling", "icm-cache", "seed000", "seed001", "seed003"):
+    for name in ("drop-rate", "scaling", "icm-cache", "seed000", "seed001", "seed003", "mpi-pt2pt"):
         assert name in names
 
 
@@ -41,7 +41,7 @@ def outputs(out, name):
     return df, open(os.path.join(out, f"{name}.md")).read()
 
 
-@pytest.mark.parametrize("name", ["icm-cache", "seed000", "seed003"])
+@pytest.mark.parametrize("name", ["icm-cache", "seed000", "seed003", "mpi-pt2pt"])
 def test_quick_from_module(name, tmp_path):
     p = run_module(name, "--quick", "--out", str(tmp_path), "--no-progress")
     assert p.returncode == 0, p.stdout + p.stderr
