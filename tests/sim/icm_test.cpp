@@ -25,11 +25,7 @@ IcmRun round_robin(unsigned qps, unsigned rounds) {
   s.run_single([&] {
     auto da = s.open_device(0), db = s.open_device(1);
     std::vector<testing::SimSide> a, b;
-    for (unsigned i = 0; i < qps; ++i) {
-      a.push_back(testing::make_side(*da, fabric::Transport::RC, 64));
-      b.push_back(testing::make_side(*db, fabric::Transport::RC, 64));
-      testing::connect_sides(a.back(), b.back());
-    }
+    testing::connect_many(*da, *db, qps, 64, a, b);
     auto run_round = [&] {
       for (unsigned i = 0; i < qps; ++i) {
         fabric::Sge rs = b[i].mr->sge(0, 64), ss = a[i].mr->sge(0, 8);
@@ -82,11 +78,7 @@ std::pair<double, double> ping_pong_one_and_many(unsigned qps, unsigned rounds) 
   s.run_single([&] {
     auto da = s.open_device(0), db = s.open_device(1);
     std::vector<testing::SimSide> a, b;
-    for (unsigned i = 0; i < qps; ++i) {
-      a.push_back(testing::make_side(*da, fabric::Transport::RC, 64));
-      b.push_back(testing::make_side(*db, fabric::Transport::RC, 64));
-      testing::connect_sides(a.back(), b.back());
-    }
+    testing::connect_many(*da, *db, qps, 64, a, b);
     // One receive completion from `side`'s CQ (send completions are skipped).
     auto receive = [](fabric::Device& d, testing::SimSide& side) {
       fabric::CompletionQueue* src[] = {side.cq.get()};

@@ -37,6 +37,17 @@ inline void connect_sides(SimSide& a, SimSide& b) {
   ASSERT_EQ(b.qp->connect(ud ? nullptr : &aa), fabric::Status::Ok) << b.qp->last_error();
 }
 
+/// `count` RC connections between `da` and `db`, each side with `bytes` of registered
+/// buffer: a[i] on da is connected to b[i] on db.
+inline void connect_many(fabric::Device& da, fabric::Device& db, unsigned count, size_t bytes,
+                         std::vector<SimSide>& a, std::vector<SimSide>& b) {
+  for (unsigned i = 0; i < count; ++i) {
+    a.push_back(make_side(da, fabric::Transport::RC, bytes));
+    b.push_back(make_side(db, fabric::Transport::RC, bytes));
+    connect_sides(a.back(), b.back());
+  }
+}
+
 /// Polls `cq` until `n` completions arrived or `seconds` of simulated time passed.
 inline std::vector<fabric::WorkCompletion> collect(fabric::Device& d, fabric::CompletionQueue& cq, size_t n,
                                                    double seconds) {

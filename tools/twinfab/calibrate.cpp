@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -29,20 +30,25 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/// Least-squares line y = a + b x.
-std::pair<double, double> fit_line(const std::vector<std::pair<double, double>>& xy) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const auto n = static_cast<double>(xy.size());
-  for (auto [x, y] : xy) {
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
+/// Least-squares line y = a + b x through (x, y, weight) points; {mean, 0} when the
+/// points cannot fix a slope.
+struct Line {
+  double intercept = 0;
+  double slope = 0;
+};
+Line fit_line(const std::vector<std::array<double, 3>>& points) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [x, y, w] : points) {
+    sw += w;
+    sx += w * x;
+    sy += w * y;
+    sxx += w * x * x;
+    sxy += w * x * y;
   }
-  const double d = n * sxx - sx * sx;
-  if (xy.size() < 2 || d == 0) return {xy.empty() ? 0.0 : sy / n, 0.0};
-  const double b = (n * sxy - sx * sy) / d;
-  return {(sy - b * sx) / n, b};
+  const double d = sw * sxx - sx * sx;
+  if (points.size() < 2 || !(d > 0)) return {sw > 0 ? sy / sw : 0.0, 0.0};
+  const double slope = (sw * sxy - sx * sy) / d;
+  return {(sy - slope * sx) / sw, slope};
 }
 
 std::string us(double seconds) { return fmt::format("{:.4g} us", seconds * 1e6); }
@@ -94,19 +100,10 @@ Calibration fit_platform(const CalibrationProbes& p, const std::string& name) {
   // positive slope or intercept (latencies too noisy to pin them down).
   f.hca.header_bytes = header;
   note("hca.header_bytes", header_how);
-  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (auto [bytes, t] : p.write_latency) {
-    const double x = static_cast<double>(sim::predicted_wire_bytes(f, bytes));
-    const double w = 1.0 / (t * t);
-    sw += w;
-    sx += w * x;
-    sy += w * t;
-    sxx += w * x * x;
-    sxy += w * x * t;
-  }
-  const double d = sw * sxx - sx * sx;
-  const double slope = d > 0 ? (sw * sxy - sx * sy) / d : 0;
-  const double intercept = sw > 0 ? (sy - slope * sx) / sw : 0;
+  std::vector<std::array<double, 3>> latency;
+  for (auto [bytes, t] : p.write_latency)
+    latency.push_back({static_cast<double>(sim::predicted_wire_bytes(f, bytes)), t, 1.0 / (t * t)});
+  const auto [intercept, slope] = fit_line(latency);
   const double streamed_wire_rate = p.peak_bandwidth * (f.mtu + header) / f.mtu;
   const bool line = p.write_latency.size() >= 2 && slope > 0 && intercept > 0;
   const double bandwidth = line ? 1.0 / slope : streamed_wire_rate;
@@ -179,9 +176,9 @@ Calibration fit_platform(const CalibrationProbes& p, const std::string& name) {
   note("hca.icm_cache_entries", "0: no context-cache model (not measurable with two QPs)");
 
   // Registration: base + pages * per_page, the line through the measured lengths.
-  std::vector<std::pair<double, double>> pages;
+  std::vector<std::array<double, 3>> pages;
   for (auto [bytes, t] : p.registration)
-    pages.emplace_back(static_cast<double>((bytes + f.registration.page_size - 1) / f.registration.page_size), t);
+    pages.push_back({static_cast<double>((bytes + f.registration.page_size - 1) / f.registration.page_size), t, 1.0});
   const auto [base, per_page] = fit_line(pages);
   f.registration.base = std::max(0.0, base);
   f.registration.per_page = std::max(0.0, per_page);
