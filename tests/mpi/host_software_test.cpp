@@ -4,8 +4,6 @@
 // fitted to.
 #include <gtest/gtest.h>
 
-#include <sys/mman.h>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -26,14 +24,7 @@ struct PingPong {
 };
 
 PingPong ping_pong(const sim::Platform& platform, std::size_t bytes) {
-  PingPong result;
-  // The child reports through a pipe-free channel: the exit code carries pass/fail and
-  // the figures go through a shared mapping.
-  auto* shared = static_cast<PingPong*>(mmap(nullptr, sizeof(PingPong), PROT_READ | PROT_WRITE,
-                                             MAP_SHARED | MAP_ANONYMOUS, -1, 0));
-  EXPECT_NE(shared, MAP_FAILED);
-  *shared = PingPong{};
-  testing::run_forked([&] {
+  return testing::run_forked_result<PingPong>([&](PingPong& result) {
     sim::Simulation simulation(platform);
     simulation.run(2, [&](sim::RankEnv& env) {
       Context c(env.device, env.oob, {});
@@ -53,13 +44,10 @@ PingPong ping_pong(const sim::Platform& platform, std::size_t bytes) {
           c.send(buffer.data(), n, type, peer, 1, world);
         }
       }
-      if (world.rank() == 0) shared->one_way = (c.runtime().now() - start) / (2.0 * kIterations);
+      if (world.rank() == 0) result.one_way = (c.runtime().now() - start) / (2.0 * kIterations);
     });
-    shared->host_software_ns = simulation.counters().host_software_ns;
+    result.host_software_ns = simulation.counters().host_software_ns;
   });
-  result = *shared;
-  munmap(shared, sizeof(PingPong));
-  return result;
 }
 
 sim::Platform without_host_costs(sim::Platform p) {

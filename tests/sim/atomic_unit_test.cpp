@@ -6,9 +6,6 @@
 //  - A requester keeps at most features.max_rd_atomic reads/atomics on the wire per QP
 //    and holds the rest in its send queue, in order, as verbs' max_rd_atomic does.
 #include <gtest/gtest.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,6 +13,7 @@
 
 #include "backends/sim/simulation.hpp"
 #include "tests/sim/sim_pair.hpp"
+#include "tests/support/run_forked.hpp"
 
 namespace twinfab {
 namespace {
@@ -73,25 +71,14 @@ double run(const sim::Platform& platform, Opcode op, int n, std::vector<std::uin
     std::uint64_t olds[16];
   };
   EXPECT_LE(n, 16);
-  void* memory = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  EXPECT_NE(memory, MAP_FAILED);
-  auto* shared = static_cast<Shared*>(memory);
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
+  const Shared shared = testing::run_forked_result<Shared>([&](Shared& out) {
     std::vector<std::uint64_t> o;
-    run_here(platform, op, n, shared->elapsed, &o, &shared->final_value);
-    std::copy(o.begin(), o.end(), shared->olds);
-    std::fflush(nullptr);
-    _exit(::testing::Test::HasFailure() ? 1 : 0);
-  }
-  int status = 0;
-  EXPECT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the simulation failed (details above)";
-  const double elapsed = shared->elapsed;
-  if (olds != nullptr) olds->assign(shared->olds, shared->olds + n);
-  if (final_value != nullptr) *final_value = shared->final_value;
-  munmap(memory, sizeof(Shared));
+    run_here(platform, op, n, out.elapsed, &o, &out.final_value);
+    std::copy(o.begin(), o.end(), out.olds);
+  });
+  const double elapsed = shared.elapsed;
+  if (olds != nullptr) olds->assign(shared.olds, shared.olds + n);
+  if (final_value != nullptr) *final_value = shared.final_value;
   return elapsed;
 }
 

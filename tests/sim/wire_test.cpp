@@ -108,7 +108,9 @@ std::pair<double, double> burst_dates(const sim::Platform& p, size_t count, size
         if (seen == 0) dates.first = db->runtime().now() - start;
         if (++seen == count) dates.second = db->runtime().now() - start;
       }
-      if (seen < count) ASSERT_NE(db->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+      if (seen < count) {
+        ASSERT_NE(db->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+      }
     }
   });
   return dates;
@@ -175,7 +177,9 @@ double incast_drained(const sim::Platform& p, size_t senders, size_t count, size
         for (size_t i = 0; i < n; ++i)
           if (wc[i].opcode == fabric::WcOpcode::Recv) ++seen;
       }
-      if (seen < senders * count) ASSERT_NE(target->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+      if (seen < senders * count) {
+        ASSERT_NE(target->runtime().wait(cqs, 1.0), fabric::Status::Timeout);
+      }
     }
     drained = target->runtime().now() - start;
   });

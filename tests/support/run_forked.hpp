@@ -7,12 +7,15 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <functional>
+#include <type_traits>
 
 namespace twinfab::testing {
 
@@ -37,6 +40,23 @@ inline void run_forked(const std::function<void()>& body) {
   ASSERT_TRUE(WIFEXITED(status)) << "the test body crashed (signal " << WTERMSIG(status) << ")";
   if (WEXITSTATUS(status) == kForkedChildSkipped) GTEST_SKIP() << "skipped in the child (reason above)";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the test body failed (details above)";
+}
+
+/// run_forked() for a body that measures: `body` fills a T (trivially copyable) in the
+/// child, which comes back through a shared anonymous mapping. A failed or crashed
+/// child is reported as run_forked() reports it, and T's value-initialized state is
+/// returned.
+template <class T>
+T run_forked_result(const std::function<void(T&)>& body) {
+  static_assert(std::is_trivially_copyable_v<T>, "the result crosses processes as bytes");
+  void* memory = mmap(nullptr, sizeof(T), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  EXPECT_NE(memory, MAP_FAILED) << "mmap of the result failed";
+  if (memory == MAP_FAILED) return T{};
+  T* shared = new (memory) T{};
+  run_forked([&] { body(*shared); });
+  const T result = *shared;
+  munmap(memory, sizeof(T));
+  return result;
 }
 
 }  // namespace twinfab::testing
