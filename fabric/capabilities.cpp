@@ -24,6 +24,7 @@ std::string describe(const DeviceCapabilities& c) {
   out += fmt::format("  send with imm     {}\n", yn(c.send_with_imm));
   out += fmt::format("  write with imm    {}\n", yn(c.write_with_imm));
   out += fmt::format("  in-order placement {}\n", yn(c.in_order_placement));
+  out += fmt::format("  RNR retry         {}\n", yn(c.receiver_not_ready_retry));
   out += fmt::format("  needs conn. mgr   {}\n", yn(c.requires_connection_manager));
   out += fmt::format("  active sends first {}\n", yn(c.active_side_sends_first));
   out += fmt::format("  MTU               {} B\n", c.mtu);

@@ -28,6 +28,10 @@ struct DeviceCapabilities {
   bool send_with_imm = true;
   bool write_with_imm = true;
   bool in_order_placement = true; ///< RDMA write data lands in order (RDMA fast path needs it)
+  /// A send that finds no receive posted is retried by the requester (an RNR NAK, as
+  /// InfiniBand and RoCE do, rnr_retry permitting) rather than breaking the connection
+  /// (iWARP). What lets a shared receive queue be oversubscribed by its senders.
+  bool receiver_not_ready_retry = true;
   /// Connections must be made through a connection manager (rdma_cm); iWARP.
   bool requires_connection_manager = false;
   /// The active side of a connection must send the first message (iWARP, seed 003).

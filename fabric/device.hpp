@@ -31,9 +31,15 @@ namespace twinfab::fabric {
 struct HostCosts {
   double send_overhead = 0;     ///< s of CPU per packet the library sends (the call, request, header, protocol)
   double receive_overhead = 0;  ///< s of CPU per packet it receives (completion, matching, the request's end)
+  /// s of CPU more per packet taken from a receive queue (polling the CQ, re-posting the
+  /// buffer, an SRQ's bookkeeping) than from an RDMA fast-path ring, which is polled in
+  /// place: what makes the seeds' send/receive paths slower than their fast paths.
+  double receive_queue_overhead = 0;
   double copy_bandwidth = 0;    ///< bytes/s of the library's copies (eager buffers, pack/unpack); 0: not charged
   /// Whether anything is charged (the library then skips every charge).
-  bool modelled() const noexcept { return send_overhead > 0 || receive_overhead > 0 || copy_bandwidth > 0; }
+  bool modelled() const noexcept {
+    return send_overhead > 0 || receive_overhead > 0 || receive_queue_overhead > 0 || copy_bandwidth > 0;
+  }
   /// The CPU time of copying `bytes` (0 when copies are not charged).
   double copy_seconds(std::size_t bytes) const noexcept {
     return copy_bandwidth > 0 ? static_cast<double>(bytes) / copy_bandwidth : 0.0;

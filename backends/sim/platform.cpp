@@ -596,11 +596,12 @@ void read_registration(const Section& root, Platform& p) {
 }
 
 void read_host(const Section& root, Platform& p) {
-  Section s(root.reader(), root.table("host"), "host", {"memcpy_bandwidth", "shm_message_cost", "mpi_send_overhead", "mpi_receive_overhead", "cores"});
+  Section s(root.reader(), root.table("host"), "host", {"memcpy_bandwidth", "shm_message_cost", "mpi_send_overhead", "mpi_receive_overhead", "mpi_receive_queue_overhead", "cores"});
   s.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, /*required=*/true);
   s.time("shm_message_cost", p.shm_message_cost);
   s.time("mpi_send_overhead", p.mpi_send_overhead);
   s.time("mpi_receive_overhead", p.mpi_receive_overhead);
+  s.time("mpi_receive_queue_overhead", p.mpi_receive_queue_overhead);
   s.integer("cores", p.cores, 0, kMaxRanksPerHost, " (0 = one core per rank: topology.ranks_per_host)");
 }
 

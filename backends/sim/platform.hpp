@@ -116,6 +116,10 @@ struct Platform {
   /// rank as the library's copies are (docs/model.md, "Host software"). 0: not modelled.
   double mpi_send_overhead = 0;
   double mpi_receive_overhead = 0;
+  /// CPU time more per packet taken from a receive queue than from an RDMA fast-path
+  /// ring (the CQ poll, the re-post, an SRQ's bookkeeping); fitted where a seed gives
+  /// both paths' latency. 0: the two cost the same.
+  double mpi_receive_queue_overhead = 0;
   /// Cores per host, shared by the host's ranks and agents (docs/model.md, "Agents and
   /// CPU time"); 0 = ranks_per_host, a core per rank.
   unsigned cores = 0;

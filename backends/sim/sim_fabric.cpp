@@ -299,6 +299,7 @@ SimFabric::SimFabric(const Platform& platform)
   const auto& f = platform_.features;
   host_costs_.send_overhead = platform_.mpi_send_overhead;
   host_costs_.receive_overhead = platform_.mpi_receive_overhead;
+  host_costs_.receive_queue_overhead = platform_.mpi_receive_queue_overhead;
   host_costs_.copy_bandwidth = platform_.memcpy_bandwidth;
   caps_.backend = "sim";
   caps_.device_name = "sim-hca";
@@ -311,6 +312,8 @@ SimFabric::SimFabric(const Platform& platform)
   caps_.send_with_imm = f.send_with_imm;
   caps_.write_with_imm = f.write_with_imm;
   caps_.in_order_placement = f.in_order_placement;
+  // hca.rnr_retry = 0 is how a platform says a missing receive is fatal (iWARP).
+  caps_.receiver_not_ready_retry = platform_.hca.rnr_retry > 0;
   caps_.requires_connection_manager = f.requires_connection_manager;
   caps_.active_side_sends_first = f.active_side_sends_first;
   caps_.mtu = platform_.mtu;

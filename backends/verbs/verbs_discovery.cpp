@@ -148,6 +148,8 @@ fabric::DeviceCapabilities make_capabilities(ibv_context* context, ibv_pd* pd, c
   // IB/RoCE deliver an RC message's packets in PSN order, so the last byte of an
   // RDMA write lands last; iWARP's DDP places segments as they arrive.
   caps.in_order_placement = !iwarp;
+  // iWARP (DDP) has no receiver-not-ready retry: a send without a receive is fatal.
+  caps.receiver_not_ready_retry = !iwarp;
   caps.requires_connection_manager = iwarp;
   caps.active_side_sends_first = iwarp;
 

@@ -12,7 +12,9 @@
 //    packet it handles, and the copies it makes itself (an unexpected message into the
 //    receive buffer, messages to self, packing for a rendezvous);
 //  - a channel: the copies of payloads into and out of its packet buffers (the shared
-//    memory channel charges through fabric::SharedMemory instead).
+//    memory channel charges through fabric::SharedMemory instead), and the receive
+//    queue's overhead per packet that came through one (RC's receive buffers or SRQ,
+//    UD), which a packet polled from an RDMA fast-path ring does not pay.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +37,11 @@ class HostWork {
   /// The library handled one packet that arrived.
   void packet_received() const {
     if (modelled_) runtime_.charge_cpu(costs_.receive_overhead);
+  }
+  /// The library took one packet from a receive queue (a completion polled, a buffer
+  /// to re-post), on top of packet_received().
+  void packet_from_queue() const {
+    if (modelled_) runtime_.charge_cpu(costs_.receive_queue_overhead);
   }
   /// The library copied `bytes` (a packet's payload, a staged or unexpected message).
   void copied(std::size_t bytes) const {

@@ -84,6 +84,7 @@ py::dict to_dict(const sim::Platform& p) {
                                   "page_size"_a = p.registration.page_size),
       "host"_a = py::dict("memcpy_bandwidth"_a = p.memcpy_bandwidth, "shm_message_cost"_a = p.shm_message_cost,
                           "mpi_send_overhead"_a = p.mpi_send_overhead, "mpi_receive_overhead"_a = p.mpi_receive_overhead,
+                          "mpi_receive_queue_overhead"_a = p.mpi_receive_queue_overhead,
                           "cores"_a = p.cores),
       "loss"_a = py::dict("probability"_a = p.loss.probability, "seed"_a = p.loss.seed, "per_host"_a = per_host),
       "memory"_a = py::dict("rc_qp_bytes"_a = p.memory.rc_qp_bytes, "uc_qp_bytes"_a = p.memory.uc_qp_bytes,
