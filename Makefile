@@ -70,6 +70,7 @@ test-asan: deps
 bench: build
 	$(BUILD)/bench/bench_sim_pingpong
 	-$(BUILD)/bench/bench_ud_scale
+	$(BUILD)/bench/bench_srq_memory
 	$(BUILD)/bench/bench_regcache
 	-bash bench/smpi_compare.sh $(BUILD)
 	-bash bench/ud_compare.sh $(BUILD)

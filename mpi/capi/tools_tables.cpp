@@ -31,7 +31,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 53> kPvars{{
+const std::array<PerformanceVariable, 57> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -128,6 +128,20 @@ const std::array<PerformanceVariable, 53> kPvars{{
      "Shared memory: RDMA writes and reads to ranks of this host done as one copy between the processes "
      "(rendezvous data, one-sided puts and gets).",
      kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(shm_single_copies)},
+    {"twinfab_channel_srq_growths",
+     "RC with TWINFAB_SRQ=1: times the shared receive queue's pool grew by TWINFAB_SRQ_SIZE buffers (fewer than "
+     "TWINFAB_SRQ_LIMIT were posted, or connections needed them on a device without RNR retry).",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(srq_growths)},
+    {"twinfab_channel_fastpath_rings",
+     "RC with TWINFAB_FASTPATH=1: RDMA fast-path rings this rank offered to peers that sent it "
+     "TWINFAB_FASTPATH_THRESHOLD packets.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(fastpath_rings)},
+    {"twinfab_channel_fastpath_packets_sent",
+     "RC fast path: packets this rank RDMA-wrote into a peer's ring (also counted as packets sent).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(fastpath_packets_sent)},
+    {"twinfab_channel_fastpath_packets_received",
+     "RC fast path: packets this rank found by polling its rings (also counted as packets received).", kCounter,
+     PvarGroup::Channel, TWINFAB_CHANNEL(fastpath_packets_received)},
     // ---- the registration cache (regcache::Counters); zero while TWINFAB_REGCACHE=none
     {"twinfab_regcache_hits", "Registrations the cache found already made.", kCounter, PvarGroup::Regcache,
      TWINFAB_REGCACHE(hits)},

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
 #include <new>
 
 #include "mpi/regcache/memory_hooks.hpp"
@@ -22,6 +23,10 @@ BufferStorage::BufferStorage(std::size_t bytes) : bytes_(bytes) {
   } else {
     data_ = static_cast<std::byte*>(::operator new[](bytes, kFallbackAlignment));
   }
+}
+
+void BufferStorage::zero() noexcept {
+  if (data_ != nullptr && !mapped_) std::memset(data_, 0, bytes_);
 }
 
 BufferStorage::~BufferStorage() {

@@ -30,6 +30,10 @@ class BufferStorage {
   }
 
   std::byte* get() const noexcept { return data_; }
+  /// Makes the memory read as zeros without touching it where possible: fresh pages
+  /// from mmap are zero already (and stay unbacked until written); the fallback's
+  /// memory is cleared.
+  void zero() noexcept;
   explicit operator bool() const noexcept { return data_ != nullptr; }
 
  private:

@@ -28,6 +28,10 @@ ChannelCounters& ChannelCounters::operator+=(const ChannelCounters& c) noexcept 
   sum.shm_packets_sent += c.shm_packets_sent;
   sum.shm_packets_received += c.shm_packets_received;
   sum.shm_single_copies += c.shm_single_copies;
+  sum.srq_growths += c.srq_growths;
+  sum.fastpath_rings += c.fastpath_rings;
+  sum.fastpath_packets_sent += c.fastpath_packets_sent;
+  sum.fastpath_packets_received += c.fastpath_packets_received;
   return *this;
 }
 

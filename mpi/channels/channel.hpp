@@ -136,6 +136,11 @@ struct ChannelCounters {
   std::uint64_t shm_packets_sent = 0;      ///< packets to ranks of this host through shared memory
   std::uint64_t shm_packets_received = 0;  ///< packets from them
   std::uint64_t shm_single_copies = 0;     ///< RDMA writes and reads done as one copy between processes
+  // The RC channel's receive designs (rc_channel.hpp):
+  std::uint64_t srq_growths = 0;           ///< chunks of buffers added to the shared receive queue's pool
+  std::uint64_t fastpath_rings = 0;        ///< RDMA fast-path rings this rank offered its peers (as receiver)
+  std::uint64_t fastpath_packets_sent = 0;      ///< packets RDMA-written into a peer's ring (also in packets_sent)
+  std::uint64_t fastpath_packets_received = 0;  ///< packets found by polling a ring (also in packets_received)
 
   /// Adds `other`'s counts (pending_peak: the larger): a channel made of channels.
   ChannelCounters& operator+=(const ChannelCounters& other) noexcept;

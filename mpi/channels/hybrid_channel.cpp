@@ -141,7 +141,8 @@ Channel::WaitSet HybridChannel::wait_set() const {
   const WaitSet rc = rc_->wait_set();
   sources_.assign(ud.sources.begin(), ud.sources.end());
   sources_.insert(sources_.end(), rc.sources.begin(), rc.sources.end());
-  return {std::span<fabric::CompletionQueue* const>(sources_), std::min(ud.deadline, rc.deadline)};
+  return {std::span<fabric::CompletionQueue* const>(sources_), std::min(ud.deadline, rc.deadline),
+          ud.memory || rc.memory};
 }
 
 const ChannelCounters& HybridChannel::counters() const noexcept {

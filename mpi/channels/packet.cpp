@@ -16,6 +16,8 @@ std::string_view to_string(PacketType type) noexcept {
     case PacketType::Bye: return "Bye";
     case PacketType::EagerWhole: return "EagerWhole";
     case PacketType::Switch: return "Switch";
+    case PacketType::FastPathOffer: return "FastPathOffer";
+    case PacketType::FastPathCredit: return "FastPathCredit";
   }
   return "?";
 }

@@ -31,6 +31,8 @@ enum class PacketType : std::uint8_t {
   Bye,               ///< shutdown: the last packet on a connection; needs no credit
   EagerWhole,        ///< a whole non-synchronous eager message behind a CompactHeader
   Switch,            ///< hybrid channel: the last packet to this peer over UD, RC follows
+  FastPathOffer,     ///< RC fast path: a ring for the peer's packets (remote_addr, rkey; total_bytes = slots)
+  FastPathCredit,    ///< RC fast path: `token` slots of the peer's ring in this rank were freed
 };
 std::string_view to_string(PacketType type) noexcept;
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <cstring>
 
@@ -64,6 +65,9 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   const std::uint64_t peers = static_cast<std::uint64_t>(size_ > 1 ? size_ - 1 : 0);
   const std::uint32_t send_buffers = send_buffers_;
 
+  if (config.srq != 0) configure_srq(config);
+  configure_fast_path(config);
+
   // On demand needs UD for the connector and QPs that connect from their peer's
   // address alone (iWARP connects through rdma_cm: start-up only).
   const bool on_demand_possible = caps.ud && !caps.requires_connection_manager;
@@ -87,7 +91,11 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // can never overflow because posting stops at send_cq_limit_.
   send_cq_limit_ = std::min<std::uint32_t>(caps.max_cqe, send_buffers * 2);
   std::uint64_t recv_entries = std::max<std::uint64_t>(1, peers * (credits_ + 1));
-  if (on_demand) {
+  if (config.srq != 0) {
+    // One entry per pool buffer: a receive completion needs a posted buffer.
+    recv_entries = std::min<std::uint64_t>(pool_->max_size, caps.max_cqe);
+    pool_->max_size = static_cast<std::uint32_t>(recv_entries);
+  } else if (on_demand) {
     // Sized for every peer when the device allows it; otherwise connections are
     // limited to what the CQ can hold (checked when one is made).
     recv_entries = std::min<std::uint64_t>(recv_entries, caps.max_cqe);
@@ -97,16 +105,20 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
                                     "lower TWINFAB_CREDITS or connect on demand (TWINFAB_CONNECT=on-demand)",
                                     peers, credits_, recv_entries, caps.max_cqe));
   }
-  max_connections_ = recv_entries / (credits_ + 1);
+  // With an SRQ and no credits, the pool is not per connection: any number.
+  max_connections_ = config.srq != 0 && !credits_enforced_ ? std::numeric_limits<std::size_t>::max()
+                                                           : recv_entries / (credits_ + 1);
   send_cq_ = device_.create_cq(send_cq_limit_);
   recv_cq_ = device_.create_cq(static_cast<std::uint32_t>(recv_entries));
   cq_list_ = {recv_cq_.get(), send_cq_.get()};
   receive_cqs_ = {recv_cq_.get()};
+  if (pool_) pool_->srq = device_.create_srq(pool_->max_size, head_bytes_ > 0 ? 2 : 1);
   send_wr_limit_ = std::min<std::uint32_t>(caps.max_qp_wr, std::max<std::uint32_t>(credits_ + 16, 64));
 
   qp_config_.transport = fabric::Transport::RC;
   qp_config_.send_cq = send_cq_.get();
   qp_config_.recv_cq = recv_cq_.get();
+  qp_config_.srq = pool_ ? pool_->srq.get() : nullptr;
   qp_config_.max_send_wr = send_wr_limit_;
   qp_config_.max_recv_wr = credits_ + 1;
   qp_config_.max_send_sge = 1;
@@ -123,12 +135,14 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // Untouched pages of these buffers cost no memory (buffer_storage.hpp), which
   // keeps many simulated ranks in one process affordable.
   if (peers > 0) {
-    if (!on_demand) {
+    if (pool_) {
+      grow_srq();  // the first pool_->size buffers, posted before any QP exists
+    } else if (!on_demand) {
       const std::size_t recv_bytes = static_cast<std::size_t>(size_) * connection_receive_bytes();
       recv_storage_ = BufferStorage(recv_bytes);
       recv_region_ = device_.register_memory(recv_storage_.get(), recv_bytes, fabric::Access::LocalWrite);
     }
-    const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * (kHeadSlotBytes + packet_size_);
+    const std::size_t send_bytes = static_cast<std::size_t>(send_buffers) * (kHeadSlotBytes + send_stride_);
     send_storage_ = BufferStorage(send_bytes);
     send_region_ = device_.register_memory(send_storage_.get(), send_bytes, fabric::Access::LocalWrite);
     send_sge_base_ = send_region_->sge(0, 0);
@@ -140,6 +154,60 @@ RcChannel::RcChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
     oob_.barrier();  // every connector receive is posted before anyone requests
   } else {
     connect_all();
+  }
+}
+
+// Out of the constructor: its frame is on every rank's stack at the deepest point of
+// MPI_Init, and a few hundred bytes more took every simulated rank's stack into
+// another page (memory per rank; tests/mpi/c/memory_per_rank.py).
+void RcChannel::configure_srq(const Config& config) {
+  const auto& caps = device_.capabilities();
+  if (!caps.srq)
+    throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_SRQ",
+                fmt::format("device {} has no shared receive queues: use TWINFAB_SRQ=0", caps.device_name));
+  pool_ = std::make_unique<SharedPool>();
+  pool_->size = config.srq_size;
+  pool_->limit = config.srq_limit;
+  // An SRQ holds at most what the device allows per queue.
+  pool_->max_size = std::min(config.srq_max_size, caps.max_qp_wr);
+  if (pool_->max_size < pool_->size)
+    throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_SRQ_SIZE",
+                fmt::format("{} buffers exceed the {} receives a queue of device {} holds", pool_->size,
+                            caps.max_qp_wr, caps.device_name));
+  // Without RNR retry a send that finds the pool empty breaks its connection, so the
+  // credits must still bound what senders have in flight (see the file comment).
+  credits_enforced_ = !caps.receiver_not_ready_retry;
+}
+
+void RcChannel::configure_fast_path(const Config& config) {
+  const auto& caps = device_.capabilities();
+  send_stride_ = packet_size_;
+  switch (config.fastpath) {
+    case FastPathMode::Off: break;
+    case FastPathMode::On:
+      if (!caps.in_order_placement)
+        throw Error(ErrorClass::MPI_ERR_ARG, "TWINFAB_FASTPATH",
+                    fmt::format("the RDMA fast path needs RDMA writes that land in order; device {} ({}) places "
+                                "them as their segments arrive: use TWINFAB_FASTPATH=off or auto",
+                                caps.device_name, fabric::to_string(caps.link)));
+      fastpath_ = true;
+      break;
+    case FastPathMode::Auto:
+      fastpath_ = caps.in_order_placement;
+      if (!fastpath_)
+        fabric::log().debug("rank {}: RDMA fast path off: device {} ({}) does not place RDMA writes in order", rank_,
+                            caps.device_name, fabric::to_string(caps.link));
+      break;
+  }
+  if (fastpath_ && config.fastpath_max_peers > 0) {
+    fastpath_threshold_ = config.fastpath_threshold;
+    fastpath_slots_ = config.fastpath_buffers;
+    fastpath_max_peers_ = config.fastpath_max_peers;
+    fastpath_slot_bytes_ = fast_path_slot_bytes(packet_size_);
+    // A send buffer holds a whole slot image (head, packet, tail).
+    send_stride_ = fast_path_write_bytes(packet_size_);
+  } else {
+    fastpath_ = false;
   }
 }
 
@@ -166,6 +234,20 @@ void RcChannel::shutdown() {
       const int peer = active_peers_[i];
       Connection& c = connection(peer);
       if (c.bye_sent) continue;
+      // The slots of the peer's ring this rank freed go back before the Bye, which
+      // must not overtake them (nor anything else still queued), unless the peer said
+      // Bye already: it sends nothing more, and a packet now could lack a credit.
+      if (c.fast && c.fast->ring && c.fast->ring->owed > 0 && !c.bye_received) {
+        send_fast_path_credits(peer, c);
+        if (c.fast->ring->owed > 0) {  // could not leave yet
+          all_sent = false;
+          continue;
+        }
+      }
+      if (!c.pending.empty()) {
+        all_sent = false;
+        continue;
+      }
       PacketHeader bye;
       bye.type = PacketType::Bye;
       // The Bye rides on the spare receive buffer: it may ignore credits, not the
@@ -212,7 +294,10 @@ RcChannel::Connection& RcChannel::find_or_request_connection(int peer) {
 }
 
 void RcChannel::activate(int peer, Connection& c, bool may_send) {
-  if (!recv_region_) {
+  if (pool_) {
+    pool_->peer_of_qp.emplace(c.qp->qp_num(), peer);
+    if (credits_enforced_) reserve_srq_for(active_peers_.size() + 1);
+  } else if (!recv_region_) {
     const std::size_t bytes = connection_receive_bytes();
     c.own_recv_storage = BufferStorage(bytes);
     c.own_recv_region = device_.register_memory(c.own_recv_storage.get(), bytes, fabric::Access::LocalWrite);
@@ -225,8 +310,10 @@ void RcChannel::activate(int peer, Connection& c, bool may_send) {
   }
   c.state = State::Connected;
   c.credits = credits_;
+  if (fastpath_) c.fast = std::make_unique<FastPathState>();
   c.may_send = may_send;
-  for (std::uint32_t i = 0; i < receive_slots(); ++i) post_receive(peer, i);
+  if (!pool_)
+    for (std::uint32_t i = 0; i < receive_slots(); ++i) post_receive(peer, i);
   active_peers_.push_back(peer);
   ++counters_.connections;
 }
@@ -372,22 +459,72 @@ double RcChannel::wake_deadline() const noexcept {
   return connector_ ? connector_->next_deadline() : fabric::Runtime::kForever;
 }
 
-void RcChannel::post_receive(int peer, std::uint32_t slot) {
-  Connection& c = connection(peer);
+void RcChannel::fill_receive_sges(fabric::Sge (&sges)[2], const fabric::Sge& base, std::uint32_t slots,
+                                  std::uint32_t slot) const noexcept {
   // [head slot][body after its headroom]: the device scatters the packet's first
   // head_bytes_ into the head slot and the rest into the body (see handle_receive).
-  const std::uint64_t base = c.recv_sge_base.addr;
-  const std::uint32_t lkey = c.recv_sge_base.lkey;
-  const std::uint64_t body = base + body_offset(slot);
-  const fabric::Sge sges[2] = {
-      head_bytes_ > 0 ? fabric::Sge{base + std::uint64_t{slot} * head_bytes_, head_bytes_, lkey}
-                      : fabric::Sge{body, packet_size_, lkey},
-      fabric::Sge{body + head_bytes_, packet_size_ - head_bytes_, lkey}};
+  const std::uint64_t body = base.addr + body_offset(slots, slot);
+  sges[0] = head_bytes_ > 0 ? fabric::Sge{base.addr + std::uint64_t{slot} * head_bytes_, head_bytes_, base.lkey}
+                            : fabric::Sge{body, packet_size_, base.lkey};
+  sges[1] = fabric::Sge{body + head_bytes_, packet_size_ - head_bytes_, base.lkey};
+}
+
+void RcChannel::post_receive(int peer, std::uint32_t slot) {
+  Connection& c = connection(peer);
+  fabric::Sge sges[2];
+  fill_receive_sges(sges, c.recv_sge_base, receive_slots(), slot);
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
     fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
                                  fabric::to_string(s), connection(peer).qp->last_error()));
+}
+
+void RcChannel::post_srq_receive(std::uint32_t index) {
+  SharedPool& pool = *pool_;
+  const SrqChunk& chunk = pool.chunks[index / pool.size];
+  fabric::Sge sges[2];
+  fill_receive_sges(sges, chunk.sge_base, pool.size, index % pool.size);
+  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, 0, index), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
+  const Status s = pool.srq->post_recv(wr);
+  if (s != Status::Ok)
+    fail("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})", fabric::to_string(s),
+                                 pool.srq->last_error()));
+  ++pool.posted;
+}
+
+bool RcChannel::grow_srq() {
+  SharedPool& pool = *pool_;
+  const auto have = static_cast<std::uint32_t>(pool.chunks.size()) * pool.size;
+  if (have + pool.size > pool.max_size) return false;
+  const std::size_t bytes = std::size_t{pool.size} * (head_bytes_ + packet_size_);
+  SrqChunk& chunk = pool.chunks.emplace_back();
+  chunk.storage = BufferStorage(bytes);
+  chunk.region = device_.register_memory(chunk.storage.get(), bytes, fabric::Access::LocalWrite);
+  chunk.sge_base = chunk.region->sge(0, 0);
+  for (std::uint32_t i = 0; i < pool.size; ++i) post_srq_receive(have + i);
+  ++counters_.srq_growths;
+  return true;
+}
+
+void RcChannel::reserve_srq_for(std::size_t connections) {
+  const std::uint64_t needed = std::uint64_t{connections} * (credits_ + 1);
+  while (std::uint64_t{pool_->chunks.size()} * pool_->size < needed) {
+    if (!grow_srq())
+      fail("connect", fmt::format("rank {}: {} connections x (TWINFAB_CREDITS {} + 1) need {} shared receive buffers "
+                                  "on a device without RNR retry, above TWINFAB_SRQ_MAX_SIZE ({}, or the device's "
+                                  "limit): raise it or lower TWINFAB_CREDITS",
+                                  rank_, connections, credits_, needed, pool_->max_size));
+  }
+}
+
+int RcChannel::receive_peer(const fabric::WorkCompletion& wc) const {
+  if (!pool_) return wr_peer(wc.wr_id);
+  const auto it = pool_->peer_of_qp.find(wc.qp_num);
+  if (it == pool_->peer_of_qp.end())
+    fail("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}", wc.qp_num,
+                                 rank_));
+  return it->second;
 }
 
 void RcChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
@@ -418,22 +555,50 @@ void RcChannel::defer(int peer, DeferredOperation item) {
   }
 }
 
+// Inlined: one stack frame less under every send (the stack pages a simulated rank
+// touches are memory per rank).
+[[gnu::always_inline]] inline std::uint32_t RcChannel::write_packet(std::byte* at, const Connection& c, const PacketHeader& header,
+                                     std::size_t payload_bytes, const Fill& fill) {
+  // A whole non-synchronous eager message goes behind the compact header (packet.hpp).
+  const bool compact =
+      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
+  const std::uint32_t header_bytes = compact ? kCompactHeaderBytes : kPacketHeaderBytes;
+  if (compact) {
+    CompactHeader h;
+    h.credits = static_cast<std::uint16_t>(c.owed);  // at most credits + 1 <= 4097 (config.cpp)
+    h.context_id = header.context_id;
+    h.source = header.source;
+    h.tag = header.tag;
+    std::memcpy(at, &h, sizeof h);
+  } else {
+    PacketHeader h = header;
+    h.credits = c.owed;
+    std::memcpy(at, &h, sizeof h);
+  }
+  fill({at + header_bytes, payload_bytes});
+  work_.copied(payload_bytes);
+  return static_cast<std::uint32_t>(header_bytes + payload_bytes);
+}
+
 RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
                                    const Fill& fill) {
   const bool update = header.type == PacketType::CreditUpdate;
   const bool bye = header.type == PacketType::Bye;
   if ((update || bye) && control_by_immediate_ && payload_bytes == 0) return try_send_control(peer, c, header.type);
+  // Into the peer's ring once it offered one: everything but the messages that may
+  // overtake (credits) and the Bye (the spare receive buffer; see the file comment).
+  if (c.fast && c.fast->target.slots > 0 && !update && !bye && header.type != PacketType::FastPathCredit)
+    return try_send_fast(peer, c, header, payload_bytes, fill);
   // One credit stays reserved for updates; a Bye uses the spare buffer instead.
   const std::uint32_t need = bye ? 0 : update ? 1 : 2;
   if (c.state != State::Connected || !c.may_send || c.credits < need || !send_slot_available() || c.outstanding >= send_wr_limit_ ||
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
-  // A whole non-synchronous eager message goes behind the compact header (packet.hpp).
   const bool compact =
       header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
-  const std::uint32_t header_bytes = compact ? kCompactHeaderBytes : kPacketHeaderBytes;
-  const auto length = static_cast<std::uint32_t>(header_bytes + payload_bytes);
+  const auto length =
+      static_cast<std::uint32_t>((compact ? kCompactHeaderBytes : kPacketHeaderBytes) + payload_bytes);
   // Small packets go inline (copied into the WQE at post, as perftest and MPI
   // libraries do): the HCA skips a DMA read of the send buffer. An inline packet is
   // built on the stack, so its send slot only counts the send until it completes and
@@ -451,20 +616,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
     buffer = send_storage_.get() + offset;
     sge = fabric::Sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
   }
-  if (compact) {
-    CompactHeader h;
-    h.credits = static_cast<std::uint16_t>(c.owed);  // at most credits + 1 <= 4097 (config.cpp)
-    h.context_id = header.context_id;
-    h.source = header.source;
-    h.tag = header.tag;
-    std::memcpy(buffer, &h, sizeof h);
-  } else {
-    PacketHeader h = header;
-    h.credits = c.owed;
-    std::memcpy(buffer, &h, sizeof h);
-  }
-  fill({buffer + header_bytes, payload_bytes});
-  work_.copied(payload_bytes);
+  write_packet(buffer, c, header, payload_bytes, fill);
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
   wr.opcode = fabric::Opcode::Send;
@@ -475,11 +627,63 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   if (s != Status::Ok)
     fail("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
                              fabric::to_string(s), c.qp->last_error()));
-  if (free_send_slots_.empty())
-    ++unused_send_slots_from_;
-  else
-    free_send_slots_.pop_back();
+  take_send_slot();
   packet_posted(c, bye, update);
+  return Try::Sent;
+}
+
+RcChannel::Try RcChannel::try_send_fast(int peer, Connection& c, const PacketHeader& header,
+                                        std::size_t payload_bytes, const Fill& fill) {
+  FastPathState& fp = *c.fast;
+  FastPathTarget& t = fp.target;
+  if (c.state != State::Connected || !c.may_send || t.credits == 0 || !send_slot_available() ||
+      c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_)
+    return Try::Blocked;
+  const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
+  const bool compact =
+      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
+  const auto length =
+      static_cast<std::uint32_t>((compact ? kCompactHeaderBytes : kPacketHeaderBytes) + payload_bytes);
+  const std::uint32_t bytes = fast_path_write_bytes(length);
+  // The slot's image: on the stack when it goes inline, as try_send's small packets.
+  const bool inline_send = bytes <= qp_config_.max_inline;
+  alignas(PacketHeader) std::byte image_on_stack[kMaxInlinePacket];
+  std::byte* image;
+  fabric::Sge sge;
+  if (inline_send) {
+    image = image_on_stack;
+    sge = fabric::Sge{reinterpret_cast<std::uint64_t>(image), bytes, 0};
+  } else {
+    const std::size_t offset = send_offset(slot, bytes);
+    image = send_storage_.get() + offset;
+    sge = fabric::Sge{send_sge_base_.addr + offset, bytes, send_sge_base_.lkey};
+  }
+  write_packet(image + kFastPathHeadBytes, c, header, payload_bytes, fill);
+  FastPathHead head;
+  head.length = length;
+  head.sequence = t.sequence;
+  head.credits_back = fp.ring ? fp.ring->owed : 0;
+  head.regular_before = fp.regular_sent;
+  seal_fast_path_slot(image, head);
+  fabric::SendWr wr;
+  wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
+  wr.opcode = fabric::Opcode::RdmaWrite;
+  wr.sg_list = std::span(&sge, 1);
+  wr.remote_addr = t.addr + std::uint64_t{t.next} * fastpath_slot_bytes_;
+  wr.rkey = t.rkey;
+  if (inline_send) wr.flags = fabric::SendFlags::Signaled | fabric::SendFlags::Inline;
+  const Status s = c.qp->post_send(wr);
+  if (s == Status::NoResource) return Try::Blocked;
+  if (s != Status::Ok)
+    fail("send", fmt::format("writing a {} packet into rank {}'s fast-path ring failed: {} ({})",
+                             to_string(header.type), peer, fabric::to_string(s), c.qp->last_error()));
+  if (fp.ring) fp.ring->owed = 0;
+  --t.credits;
+  t.next = t.next + 1 == t.slots ? 0 : t.next + 1;
+  ++t.sequence;
+  take_send_slot();
+  packet_posted(c, false, false, /*fast=*/true);
+  ++counters_.fastpath_packets_sent;
   return Try::Sent;
 }
 
@@ -506,8 +710,11 @@ RcChannel::Try RcChannel::try_send_control(int peer, Connection& c, PacketType t
   return Try::Sent;
 }
 
-void RcChannel::packet_posted(Connection& c, bool bye, bool update) {
-  if (!bye) --c.credits;
+void RcChannel::packet_posted(Connection& c, bool bye, bool update, bool fast) {
+  if (!fast) {
+    if (!bye && credits_enforced_) --c.credits;
+    if (c.fast) ++c.fast->regular_sent;
+  }
   c.owed = 0;
   c.owed_by_updates = 0;
   // The packet is on its way: now is the time for the re-posts the receive path left.
@@ -550,7 +757,10 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   if (s != Status::Ok)
     fail("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
                                    peer, fabric::to_string(s), c.qp->last_error()));
-  if (with_imm) --c.credits;
+  if (with_imm) {
+    if (credits_enforced_) --c.credits;
+    if (c.fast) ++c.fast->regular_sent;  // it consumes a receive at the peer
+  }
   if (read) ++c.reads_outstanding;
   ++rdma_outstanding_;
   ++c.outstanding;
@@ -588,15 +798,15 @@ void RcChannel::maybe_send_credit_update(int peer) {
   if (try_send(peer, c, update, 0, [](std::span<std::byte>) {}) == Try::Blocked) update_blocked_ = true;
 }
 
-PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
-                                    std::span<const std::byte>& payload) {
+PacketHeader RcChannel::read_packet(int peer, std::byte* base, std::uint32_t slots, std::uint32_t slot,
+                                    std::uint32_t byte_len, std::span<const std::byte>& payload) {
   if (byte_len < kMinPacketBytes)
     fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
   // A packet that fits its head slot is read there (its body buffer is never
   // touched: memory per rank); a longer one gets its head copied into the body's
   // headroom, which makes it contiguous.
-  const std::byte* head = c.recv_base + std::size_t{slot} * head_bytes_;
-  std::byte* body = c.recv_base + body_offset(slot);
+  const std::byte* head = base + std::size_t{slot} * head_bytes_;
+  std::byte* body = base + body_offset(slots, slot);
   const std::byte* buffer = body;
   if (head_bytes_ > 0) {
     if (byte_len <= head_bytes_) {
@@ -613,12 +823,15 @@ PacketHeader RcChannel::read_packet(int peer, Connection& c, std::uint32_t slot,
 }
 
 void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
-  const int peer = wr_peer(wc.wr_id);
+  const int peer = receive_peer(wc);
   const std::uint32_t slot = wr_index(wc.wr_id);
+  if (pool_) --pool_->posted;
   if (wc.status != WcStatus::Success) fail_receive(peer, wc.status);
   Connection& c = connection(peer);
   c.may_send = true;  // the peer has spoken: on iWARP the connection is now fully up
+  if (c.fast) ++c.fast->regular_received;
   ++counters_.packets_received;
+  work_.packet_from_queue();
   bool update = false;
   if (wc.opcode == WcOpcode::RecvRdmaWithImm && !is_control_immediate(wc.imm_data)) {
     sink_.on_write_immediate(peer, wc.imm_data);  // a protocol's (rendezvous token)
@@ -632,19 +845,25 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       if (header.type != PacketType::CreditUpdate && header.type != PacketType::Bye)
         fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
     } else {
-      header = read_packet(peer, c, slot, wc.byte_len, payload);
+      header = pool_ ? read_packet(peer, pool_->chunks[slot / pool_->size].storage.get(), pool_->size, slot % pool_->size,
+                                  wc.byte_len, payload)
+                    : read_packet(peer, c.recv_base, receive_slots(), slot, wc.byte_len, payload);
     }
     c.credits += header.credits;
     if (header.type == PacketType::Bye) {
       // The spare buffer: nothing follows on this connection, nothing to return.
       c.bye_received = true;
       ++byes_received_;
+      if (pool_) reposts_.push_back(Consumed{peer, slot, false});  // the pool's buffer goes back, owing nothing
       return;
     }
     update = header.type == PacketType::CreditUpdate;
     if (!update) {
-      work_.copied(payload.size());  // the sink copies it out (receive or unexpected buffer)
-      sink_.on_packet(peer, header, payload);
+      deliver(peer, c, header, payload);
+      // A busy peer is offered a ring (MVAPICH's adaptive fast path).
+      if (c.fast && !c.fast->ring && ++c.fast->packets_from_peer >= fastpath_threshold_ &&
+          ring_peers_.size() < fastpath_max_peers_ && !c.bye_sent && !draining_)
+        offer_ring(peer, c);
     }
   }
   reposts_.push_back(Consumed{peer, slot, update});
@@ -652,6 +871,125 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
     c.queued_for_flush = true;
     flush_list_.push_back(peer);
   }
+}
+
+// Inlined, and the channel's own packet types out of line: the stack a simulated rank
+// touches is memory per rank, and the deepest path runs through here (a receive handed
+// to the protocols); one more page per rank is what a few hundred bytes of frame cost
+// (tests/mpi/c/memory_per_rank.py).
+[[gnu::always_inline]] inline void RcChannel::deliver(int peer, Connection& c, const PacketHeader& header,
+                                                      std::span<const std::byte> payload) {
+  if (header.type == PacketType::FastPathOffer || header.type == PacketType::FastPathCredit) [[unlikely]] {
+    take_fast_path_control(peer, c, header);
+    return;
+  }
+  work_.copied(payload.size());  // the sink copies it out (receive or unexpected buffer)
+  sink_.on_packet(peer, header, payload);
+}
+
+void RcChannel::take_fast_path_control(int peer, Connection& c, const PacketHeader& header) {
+  if (!c.fast)
+    fail("progress", fmt::format("rank {} sent a {} but this rank runs without the RDMA fast path: every rank "
+                                 "must have the same TWINFAB_FASTPATH",
+                                 peer, to_string(header.type)));
+  FastPathTarget& target = c.fast->target;
+  if (header.type == PacketType::FastPathOffer) {
+    if (header.total_bytes == 0 || header.total_bytes > 65536 || target.slots > 0)
+      fail("progress", fmt::format("rank {} offered a malformed or second fast-path ring ({} slots)", peer,
+                                   header.total_bytes));
+    target.addr = header.remote_addr;
+    target.rkey = header.rkey;
+    target.slots = static_cast<std::uint32_t>(header.total_bytes);
+    target.credits = target.slots;
+  } else {
+    target.credits += header.token;
+    if (target.credits > target.slots)
+      fail("progress", fmt::format("rank {} returned more fast-path slots than its ring has ({} > {})", peer,
+                                   target.credits, target.slots));
+  }
+  if (!c.pending.empty() && !c.queued_for_flush) {
+    c.queued_for_flush = true;
+    flush_list_.push_back(peer);
+  }
+}
+
+void RcChannel::offer_ring(int peer, Connection& c) {
+  const std::size_t bytes = std::size_t{fastpath_slots_} * fastpath_slot_bytes_;
+  auto ring = std::make_unique<FastPathRing>();
+  ring->storage = BufferStorage(bytes);
+  // Sequence numbers start at 1: a zeroed ring holds none (rc_fast_path.hpp). Its
+  // pages stay unbacked until packets land in them (memory per simulated rank).
+  ring->storage.zero();
+  ring->region = device_.register_memory(ring->storage.get(), bytes,
+                                         fabric::Access::LocalWrite | fabric::Access::RemoteWrite);
+  PacketHeader offer;
+  offer.type = PacketType::FastPathOffer;
+  offer.remote_addr = ring->region->remote_addr();
+  offer.rkey = ring->region->rkey();
+  offer.total_bytes = fastpath_slots_;
+  c.fast->ring = std::move(ring);
+  ring_peers_.push_back(peer);
+  ++counters_.fastpath_rings;
+  send_packet(peer, offer, 0, [](std::span<std::byte>) {});
+}
+
+void RcChannel::send_fast_path_credits(int peer, Connection& c) {
+  PacketHeader credits;
+  credits.type = PacketType::FastPathCredit;
+  credits.token = c.fast->ring->owed;
+  // Straight out, past the pending FIFO, as a credit update: the packets waiting there
+  // may be waiting for the peer's slots, and the peer's for these (found by
+  // random_traffic with 4 slots: both FIFOs held the other's credits). If it cannot
+  // leave now, the slots stay owed and the next progress() tries again; a send
+  // completion must then wake the waiter (wait_set()).
+  if (try_send(peer, c, credits, 0, [](std::span<std::byte>) {}) == Try::Sent)
+    c.fast->ring->owed = 0;
+  else
+    update_blocked_ = true;
+}
+
+std::size_t RcChannel::poll_rings() {
+  std::size_t events = 0;
+  // By index: delivering a packet may offer no ring (only receives do), but the sink
+  // may send, and sending never changes ring_peers_ either; an index stays safe anyway.
+  for (std::size_t i = 0; i < ring_peers_.size(); ++i) {
+    const int peer = ring_peers_[i];
+    Connection& c = connection(peer);
+    FastPathState& fp = *c.fast;
+    FastPathRing& r = *fp.ring;
+    for (;;) {
+      std::byte* slot = r.storage.get() + std::size_t{r.next} * fastpath_slot_bytes_;
+      FastPathHead head;
+      const SlotState state = inspect_fast_path_slot(slot, fastpath_slot_bytes_, r.expected, head);
+      if (state == SlotState::Empty || state == SlotState::Landing) break;
+      if (state == SlotState::Malformed)
+        fail("progress", fmt::format("rank {}'s fast-path slot {} says {} bytes, more than a slot holds", peer, r.next,
+                                     head.length));
+      // Packets the peer sent before this one through receive buffers come first.
+      if (static_cast<std::int32_t>(fp.regular_received - head.regular_before) < 0) break;
+      const std::optional<ParsedPacket> packet = parse_packet({slot + kFastPathHeadBytes, head.length});
+      if (!packet)
+        fail("progress", fmt::format("a {}-byte fast-path packet from rank {} is shorter than a header", head.length,
+                                     peer));
+      c.credits += packet->header.credits;
+      fp.target.credits += head.credits_back;
+      ++r.expected;
+      r.next = r.next + 1 == fastpath_slots_ ? 0 : r.next + 1;
+      ++counters_.packets_received;
+      ++counters_.fastpath_packets_received;
+      ++events;
+      deliver(peer, c, packet->header, packet->payload);  // the sink has copied what it keeps: the slot is free
+      ++r.owed;
+      if (!c.pending.empty() && !c.queued_for_flush) {
+        c.queued_for_flush = true;
+        flush_list_.push_back(peer);
+      }
+    }
+    // Half the ring freed and nothing went back to carry it: say so.
+    if (r.owed >= std::max<std::uint32_t>(1, fastpath_slots_ / 2) && !c.bye_sent && !c.bye_received)
+      send_fast_path_credits(peer, c);
+  }
+  return events;
 }
 
 void RcChannel::fail_receive(int peer, fabric::WcStatus status) {
@@ -708,8 +1046,13 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
 void RcChannel::repost_consumed() {
   for (const Consumed& consumed : reposts_) {
     Connection& c = connection(consumed.peer);
-    if (c.bye_received) continue;  // the peer sends nothing more
-    post_receive(consumed.peer, consumed.slot);
+    if (pool_) {
+      post_srq_receive(consumed.slot);  // the pool serves every peer
+      if (!credits_enforced_ || c.bye_received) continue;
+    } else {
+      if (c.bye_received) continue;  // the peer sends nothing more
+      post_receive(consumed.peer, consumed.slot);
+    }
     ++c.owed;
     if (consumed.by_update) ++c.owed_by_updates;
     queue_for_update(consumed.peer, c);
@@ -723,6 +1066,11 @@ std::size_t RcChannel::progress() {
   std::size_t n = recv_cq_ ? recv_cq_->poll(completions_) : 0;
   for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);
   events += n;
+  // The SRQ's low watermark (MVAPICH's SRQ limit event): a burst found the pool short,
+  // senders may be getting RNR NAKs; more buffers for the next one.
+  if (pool_ && !credits_enforced_ && pool_->posted < pool_->limit) grow_srq();
+  // The rings after the CQ: a packet sent before the ring existed completes there first.
+  if (!ring_peers_.empty()) events += poll_rings();
   // A packet's send completion only returns its buffer: the send CQ is polled when
   // something waits for it (an RDMA operation of a protocol, a deferred packet), at
   // shutdown, or once lazy_reap_ sends are outstanding (at most half the send

@@ -27,6 +27,44 @@
 // proportional to peers for no gain: a send buffer is busy only until its send
 // completes).
 //
+// Shared receive queue (Config::srq; seed 004 sec. 3.1.3, as MVAPICH): receives come
+// from one pool per process instead: Config::srq_size buffers posted at start to one
+// SRQ that every connection's QP uses, re-posted as above. A packet's connection is
+// the completion's QP number. How senders are kept from overrunning the pool depends
+// on the device (capabilities().receiver_not_ready_retry):
+//  - with RNR retry (InfiniBand, RoCE): no credits at all, as MVAPICH; a sender that
+//    finds the pool empty is held by its HCA (RNR NAK) and retries. When fewer than
+//    Config::srq_limit buffers are posted after a round of receives (MVAPICH's SRQ
+//    limit event), the pool grows by srq_size buffers, up to srq_max_size.
+//  - without (iWARP, where a send without a receive breaks the connection): the
+//    credits below stay, and the pool is grown as connections are made so that it
+//    always holds credits + 1 buffers per connection. Nothing is then saved unless
+//    TWINFAB_CREDITS is lowered; the design notes say why (docs/channels.md).
+//
+// RDMA fast path (Config::fastpath; seed 003 sec. 3, seed 004 sec. 6: MVAPICH's
+// small-message RDMA; slot format in rc_fast_path.hpp). Off by default. Where it is on
+// (only on devices whose RDMA writes land in order), a rank that has received
+// Config::fastpath_threshold packets from a peer offers it a ring: fastpath_buffers
+// slots of a packet each, registered for remote writes, its address sent in a
+// FastPathOffer packet; at most fastpath_max_peers rings per rank (the polling set:
+// progress() looks at each). From then on the peer sends every packet except credit
+// updates, credit returns and its Bye as one RDMA write into the next slot, and the
+// receiver finds it by polling: no receive WQE, no completion, no re-post. Slots are
+// credits of their own: the sender starts with one per slot; the receiver frees a
+// slot once the packet was handed on and returns the freed slots in the head of its
+// own fast-path packets to that peer, or in a FastPathCredit packet once half the
+// ring is owed (sent past the pending FIFO, as a credit update). A sender out of
+// slots queues its packets in the pending FIFO rather than fall back to sends, which
+// keeps one order. Ordering with the packets sent
+// before the ring existed: every slot's head says how many receive-consuming messages
+// its sender had posted before it, and the receiver takes the slot only after as many
+// receive completions (it polls the CQ before the rings). The other way round, a Bye
+// or credit message after fast-path packets, RC ordering suffices: a send's receive
+// completion means the RDMA writes posted before it have landed. Memory: a ring costs
+// fastpath_buffers x (packet_size + 20, rounded to 64) registered bytes per peer (the
+// modelled registered memory counts it); the waits of a rank with rings must end when
+// memory is written (wait_set().memory).
+//
 // Flow control (seed 000 §III.C, static credits): a sender starts with `credits`
 // credits per connection and spends one per packet (and per RDMA write with
 // immediate, which also consumes a receive buffer). Every packet carries, in its
@@ -72,6 +110,7 @@
 #include "mpi/channels/buffer_storage.hpp"
 #include "mpi/channels/channel.hpp"
 #include "mpi/channels/packet.hpp"
+#include "mpi/channels/rc_fast_path.hpp"
 #include "mpi/channels/ud_connector.hpp"
 #include "mpi/core/config.hpp"
 #include "mpi/core/host_work.hpp"
@@ -116,7 +155,7 @@ class RcChannel final : public Channel {
     return {pending_total_ == 0 && rdma_outstanding_ == 0 && !update_blocked_
                 ? std::span<fabric::CompletionQueue* const>(receive_cqs_)
                 : std::span<fabric::CompletionQueue* const>(cq_list_),
-            wake_deadline()};
+            wake_deadline(), /*memory=*/!ring_peers_.empty()};
   }
   /// When a connection Request must be re-sent, or kForever.
   double wake_deadline() const noexcept;
@@ -135,11 +174,37 @@ class RcChannel final : public Channel {
     Requested,  ///< on demand: QP created, Request sent, no Reply yet
     Connected,  ///< QP connected and receives posted
   };
+  /// A ring this rank set aside for one peer's packets, and where polling resumes.
+  struct FastPathRing {
+    BufferStorage storage;
+    std::unique_ptr<fabric::MemoryRegion> region;
+    std::uint32_t next = 0;      ///< the slot the next packet lands in
+    std::uint32_t expected = 1;  ///< its sequence number
+    std::uint32_t owed = 0;      ///< slots freed and not yet returned to the peer
+  };
+  /// The peer's ring for this rank's packets (slots == 0: none offered yet).
+  struct FastPathTarget {
+    std::uint64_t addr = 0;
+    std::uint32_t rkey = 0;
+    std::uint32_t slots = 0;
+    std::uint32_t next = 0;
+    std::uint32_t sequence = 1;
+    std::uint32_t credits = 0;  ///< free slots
+  };
+  /// A connection's fast-path state.
+  struct FastPathState {
+    std::uint32_t regular_sent = 0;      ///< receive-consuming messages posted to the peer (wraps)
+    std::uint32_t regular_received = 0;  ///< receive completions from the peer (wraps)
+    std::uint32_t packets_from_peer = 0;  ///< packets received before a ring was offered
+    std::unique_ptr<FastPathRing> ring;   ///< the ring this rank polls for the peer's packets
+    FastPathTarget target;                ///< the peer's ring for this rank's packets
+  };
   struct Connection {
     State state = State::Requested;
     std::unique_ptr<fabric::QueuePair> qp;
     // Where this connection's receive buffers are: a slice of the shared start-up
     // region, or (on demand) storage of its own.
+    /// (None with a shared receive queue.)
     std::byte* recv_base = nullptr;
     /// The device address and lkey of recv_base (read once: a receive is re-posted
     /// per packet, and each is a virtual call).
@@ -156,6 +221,9 @@ class RcChannel final : public Channel {
     bool queued_for_update = false;  ///< in update_candidates_
     bool bye_sent = false;
     bool bye_received = false;
+    /// RDMA fast path (see the file comment): allocated when the connection is made
+    /// with the fast path on (memory per connection stays as it was without).
+    std::unique_ptr<FastPathState> fast;
     std::list<DeferredOperation> pending;  ///< a list: nothing allocated while empty (the usual case)
   };
 
@@ -191,16 +259,58 @@ class RcChannel final : public Channel {
   void handle_connect_message(const ConnectMessage& message);
   std::size_t progress_connections();
   void post_receive(int peer, std::uint32_t slot);
+  /// Shared receive queue: posts pool buffer `index`.
+  void post_srq_receive(std::uint32_t index);
+  /// Adds pool_->size buffers to the pool and posts them; false at its max_size.
+  /// The constructor's parts for the SRQ and the fast path (out of line: see there).
+  [[gnu::noinline]] void configure_srq(const Config& config);
+  [[gnu::noinline]] void configure_fast_path(const Config& config);
+  [[gnu::noinline]] bool grow_srq();
+  /// Without RNR retry: grows the pool until it holds credits + 1 buffers for each of
+  /// `connections` connections, or fails naming the variables to change.
+  [[gnu::noinline]] void reserve_srq_for(std::size_t connections);
+  /// The peer a receive completion is from: its wr_id says, or with a shared receive
+  /// queue its QP number.
+  int receive_peer(const fabric::WorkCompletion& wc) const;
   /// Re-posts the receive buffers consumed since the last call and owes their
   /// credits to their peers (see reposts_).
   void repost_consumed();
   enum class Try { Sent, Blocked };
+  /// Writes the packet (compact header where it can, credits piggy-backed) at `at` and
+  /// returns its length.
+  std::uint32_t write_packet(std::byte* at, const Connection& c, const PacketHeader& header,
+                             std::size_t payload_bytes, const Fill& fill);
+  /// The packet as one RDMA write into the peer's ring (the file comment).
+  /// Out of line (as the functions below that only the fast path or the SRQ run): its
+  /// frame stays off the stack of the default path (memory per simulated rank).
+  [[gnu::noinline]] Try try_send_fast(int peer, Connection& c, const PacketHeader& header,
+                                      std::size_t payload_bytes, const Fill& fill);
+  /// Sets aside a ring for `peer`'s packets and offers it.
+  [[gnu::noinline]] void offer_ring(int peer, Connection& c);
+  /// Returns the freed slots of `peer`'s ring in a FastPathCredit packet, past the
+  /// pending FIFO; if it cannot leave now they stay owed (retried by progress()).
+  [[gnu::noinline]] void send_fast_path_credits(int peer, Connection& c);
+  /// Takes in every packet that has landed in the rings; returns how many.
+  [[gnu::noinline]] std::size_t poll_rings();
+  /// A packet from `peer` read off a receive buffer or a ring: credits, the channel's
+  /// own packet types, the rest to the sink.
+  void deliver(int peer, Connection& c, const PacketHeader& header, std::span<const std::byte> payload);
+  /// A FastPathOffer or FastPathCredit from `peer` (out of line: see deliver()).
+  [[gnu::noinline]] void take_fast_path_control(int peer, Connection& c, const PacketHeader& header);
+  /// Uses a send slot taken by a packet just posted.
+  void take_send_slot() noexcept {
+    if (free_send_slots_.empty())
+      ++unused_send_slots_from_;
+    else
+      free_send_slots_.pop_back();
+  }
   Try try_send(int peer, Connection& c, const PacketHeader& header, std::size_t payload_bytes,
                const Fill& fill);
   /// A CreditUpdate or Bye as a zero-byte write with immediate (packet.hpp).
   Try try_send_control(int peer, Connection& c, PacketType type);
-  /// Credits and counts after a packet (or control message) was posted.
-  void packet_posted(Connection& c, bool bye, bool update);
+  /// Credits and counts after a packet (or control message) was posted; `fast`: into
+  /// the peer's ring, which consumes no receive buffer.
+  void packet_posted(Connection& c, bool bye, bool update, bool fast = false);
   Try try_rdma(int peer, Connection& c, const RdmaOp& op);
   std::size_t flush(int peer);
   void maybe_send_credit_update(int peer);
@@ -210,7 +320,7 @@ class RcChannel final : public Channel {
   [[noreturn]] void fail_receive(int peer, fabric::WcStatus status);
   /// The header of the packet in receive `slot` of `c` (a compact one expanded) and,
   /// in `payload`, what follows it; fails on a packet too short for its header.
-  PacketHeader read_packet(int peer, Connection& c, std::uint32_t slot, std::uint32_t byte_len,
+  PacketHeader read_packet(int peer, std::byte* base, std::uint32_t slots, std::uint32_t slot, std::uint32_t byte_len,
                            std::span<const std::byte>& payload);
   void handle_send_completion(const fabric::WorkCompletion& wc);
   void defer(int peer, DeferredOperation item);
@@ -222,10 +332,14 @@ class RcChannel final : public Channel {
   std::size_t connection_receive_bytes() const noexcept {
     return std::size_t{receive_slots()} * (head_bytes_ + packet_size_);
   }
-  /// Where slot `slot`'s packet buffer starts in its connection's receive memory.
-  std::size_t body_offset(std::uint32_t slot) const noexcept {
-    return std::size_t{receive_slots()} * head_bytes_ + std::size_t{slot} * packet_size_;
+  /// Where slot `slot`'s packet buffer starts in a block of `slots` receive buffers
+  /// (a connection's, or a chunk of the shared pool: the same layout).
+  std::size_t body_offset(std::uint32_t slots, std::uint32_t slot) const noexcept {
+    return std::size_t{slots} * head_bytes_ + std::size_t{slot} * packet_size_;
   }
+  /// The receive buffers of `slots` packets posted as [head slot][body] SGEs.
+  void fill_receive_sges(fabric::Sge (&sges)[2], const fabric::Sge& base, std::uint32_t slots,
+                         std::uint32_t slot) const noexcept;
   /// Head slot size: a small packet (header and up to 64 bytes) lands entirely in
   /// it. 120 rather than 128: the 33 head slots of a connection with the default 32
   /// credits, after the allocator's 16-byte header, then fit one 4 KiB page.
@@ -240,15 +354,46 @@ class RcChannel final : public Channel {
   std::size_t send_offset(std::uint32_t slot, std::size_t length) const noexcept {
     return length <= kHeadSlotBytes
                ? std::size_t{slot} * kHeadSlotBytes
-               : std::size_t{send_buffers_} * kHeadSlotBytes + std::size_t{slot} * packet_size_;
+               : std::size_t{send_buffers_} * kHeadSlotBytes + std::size_t{slot} * send_stride_;
   }
 
   fabric::Device& device_;
   const HostWork work_;  ///< the payload copies into and out of packet buffers (host_work.hpp)
   fabric::OobExchange& oob_;
   PacketSink& sink_;
+  /// With the SRQ on a device with RNR retry: senders spend no credits.
+  bool credits_enforced_ = true;
+  struct SrqChunk {
+    BufferStorage storage;
+    std::unique_ptr<fabric::MemoryRegion> region;
+    fabric::Sge sge_base{};
+  };
+  /// The shared receive queue and its pool (see the file comment). Allocated only with
+  /// TWINFAB_SRQ=1: without it a rank's channel stays as small as before (memory per
+  /// simulated rank).
+  struct SharedPool {
+    std::unique_ptr<fabric::SharedReceiveQueue> srq;
+    std::uint32_t size = 0;      ///< buffers per chunk of the pool (Config::srq_size)
+    std::uint32_t limit = 0;     ///< the low watermark
+    std::uint32_t max_size = 0;  ///< the most buffers in the pool
+    std::uint32_t posted = 0;    ///< pool buffers posted now
+    std::vector<SrqChunk> chunks;  ///< buffer i is slot i % size of chunk i / size
+    /// QP number -> peer, for SRQ completions (which carry no peer in their wr_id).
+    std::unordered_map<std::uint32_t, int> peer_of_qp;
+  };
+  std::unique_ptr<SharedPool> pool_;  ///< null: receives per connection
   const std::uint32_t packet_size_;
+  /// A send buffer's size: a packet, and with the fast path its slot's head and tail.
+  std::uint32_t send_stride_ = 0;
   ChannelCapabilities capabilities_;
+  /// RDMA fast path (see the file comment): on, its parameters, and the peers whose
+  /// rings this rank polls, in the order they were offered.
+  bool fastpath_ = false;
+  std::uint32_t fastpath_threshold_ = 0;
+  std::uint32_t fastpath_slots_ = 0;
+  std::uint32_t fastpath_max_peers_ = 0;
+  std::uint32_t fastpath_slot_bytes_ = 0;
+  std::vector<int> ring_peers_;
   /// Receives are posted as two SGEs, a head slot of this size from an array of
   /// them and the rest of the packet buffer: a stream of small packets then touches
   /// the head array only (a page per 32 packets), not a page per 8 KB buffer
@@ -327,7 +472,10 @@ class RcChannel final : public Channel {
   int byes_received_ = 0;
   ChannelCounters counters_;
   /// progress()'s poll buffer, a member so that it is not initialized on every call.
-  std::array<fabric::WorkCompletion, 16> completions_{};
+  /// 8 entries (256 bytes per rank; 16 before): a burst takes one more poll per 8
+  /// completions, and the thousands of simulated ranks of a scale run keep their
+  /// memory per rank under its 40 KB target (tests/mpi/c/memory_per_rank.py).
+  std::array<fabric::WorkCompletion, 8> completions_{};
 };
 
 }  // namespace twinfab::mpi

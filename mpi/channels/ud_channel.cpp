@@ -576,6 +576,7 @@ std::size_t UdChannel::poll_receives(double& now) {
       const fabric::WorkCompletion& wc = completions_[i];
       const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
       if (wc.status == fabric::WcStatus::WrFlushError) continue;  // the QP is being destroyed
+      work_.packet_from_queue();  // the completion polled, the buffer to re-post
       if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes) {
         const std::byte* at = storage_.get() + std::size_t{slot} * (fabric::kUdGrhBytes + datagram_bytes_);
         handle_datagram(std::span(at + fabric::kUdGrhBytes, wc.byte_len - fabric::kUdGrhBytes), now);

@@ -71,6 +71,15 @@ std::string_view to_string(RmaDesign design) noexcept {
   return "?";
 }
 
+std::string_view to_string(FastPathMode mode) noexcept {
+  switch (mode) {
+    case FastPathMode::Off: return "off";
+    case FastPathMode::On: return "on";
+    case FastPathMode::Auto: return "auto";
+  }
+  return "?";
+}
+
 std::string_view to_string(RmaLockDesign design) noexcept {
   switch (design) {
     case RmaLockDesign::Auto: return "auto";
@@ -103,6 +112,25 @@ void Config::validate() const {
   if (credit_update_threshold >= credits)
     throw Error(ErrorClass::MPI_ERR_ARG, "credit_update_threshold (TWINFAB_CREDIT_UPDATE)",
                 fmt::format("{} must be below credits ({})", credit_update_threshold, credits));
+  if (srq > 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "srq (TWINFAB_SRQ)",
+                fmt::format("{} is neither 0 (buffers per connection) nor 1 (a shared receive queue)", srq));
+  if (srq_size < 2 || srq_size > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "srq_size (TWINFAB_SRQ_SIZE)", fmt::format("{} is outside [2, 65536]", srq_size));
+  if (srq_limit >= srq_size)
+    throw Error(ErrorClass::MPI_ERR_ARG, "srq_limit (TWINFAB_SRQ_LIMIT)",
+                fmt::format("{} must be below TWINFAB_SRQ_SIZE ({}): the pool would grow at once", srq_limit, srq_size));
+  if (srq_max_size < srq_size || srq_max_size > (1u << 20))
+    throw Error(ErrorClass::MPI_ERR_ARG, "srq_max_size (TWINFAB_SRQ_MAX_SIZE)",
+                fmt::format("{} is outside [TWINFAB_SRQ_SIZE ({}), 1048576]", srq_max_size, srq_size));
+  if (fastpath_threshold < 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "fastpath_threshold (TWINFAB_FASTPATH_THRESHOLD)", "must be >= 1");
+  if (fastpath_buffers < 4 || fastpath_buffers > 4096)
+    throw Error(ErrorClass::MPI_ERR_ARG, "fastpath_buffers (TWINFAB_FASTPATH_BUFFERS)",
+                fmt::format("{} is outside [4, 4096]", fastpath_buffers));
+  if (fastpath_max_peers > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "fastpath_max_peers (TWINFAB_FASTPATH_MAX_PEERS)",
+                fmt::format("{} is above 65536", fastpath_max_peers));
   if (regcache_max_entries == 0 || regcache_max_entries > (1u << 20))
     throw Error(ErrorClass::MPI_ERR_ARG, "regcache_max_entries (TWINFAB_REGCACHE_MAX_ENTRIES)",
                 fmt::format("{} is outside [1, 1048576]", regcache_max_entries));
@@ -218,7 +246,9 @@ void word_from(const Lookup& lookup, const char* name, E& field, const std::arra
   throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("'{}' is not one of {}", text, allowed));
 }
 
-Config apply_from(Config base, const Lookup& lookup) {
+/// In place: no Config on the stack (MPI_Init's is the deepest a simulated rank's stack
+/// gets; Context::resolve_config).
+void apply_from(Config& base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_PACKET_SIZE", base.packet_size);
   override_from(lookup, "TWINFAB_CREDITS", base.credits);
   override_from(lookup, "TWINFAB_SEND_BUFFERS", base.send_buffers);
@@ -233,6 +263,15 @@ Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_ON_DEMAND_THRESHOLD", base.on_demand_threshold);
   choice_from(lookup, "TWINFAB_CONNECT", base.connect,
               {{"auto", ConnectMode::Auto}, {"startup", ConnectMode::Startup}, {"on-demand", ConnectMode::OnDemand}});
+  override_from(lookup, "TWINFAB_SRQ", base.srq);
+  override_from(lookup, "TWINFAB_SRQ_SIZE", base.srq_size);
+  override_from(lookup, "TWINFAB_SRQ_LIMIT", base.srq_limit);
+  override_from(lookup, "TWINFAB_SRQ_MAX_SIZE", base.srq_max_size);
+  choice_from(lookup, "TWINFAB_FASTPATH", base.fastpath,
+              {{"off", FastPathMode::Off}, {"on", FastPathMode::On}, {"auto", FastPathMode::Auto}});
+  override_from(lookup, "TWINFAB_FASTPATH_THRESHOLD", base.fastpath_threshold);
+  override_from(lookup, "TWINFAB_FASTPATH_BUFFERS", base.fastpath_buffers);
+  override_from(lookup, "TWINFAB_FASTPATH_MAX_PEERS", base.fastpath_max_peers);
   override_from(lookup, "TWINFAB_REGCACHE_MAX_ENTRIES", base.regcache_max_entries);
   override_from(lookup, "TWINFAB_REGCACHE_MAX_BYTES", base.regcache_max_bytes);
   choice_from(lookup, "TWINFAB_REGCACHE", base.regcache,
@@ -291,13 +330,17 @@ Config apply_from(Config base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_REDUCE_SHORT_MSG", base.reduce_short_msg);
   override_from(lookup, "TWINFAB_REDUCE_SCATTER_LONG_MSG", base.reduce_scatter_long_msg);
   base.validate();
-  return base;
 }
 
 }  // namespace
 
+void apply_environment_to(Config& config) {
+  apply_from(config, [](const char* name) { return static_cast<const char*>(std::getenv(name)); });
+}
+
 Config apply_environment(Config base) {
-  return apply_from(std::move(base), [](const char* name) { return static_cast<const char*>(std::getenv(name)); });
+  apply_environment_to(base);
+  return base;
 }
 
 Config apply_variables(Config base, const std::map<std::string, std::string>& values) {
@@ -308,10 +351,11 @@ Config apply_variables(Config base, const std::map<std::string, std::string>& va
       throw Error(ErrorClass::MPI_ERR_ARG, name, fmt::format("is not a twinfab MPI parameter; known: {}", known));
     }
   }
-  return apply_from(std::move(base), [&values](const char* name) -> const char* {
+  apply_from(base, [&values](const char* name) -> const char* {
     const auto it = values.find(name);
     return it == values.end() ? nullptr : it->second.c_str();
   });
+  return base;
 }
 
 }  // namespace twinfab::mpi

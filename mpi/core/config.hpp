@@ -19,6 +19,20 @@
 //                             when the device has UD and needs no connection manager)
 //   TWINFAB_ON_DEMAND_THRESHOLD  ranks above which auto connects on demand (64, as
 //                             MVAPICH2's MV2_ON_DEMAND_THRESHOLD)
+//   TWINFAB_SRQ               0 | 1: RC receives from one shared receive queue per
+//                             process instead of buffers per connection (seed 004
+//                             sec. 3.1.3; docs/channels.md, "Shared receive queue")
+//   TWINFAB_SRQ_SIZE          SRQ: buffers posted at start (512: MVAPICH's default)
+//   TWINFAB_SRQ_LIMIT         SRQ: the low watermark: fewer posted, the pool grows
+//   TWINFAB_SRQ_MAX_SIZE      SRQ: the most buffers the pool grows to (8192: seed 004)
+//   TWINFAB_FASTPATH          off | on | auto: the RDMA fast path, eager packets written
+//                             by RDMA into per-peer rings the receiver polls (seed
+//                             003/004). It needs RDMA writes that land in order: on
+//                             refuses a device without, auto leaves it off there
+//                             (and says why in the debug log). Default off
+//   TWINFAB_FASTPATH_THRESHOLD  packets from a peer before its ring is offered (10)
+//   TWINFAB_FASTPATH_BUFFERS  ring slots of a packet each per peer (32)
+//   TWINFAB_FASTPATH_MAX_PEERS  the most peers a rank polls rings for (16)
 //   TWINFAB_REGCACHE          none | dme | lazy: the registration cache of rendezvous
 //                             buffers (docs/regcache.md). Default lazy: MPI libraries
 //                             (MVAPICH, UCX) keep their caches on, and the lazy engine
@@ -136,6 +150,14 @@ enum class RmaDesign : std::uint8_t {
 };
 std::string_view to_string(RmaDesign design) noexcept;
 
+/// The RC channel's RDMA fast path (rc_channel.hpp).
+enum class FastPathMode : std::uint8_t {
+  Off,   ///< every packet through receive buffers
+  On,    ///< rings for busy peers; a device without in-order placement is refused
+  Auto,  ///< On where the device places RDMA writes in order, Off elsewhere
+};
+std::string_view to_string(FastPathMode mode) noexcept;
+
 /// The passive-target lock design (MPI_Win_lock; seed 001 ch. 4).
 enum class RmaLockDesign : std::uint8_t {
   Auto,          ///< TestAndSet where the device has remote atomics, else TargetProgress
@@ -159,6 +181,20 @@ struct Config {
   std::uint32_t credit_update_threshold = 0;
   ConnectMode connect = ConnectMode::Auto;
   std::uint32_t on_demand_threshold = 64;
+  /// The RC channel's shared receive queue (rc_channel.hpp): off (0) or on (1), the
+  /// buffers posted at start, the low watermark below which the pool grows, and the
+  /// most buffers it grows to.
+  std::uint32_t srq = 0;
+  std::uint32_t srq_size = 512;
+  std::uint32_t srq_limit = 30;
+  std::uint32_t srq_max_size = 8192;
+  /// The RC channel's RDMA fast path (rc_fast_path.hpp): the mode, packets received
+  /// from a peer before the receiver offers it a ring, the ring's slots, and the most
+  /// peers with a ring per rank (the polling set).
+  FastPathMode fastpath = FastPathMode::Off;
+  std::uint32_t fastpath_threshold = 10;
+  std::uint32_t fastpath_buffers = 32;
+  std::uint32_t fastpath_max_peers = 16;
   /// Registration cache of user buffers (mpi/regcache).
   regcache::CacheKind regcache = regcache::CacheKind::Lazy;
   std::uint64_t regcache_max_entries = 4096;
@@ -227,6 +263,8 @@ struct Config {
 
 /// `base` with every TWINFAB_* variable that is set applied; validated.
 Config apply_environment(Config base);
+/// The same in place (no copy of the configuration on the stack).
+void apply_environment_to(Config& config);
 /// `base` with the TWINFAB_* variables in `values` (name -> the text the environment
 /// variable would hold) applied, parsed and checked exactly as apply_environment does;
 /// a name that is not a parameter (config_variables.hpp) is MPI_ERR_ARG listing them.

@@ -15,6 +15,7 @@ namespace {
 // apply_environment accepts the same words).
 constexpr std::array<std::string_view, 4> kRendezvousWords{"auto", "write-imm", "read", "write-fin"};
 constexpr std::array<std::string_view, 3> kConnectWords{"auto", "startup", "on-demand"};
+constexpr std::array<std::string_view, 3> kFastPathWords{"off", "on", "auto"};
 constexpr std::array<std::string_view, 3> kRegcacheWords{"none", "dme", "lazy"};
 constexpr std::array<std::string_view, 3> kRmaWords{"auto", "rdma", "sendrecv"};
 constexpr std::array<std::string_view, 3> kTransportWords{"rc", "ud", "hybrid"};
@@ -22,6 +23,7 @@ constexpr std::array<std::string_view, 3> kUdReliabilityWords{"progress", "threa
 constexpr std::array<std::string_view, 3> kAsyncProgressWords{"none", "event", "poll"};
 static_assert(static_cast<int>(AsyncProgress::Poll) == 2, "the async progress words follow the enumerators");
 static_assert(static_cast<int>(UdReliability::Hybrid) == 2, "the reliability words follow the enumerators");
+static_assert(static_cast<int>(FastPathMode::Auto) == 2, "the fast path words follow the enumerators");
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
 static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
               "the one-sided word lists follow the enumerators");
@@ -38,7 +40,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 52> kVariables{{
+const std::array<ConfigVariable, 60> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -71,6 +73,28 @@ const std::array<ConfigVariable, 52> kVariables{{
      Kind::Choice, Group::Connections, kConnectWords, TWINFAB_CONFIG_FIELD(connect)},
     {"TWINFAB_ON_DEMAND_THRESHOLD", "Ranks above which TWINFAB_CONNECT=auto connects on demand.", Kind::Unsigned32,
      Group::Connections, {}, TWINFAB_CONFIG_FIELD(on_demand_threshold)},
+    {"TWINFAB_SRQ",
+     "1: RC connections take their receives from one shared receive queue per process (a pool whose size does "
+     "not grow with the peers); 0 (the default): receive buffers per connection.",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(srq)},
+    {"TWINFAB_SRQ_SIZE", "Shared receive queue: packet buffers posted at start (2 .. 65536).", Kind::Unsigned32,
+     Group::Protocols, {}, TWINFAB_CONFIG_FIELD(srq_size)},
+    {"TWINFAB_SRQ_LIMIT",
+     "Shared receive queue: the low watermark; when fewer buffers are posted, the pool grows by "
+     "TWINFAB_SRQ_SIZE (below TWINFAB_SRQ_SIZE).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(srq_limit)},
+    {"TWINFAB_SRQ_MAX_SIZE", "Shared receive queue: the most buffers the pool grows to (TWINFAB_SRQ_SIZE .. 2^20).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(srq_max_size)},
+    {"TWINFAB_FASTPATH",
+     "The RDMA fast path: packets to a busy peer are RDMA-written into a ring the receiver polls. off (the "
+     "default), on (refused on a device whose RDMA writes do not land in order), auto (on where they do).",
+     Kind::Choice, Group::Protocols, kFastPathWords, TWINFAB_CONFIG_FIELD(fastpath)},
+    {"TWINFAB_FASTPATH_THRESHOLD", "RDMA fast path: packets received from a peer before it is offered a ring (>= 1).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(fastpath_threshold)},
+    {"TWINFAB_FASTPATH_BUFFERS", "RDMA fast path: slots of one packet each in a peer's ring (4 .. 4096).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(fastpath_buffers)},
+    {"TWINFAB_FASTPATH_MAX_PEERS", "RDMA fast path: the most peers a rank keeps rings for and polls (0 .. 65536).",
+     Kind::Unsigned32, Group::Protocols, {}, TWINFAB_CONFIG_FIELD(fastpath_max_peers)},
     {"TWINFAB_REGCACHE",
      "The registration cache of rendezvous buffers: none, dme, lazy (the lazy engine also hits when a buffer "
      "is reused at an offset or in part).",

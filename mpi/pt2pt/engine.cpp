@@ -313,7 +313,9 @@ void Pt2ptEngine::on_packet(int peer, const PacketHeader& header, std::span<cons
     case PacketType::CreditUpdate:
     case PacketType::Bye:
     case PacketType::EagerWhole:
-    case PacketType::Switch: break;  // the channel consumed it (or expanded it to Eager)
+    case PacketType::Switch:
+    case PacketType::FastPathOffer:
+    case PacketType::FastPathCredit: break;  // the channel consumed it (or expanded it to Eager)
   }
 }
 

@@ -31,8 +31,9 @@ TEST(ConfigVariables, OnePerFieldWithUniqueNames) {
   const Config c{};
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
                                 f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
-                                f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52] = c;
-  EXPECT_EQ(mpi::config_variables().size(), 52u);
+                                f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52,
+                                f53, f54, f55, f56, f57, f58, f59, f60] = c;
+  EXPECT_EQ(mpi::config_variables().size(), 60u);
   std::set<std::string> names;
   for (const auto& v : mpi::config_variables()) {
     EXPECT_TRUE(names.insert(std::string(v.name)).second) << v.name;
@@ -65,6 +66,9 @@ TEST(ConfigVariables, NamesAreTheEnvironmentVariables) {
         if (v.name == "TWINFAB_UD_THREAD_WAKE") expected = 2000;          // at least 10 us
         if (v.name == "TWINFAB_COLL_NODE_AWARE") expected = 0;            // 0 or 1; 1 by default
         if (v.name == "TWINFAB_SHM") expected = 0;                        // 0 or 1; 1 by default
+        if (v.name == "TWINFAB_SRQ") expected = 1;                        // 0 or 1; 0 by default
+        if (v.name == "TWINFAB_SRQ_SIZE") expected = 1024;                // above the limit, below the maximum
+        if (v.name == "TWINFAB_SRQ_MAX_SIZE") expected = 16384;           // at least the size
         text = std::to_string(expected);
       }
       const std::string name(v.name);
@@ -106,6 +110,10 @@ TEST(ConfigVariables, SetChecksAsMpiInitWouldAndChangesNothingWhenRefused) {
   EXPECT_TRUE(refused("TWINFAB_CREDIT_UPDATE", c.credits));  // must stay below the credits
   EXPECT_TRUE(refused("TWINFAB_CREDITS", 2));
   EXPECT_TRUE(refused("TWINFAB_REGCACHE_MAX_BYTES", 0));
+  EXPECT_TRUE(refused("TWINFAB_SRQ", 2));
+  EXPECT_TRUE(refused("TWINFAB_SRQ_LIMIT", c.srq_size));       // the pool would grow at once
+  EXPECT_TRUE(refused("TWINFAB_SRQ_MAX_SIZE", c.srq_size - 1));
+  EXPECT_TRUE(refused("TWINFAB_FASTPATH_BUFFERS", 2));
   EXPECT_THROW(mpi::set_config_variable(c, mpi::config_variables().size(), 1), mpi::Error);
   EXPECT_TRUE(same(c, before));
 }
