@@ -32,10 +32,12 @@ void acquire_context(RankState& s, const char* function) {
     RankResources resources = host.open();
     // Control variables the tools interface read (and the program may have written)
     // before start-up are the rank's final configuration.
+    // No Config on this frame (the defaults are a static): see Context's constructor.
+    static const Config kDefaults{};
     const Config* chosen = config_before_init(s);
-    s.set_up(chosen != nullptr ? std::make_unique<Context>(resources.device, resources.oob, *chosen,
-                                                          Context::Environment::Applied)
-                               : std::make_unique<Context>(resources.device, resources.oob));
+    s.set_up(std::make_unique<Context>(resources.device, resources.oob, chosen != nullptr ? *chosen : kDefaults,
+                                       chosen != nullptr ? Context::Environment::Applied
+                                                         : Context::Environment::Apply));
   } catch (const Error& e) {
     fatal(e.code(), fmt::format("{}: {}", function, e.what()));
   } catch (const std::exception& e) {

@@ -11,19 +11,23 @@
 
 namespace twinfab::mpi {
 
-namespace {
-
-Config validated(Config config) {
-  config.validate();
-  return config;
+// Out of line, so that its copies of the configuration are off the stack by the time
+// the constructor builds the channel: that is the deepest point of MPI_Init, and every
+// simulated rank's stack pages up to it are memory per rank (a Config on the
+// constructor's frame more took them into another page; tests/mpi/c/memory_per_rank.py).
+[[gnu::noinline]] std::shared_ptr<const Config> Context::resolve_config(const Config& config,
+                                                                        Environment environment) {
+  auto resolved = std::make_shared<Config>(config);
+  if (environment == Environment::Apply)
+    apply_environment_to(*resolved);
+  else
+    resolved->validate();
+  return resolved;
 }
 
-}  // namespace
-
-Context::Context(fabric::Device& device, fabric::OobExchange& oob, Config config, Environment environment)
+Context::Context(fabric::Device& device, fabric::OobExchange& oob, const Config& config, Environment environment)
     : device_(device),
-      config_block_(std::make_shared<const Config>(environment == Environment::Apply ? apply_environment(config)
-                                                                                     : validated(config))),
+      config_block_(resolve_config(config, environment)),
       config_(*config_block_),
       world_(Communicator::identity(kWorldContextId, oob.rank(), oob.size())),
       self_(kSelfContextId, 0, std::vector<int>{oob.rank()}),

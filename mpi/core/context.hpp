@@ -74,7 +74,9 @@ class Context {
   /// Collective over the ranks of `oob`. `config` gets the TWINFAB_* environment
   /// applied (unless `environment` is Applied) and is validated (mpi::Error
   /// MPI_ERR_ARG on a bad value).
-  Context(fabric::Device& device, fabric::OobExchange& oob, Config config = {},
+  /// `config` by reference: MPI_Init's stack is the deepest a simulated rank's gets, and
+  /// each page of it is memory per rank (tests/mpi/c/memory_per_rank.py).
+  Context(fabric::Device& device, fabric::OobExchange& oob, const Config& config = Config{},
           Environment environment = Environment::Apply);
   /// Collective: drains the channel and meets every rank before tearing down.
   ~Context();
@@ -453,6 +455,8 @@ class Context {
                                           const DatatypePtr& type, int dest, int tag, const Communicator& comm);
 
   fabric::Device& device_;
+  /// The configuration the context runs with (the environment applied or not), checked.
+  static std::shared_ptr<const Config> resolve_config(const Config& config, Environment environment);
   std::shared_ptr<const Config> config_block_;  ///< see shared_config()
   const Config& config_;                        ///< *config_block_
   std::uint32_t collective_fallbacks_ = 0;  ///< see first_collective_fallback
