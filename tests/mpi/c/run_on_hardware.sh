@@ -1,10 +1,12 @@
 #!/bin/sh
 # Runs an MPI C program as real processes under Open MPI's mpirun (PMIx start-up) on
 # this host's RDMA device:
-# `run_on_hardware.sh [--ud] [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
+# `run_on_hardware.sh [--ud] [--fastpath] [--expect-failure] [--expect-output ERE] NPROCS PROGRAM [ARGS...]`.
 # --ud: over the UD channel (TWINFAB_TRANSPORT=ud, or hybrid when the environment says
 # so); on an iWARP device (siw), which has
 # no UD, the job must instead fail at MPI_Init saying so.
+# --fastpath: with the RC channel's RDMA fast path (TWINFAB_FASTPATH=on); on iWARP,
+# whose RDMA writes do not land in order, the job must fail at MPI_Init saying so.
 # --expect-failure: the job must end with an error (exit 0 then), and within 120 s
 # (a hang is a failure). --expect-output: its output (stdout and stderr) must also
 # match the extended regular expression ERE. Without a
@@ -14,7 +16,9 @@ set -u
 expect_failure=0
 expect_output=
 ud=0
+fastpath=0
 if [ "${1:-}" = --ud ]; then ud=1; shift; fi
+if [ "${1:-}" = --fastpath ]; then fastpath=1; shift; fi
 if [ "${1:-}" = --expect-failure ]; then expect_failure=1; shift; fi
 if [ "${1:-}" = --expect-output ]; then expect_output=$2; shift 2; fi
 nprocs=$1; shift
@@ -34,6 +38,14 @@ if [ "$ud" = 1 ]; then
     echo "iWARP device: TWINFAB_TRANSPORT=$TWINFAB_TRANSPORT must be refused at MPI_Init"
     expect_failure=1
     expect_output='has no UD queue pairs'
+  fi
+fi
+if [ "$fastpath" = 1 ]; then
+  export TWINFAB_FASTPATH=on
+  if grep -qs RNIC /sys/class/infiniband/*/node_type; then
+    echo "iWARP device: TWINFAB_FASTPATH=on must be refused at MPI_Init"
+    expect_failure=1
+    expect_output='needs RDMA writes that land in order'
   fi
 fi
 # --allow-run-as-root: the VM runs tests as root; --oversubscribe: 4 ranks on 2 vCPUs.
