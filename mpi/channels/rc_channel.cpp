@@ -557,11 +557,10 @@ void RcChannel::defer(int peer, DeferredOperation item) {
 
 // Inlined: one stack frame less under every send (the stack pages a simulated rank
 // touches are memory per rank).
-[[gnu::always_inline]] inline std::uint32_t RcChannel::write_packet(std::byte* at, const Connection& c, const PacketHeader& header,
-                                     std::size_t payload_bytes, const Fill& fill) {
-  // A whole non-synchronous eager message goes behind the compact header (packet.hpp).
-  const bool compact =
-      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
+[[gnu::always_inline]] inline std::uint32_t RcChannel::write_packet(std::byte* at, const Connection& c,
+                                                                    const PacketHeader& header,
+                                                                    std::size_t payload_bytes, const Fill& fill) {
+  const bool compact = is_compact(header, payload_bytes);
   const std::uint32_t header_bytes = compact ? kCompactHeaderBytes : kPacketHeaderBytes;
   if (compact) {
     CompactHeader h;
@@ -595,27 +594,11 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
       send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
-  const bool compact =
-      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
-  const auto length =
-      static_cast<std::uint32_t>((compact ? kCompactHeaderBytes : kPacketHeaderBytes) + payload_bytes);
-  // Small packets go inline (copied into the WQE at post, as perftest and MPI
-  // libraries do): the HCA skips a DMA read of the send buffer. An inline packet is
-  // built on the stack, so its send slot only counts the send until it completes and
-  // its memory is never touched (memory per rank with thousands of simulated ranks:
-  // a stream of small packets then touches no send buffer page at all).
-  const bool inline_send = length <= qp_config_.max_inline;
+  const std::uint32_t length = packet_length(header, payload_bytes);
   alignas(PacketHeader) std::byte packet_on_stack[kMaxInlinePacket];
   std::byte* buffer;
   fabric::Sge sge;
-  if (inline_send) {
-    buffer = packet_on_stack;
-    sge = fabric::Sge{reinterpret_cast<std::uint64_t>(buffer), length, 0};
-  } else {
-    const std::size_t offset = send_offset(slot, length);
-    buffer = send_storage_.get() + offset;
-    sge = fabric::Sge{send_sge_base_.addr + offset, length, send_sge_base_.lkey};
-  }
+  const bool inline_send = place_send(slot, length, packet_on_stack, buffer, sge);
   write_packet(buffer, c, header, payload_bytes, fill);
   fabric::SendWr wr;
   wr.wr_id = make_wr_id(WrKind::Packet, peer, slot);
@@ -640,24 +623,13 @@ RcChannel::Try RcChannel::try_send_fast(int peer, Connection& c, const PacketHea
       c.outstanding >= send_wr_limit_ || send_cq_outstanding_ >= send_cq_limit_)
     return Try::Blocked;
   const std::uint32_t slot = free_send_slots_.empty() ? unused_send_slots_from_ : free_send_slots_.back();
-  const bool compact =
-      header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
-  const auto length =
-      static_cast<std::uint32_t>((compact ? kCompactHeaderBytes : kPacketHeaderBytes) + payload_bytes);
+  const std::uint32_t length = packet_length(header, payload_bytes);
   const std::uint32_t bytes = fast_path_write_bytes(length);
-  // The slot's image: on the stack when it goes inline, as try_send's small packets.
-  const bool inline_send = bytes <= qp_config_.max_inline;
+  // The slot's image (head, packet, tail), built where try_send builds a packet.
   alignas(PacketHeader) std::byte image_on_stack[kMaxInlinePacket];
   std::byte* image;
   fabric::Sge sge;
-  if (inline_send) {
-    image = image_on_stack;
-    sge = fabric::Sge{reinterpret_cast<std::uint64_t>(image), bytes, 0};
-  } else {
-    const std::size_t offset = send_offset(slot, bytes);
-    image = send_storage_.get() + offset;
-    sge = fabric::Sge{send_sge_base_.addr + offset, bytes, send_sge_base_.lkey};
-  }
+  const bool inline_send = place_send(slot, bytes, image_on_stack, image, sge);
   write_packet(image + kFastPathHeadBytes, c, header, payload_bytes, fill);
   FastPathHead head;
   head.length = length;
@@ -845,9 +817,9 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       if (header.type != PacketType::CreditUpdate && header.type != PacketType::Bye)
         fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
     } else {
-      header = pool_ ? read_packet(peer, pool_->chunks[slot / pool_->size].storage.get(), pool_->size, slot % pool_->size,
-                                  wc.byte_len, payload)
-                    : read_packet(peer, c.recv_base, receive_slots(), slot, wc.byte_len, payload);
+      header = pool_ ? read_packet(peer, pool_->chunks[slot / pool_->size].storage.get(), pool_->size,
+                                   slot % pool_->size, wc.byte_len, payload)
+                     : read_packet(peer, c.recv_base, receive_slots(), slot, wc.byte_len, payload);
     }
     c.credits += header.credits;
     if (header.type == PacketType::Bye) {
@@ -1066,9 +1038,18 @@ std::size_t RcChannel::progress() {
   std::size_t n = recv_cq_ ? recv_cq_->poll(completions_) : 0;
   for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);
   events += n;
-  // The SRQ's low watermark (MVAPICH's SRQ limit event): a burst found the pool short,
-  // senders may be getting RNR NAKs; more buffers for the next one.
-  if (pool_ && !credits_enforced_ && pool_->posted < pool_->limit) grow_srq();
+  if (pool_) {
+    // The pool's level is known only once the CQ is drained (a burst may have taken
+    // more buffers than one poll returns): take the rest of the burst first.
+    while (n == completions_.size()) {
+      n = recv_cq_->poll(completions_);
+      for (std::size_t i = 0; i < n; ++i) handle_receive(completions_[i]);
+      events += n;
+    }
+    // The SRQ's low watermark (MVAPICH's SRQ limit event): a burst found the pool
+    // short, senders may be getting RNR NAKs; more buffers for the next one.
+    if (!credits_enforced_ && pool_->posted < pool_->limit) grow_srq();
+  }
   // The rings after the CQ: a packet sent before the ring existed completes there first.
   if (!ring_peers_.empty()) events += poll_rings();
   // A packet's send completion only returns its buffer: the send CQ is polled when

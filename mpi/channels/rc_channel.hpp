@@ -276,6 +276,34 @@ class RcChannel final : public Channel {
   /// credits to their peers (see reposts_).
   void repost_consumed();
   enum class Try { Sent, Blocked };
+  /// Whether the packet goes behind the compact header: a whole non-synchronous eager
+  /// message (packet.hpp).
+  static bool is_compact(const PacketHeader& header, std::size_t payload_bytes) noexcept {
+    return header.type == PacketType::Eager && header.flags == 0 && header.total_bytes == payload_bytes;
+  }
+  /// The packet's length with the header write_packet() gives it.
+  static std::uint32_t packet_length(const PacketHeader& header, std::size_t payload_bytes) noexcept {
+    return static_cast<std::uint32_t>((is_compact(header, payload_bytes) ? kCompactHeaderBytes : kPacketHeaderBytes) +
+                                      payload_bytes);
+  }
+  /// Where `bytes` to post from send slot `slot` are built: small ones go inline
+  /// (copied into the WQE at post, as perftest and MPI libraries do: the HCA skips a
+  /// DMA read of the send buffer) and are built in `on_stack` (kMaxInlinePacket bytes),
+  /// so their send slot only counts the send until it completes and its memory is never
+  /// touched (memory per rank with thousands of simulated ranks); the others in the
+  /// slot's buffer. Sets `at` and `sge`; returns whether the post goes inline.
+  bool place_send(std::uint32_t slot, std::uint32_t bytes, std::byte* on_stack, std::byte*& at,
+                  fabric::Sge& sge) const noexcept {
+    if (bytes <= qp_config_.max_inline) {
+      at = on_stack;
+      sge = fabric::Sge{reinterpret_cast<std::uint64_t>(on_stack), bytes, 0};
+      return true;
+    }
+    const std::size_t offset = send_offset(slot, bytes);
+    at = send_storage_.get() + offset;
+    sge = fabric::Sge{send_sge_base_.addr + offset, bytes, send_sge_base_.lkey};
+    return false;
+  }
   /// Writes the packet (compact header where it can, credits piggy-backed) at `at` and
   /// returns its length.
   std::uint32_t write_packet(std::byte* at, const Connection& c, const PacketHeader& header,

@@ -67,8 +67,8 @@ def run(ctx):
           f"latency in us for {c['latency_bytes']} bytes; bw and bibw in MB/s (10^6 B/s) at {c['bandwidth_bytes']} "
           "bytes (OSU's methods, src/osu_pt2pt.c). Each row runs the twinfab path that does what the seed's MPI "
           "did (experiment.toml's [path] tables; fast-path-if-allowed: the RDMA fast path on the iWARP preset as "
-          "if its device placed RDMA writes in order, as MVAPICH2-R assumed). Rows marked `fitted` are what the preset's MPI host costs are fitted to (docs/model.md, \"Host "
-          "software\"); bibw shows whether the preset's bus is full duplex (infinihost-sdr's PCI-X is not).\n",
+          "if its device placed RDMA writes in order, as MVAPICH2-R assumed). Rows marked `fitted` are what "
+          "the preset's MPI host costs are fitted to (docs/model.md, \"Host software\"); bibw shows whether the preset's bus is full duplex (infinihost-sdr's PCI-X is not).\n",
           plots.markdown_table(table, ["preset", "figure", "twinfab", "seed", "ratio", "seed's path", "twinfab's path",
                                        "source", "fitted"], floatfmt=".4g")]
     missed = table[(table["fitted"] == "yes") & ((table["ratio"] - 1).abs() > 0.10)]
