@@ -34,8 +34,9 @@
 // on the device (capabilities().receiver_not_ready_retry):
 //  - with RNR retry (InfiniBand, RoCE): no credits at all, as MVAPICH; a sender that
 //    finds the pool empty is held by its HCA (RNR NAK) and retries. When fewer than
-//    Config::srq_limit buffers are posted after a round of receives (MVAPICH's SRQ
-//    limit event), the pool grows by srq_size buffers, up to srq_max_size.
+//    Config::srq_limit buffers are posted once progress() has drained the receive CQ
+//    (MVAPICH's SRQ limit event), the pool grows by srq_size buffers, up to
+//    srq_max_size.
 //  - without (iWARP, where a send without a receive breaks the connection): the
 //    credits below stay, and the pool is grown as connections are made so that it
 //    always holds credits + 1 buffers per connection. Nothing is then saved unless
