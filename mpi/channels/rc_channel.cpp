@@ -518,8 +518,7 @@ void RcChannel::reserve_srq_for(std::size_t connections) {
   }
 }
 
-int RcChannel::receive_peer(const fabric::WorkCompletion& wc) const {
-  if (!pool_) return wr_peer(wc.wr_id);
+int RcChannel::srq_peer(const fabric::WorkCompletion& wc) const {
   const auto it = pool_->peer_of_qp.find(wc.qp_num);
   if (it == pool_->peer_of_qp.end())
     fail("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}", wc.qp_num,
@@ -795,7 +794,7 @@ PacketHeader RcChannel::read_packet(int peer, std::byte* base, std::uint32_t slo
 }
 
 void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
-  const int peer = receive_peer(wc);
+  const int peer = pool_ ? srq_peer(wc) : wr_peer(wc.wr_id);
   const std::uint32_t slot = wr_index(wc.wr_id);
   if (pool_) --pool_->posted;
   if (wc.status != WcStatus::Success) fail_receive(peer, wc.status);

@@ -270,9 +270,9 @@ class RcChannel final : public Channel {
   /// Without RNR retry: grows the pool until it holds credits + 1 buffers for each of
   /// `connections` connections, or fails naming the variables to change.
   [[gnu::noinline]] void reserve_srq_for(std::size_t connections);
-  /// The peer a receive completion is from: its wr_id says, or with a shared receive
-  /// queue its QP number.
-  int receive_peer(const fabric::WorkCompletion& wc) const;
+  /// The peer a shared-receive-queue completion is from: its QP number's (the wr_id of
+  /// a pool buffer names none). Out of line: only the SRQ's receives pay the lookup.
+  [[gnu::noinline]] int srq_peer(const fabric::WorkCompletion& wc) const;
   /// Re-posts the receive buffers consumed since the last call and owes their
   /// credits to their peers (see reposts_).
   void repost_consumed();

@@ -41,7 +41,8 @@ class HostWork {
   /// The library took one packet from a receive queue (a completion polled, a buffer
   /// to re-post), on top of packet_received().
   void packet_from_queue() const {
-    if (modelled_) runtime_.charge_cpu(costs_.receive_queue_overhead);
+    // Zero on most presets: no virtual call per received packet for nothing.
+    if (modelled_ && costs_.receive_queue_overhead > 0) runtime_.charge_cpu(costs_.receive_queue_overhead);
   }
   /// The library copied `bytes` (a packet's payload, a staged or unexpected message).
   void copied(std::size_t bytes) const {
