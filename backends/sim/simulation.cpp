@@ -71,6 +71,7 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
   SimOob oob_shared(nranks);
   std::vector<std::exception_ptr> errors(nranks);
   std::vector<bool> finished(nranks, false);
+  bool ending_run = false;  // a rank failed and stopped the others
   SimFabric* fabric = fabric_.get();
   for (unsigned r = 0; r < nranks; ++r) {
     const unsigned host = r / ranks_per_host;
@@ -81,15 +82,25 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
         RankEnv env{r, nranks, host, device, device.runtime(), oob, *this};
         body(env);
       } catch (const simgrid::ForcefulKillException&) {
-        throw;  // SimGrid unwinding a rank it kills (a deadlock): it stays unfinished
+        throw;  // SimGrid unwinding a rank it kills (a deadlock, or the end of a failed run)
       } catch (...) {
         errors[r] = std::current_exception();
+        // A process that dies ends an MPI job: the others are likely waiting for this
+        // rank (its connection, its message, a fence) and would wait until SimGrid
+        // declared a deadlock. End the run now, while its error is the only thing to report.
+        if (!ending_run) {
+          ending_run = true;
+          fabric->forget_runtime(s4u::this_actor::get_pid());
+          s4u::Actor::kill_all();
+          return;
+        }
       }
       finished[r] = !fabric->was_killed(s4u::this_actor::get_pid());
       fabric->forget_runtime(s4u::this_actor::get_pid());
     });
   }
   s4u::Engine::get_instance()->run();
+  // A failed rank's error (the ranks its failure stopped report nothing).
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
   std::string stuck;

@@ -149,8 +149,15 @@ struct ChannelCounters {
 class Channel {
  public:
   /// The destructor of an implementation is collective: it drains what is pending,
-  /// tells every peer it is done and waits (through the runtime) until they are too.
+  /// tells every peer it is done and waits (through the runtime) until they are too;
+  /// after abandon(), it only releases what is local.
   virtual ~Channel() = default;
+
+  /// The rank is failing (its Context is destroyed by an exception, as a process
+  /// dies of one): the destructor must not wait for peers, which may be waiting for
+  /// this rank themselves (its connection, its message), nor send them anything.
+  /// A channel made of channels passes it on to them.
+  virtual void abandon() noexcept { abandoned_ = true; }
 
   /// Fills a packet's payload in place (in a send buffer, or a pending copy): a
   /// non-owning reference to any callable taking std::span<std::byte>, valid for the
@@ -226,6 +233,12 @@ class Channel {
   virtual WaitSet wait_set() const = 0;
 
   virtual const ChannelCounters& counters() const noexcept = 0;
+
+ protected:
+  bool abandoned() const noexcept { return abandoned_; }
+
+ private:
+  bool abandoned_ = false;
 };
 
 /// A packet or an RDMA operation a channel keeps to send later, in order (back-

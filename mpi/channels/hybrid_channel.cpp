@@ -51,7 +51,7 @@ HybridChannel::HybridChannel(fabric::Device& device, fabric::OobExchange& oob, c
 
 HybridChannel::~HybridChannel() {
   try {
-    shutdown();
+    if (!abandoned()) shutdown();
   } catch (const std::exception& e) {
     fabric::log().error("rank {}: hybrid channel shutdown failed: {}", oob_.rank(), e.what());
   }
@@ -59,6 +59,12 @@ HybridChannel::~HybridChannel() {
   // collective, in this order on every rank).
   rc_.reset();
   ud_.reset();
+}
+
+void HybridChannel::abandon() noexcept {
+  Channel::abandon();
+  if (rc_) rc_->abandon();
+  if (ud_) ud_->abandon();
 }
 
 void HybridChannel::shutdown() {

@@ -54,6 +54,7 @@ class HybridChannel final : public Channel {
   /// every rank meets the others while an agent keeps both channels going, then the RC
   /// channel's shutdown and the UD channel's.
   ~HybridChannel() override;
+  void abandon() noexcept override;
   HybridChannel(const HybridChannel&) = delete;
   HybridChannel& operator=(const HybridChannel&) = delete;
 

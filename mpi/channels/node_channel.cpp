@@ -29,6 +29,11 @@ NodeChannel::NodeChannel(fabric::SharedMemory& memory, fabric::Runtime& runtime,
 }
 
 NodeChannel::~NodeChannel() {
+  if (abandoned()) {
+    shm_.reset();
+    network_.reset();
+    return;
+  }
   try {
     // What is held waits for network completions, and the shared-memory channel's
     // shutdown for every rank of the host, some of which may wait for this rank's
@@ -45,6 +50,12 @@ NodeChannel::~NodeChannel() {
   }
   shm_.reset();
   network_.reset();
+}
+
+void NodeChannel::abandon() noexcept {
+  Channel::abandon();
+  if (network_) network_->abandon();
+  if (shm_) shm_->abandon();
 }
 
 const ChannelCapabilities& NodeChannel::capabilities(int peer) const noexcept {

@@ -50,6 +50,7 @@ class NodeChannel final : public Channel {
   /// Collective: drains what is held, then the shared-memory channel's shutdown (every
   /// rank of the host), then the network channel's.
   ~NodeChannel() override;
+  void abandon() noexcept override;
   NodeChannel(const NodeChannel&) = delete;
   NodeChannel& operator=(const NodeChannel&) = delete;
 

@@ -215,7 +215,7 @@ RcChannel::~RcChannel() {
   // Shutdown must not throw out of a destructor: a failure here means a peer
   // vanished, and there is nothing left to deliver to it.
   try {
-    shutdown();
+    if (!abandoned()) shutdown();
   } catch (...) {
   }
   for (auto& [peer, c] : connections_) c.qp.reset();

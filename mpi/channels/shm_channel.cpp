@@ -72,6 +72,7 @@ ShmChannel::ShmChannel(fabric::SharedMemory& memory, fabric::Runtime& runtime, f
 }
 
 ShmChannel::~ShmChannel() {
+  if (abandoned()) return;  // no finishing handshake: the members release this rank's mapping
   try {
     shutdown();
   } catch (const std::exception& e) {

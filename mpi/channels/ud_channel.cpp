@@ -143,7 +143,7 @@ std::pair<fabric::Address, fabric::Address> UdChannel::addresses_of(int peer) co
 UdChannel::~UdChannel() {
   try {
     stop_agent();
-    shutdown();
+    if (!abandoned()) shutdown();
   } catch (const std::exception& e) {
     // A destructor cannot throw; the job is ending anyway, but say why it may hang
     // or lose a peer's last message.

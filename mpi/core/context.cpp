@@ -75,7 +75,12 @@ fabric::DeviceCapabilities Context::capabilities() const noexcept {
   return caps;
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  // A rank that fails ends as a process that dies of an exception: its peers may be
+  // waiting for it, so its channel must not wait for them on the way out (issue 35:
+  // the collective shutdown deadlocked, and SimGrid's kill inside it crashed the run).
+  if (std::uncaught_exceptions() > uncaught_at_start_ && channel_ != nullptr) channel_->abandon();
+}
 
 AsyncProgressAgent* Context::start_async_progress() {
   if (config_.async_progress == AsyncProgress::None || async_progress_) return async_progress_.get();

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -499,6 +500,9 @@ class Context {
   std::unique_ptr<fabric::OobKeys> oob_keys_;
   // Last: destroyed first, while the engine it delivers to still exists.
   std::unique_ptr<Channel> channel_;
+  /// std::uncaught_exceptions() when this Context was made: more at its destruction
+  /// means an exception is unwinding through it (the rank is failing).
+  int uncaught_at_start_ = std::uncaught_exceptions();
   /// Last: stopped first, while the channel still works.
   std::unique_ptr<AsyncProgressAgent> async_progress_;
 };

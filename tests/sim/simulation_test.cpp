@@ -55,6 +55,29 @@ TEST(Simulation, AnExceptionInARankIsRethrown) {
   });
 }
 
+// Issue 35: a rank that fails while the others wait for it (for its connection, its
+// message, a fence) used to leave them blocked; SimGrid then reported a deadlock,
+// killed them, and their unwinding crashed the process before the error was seen.
+// The failure must end the run at once and come back as the rank's own error.
+TEST(Simulation, AFailingRankEndsTheRunWhileOthersWaitForIt) {
+  testing::run_forked([] {
+    sim::Simulation s(sim::load_platform("ideal"));
+    try {
+      s.run(3, [](sim::RankEnv& env) {
+        auto cq = env.device.create_cq(4);
+        if (env.rank == 0) throw fabric::Error(fabric::Status::NoResource, "rank 0 ran out of connections");
+        env.oob.fence();  // waits for rank 0, which never comes
+        fabric::CompletionQueue* src[] = {cq.get()};
+        env.runtime.wait(src, fabric::Runtime::kForever);
+      }, 2);
+      FAIL() << "expected rank 0's error";
+    } catch (const fabric::Error& e) {
+      EXPECT_EQ(e.status(), fabric::Status::NoResource);
+      EXPECT_NE(std::string(e.what()).find("rank 0 ran out of connections"), std::string::npos) << e.what();
+    }
+  });
+}
+
 TEST(Simulation, ADeadlockIsReportedNotHung) {
   testing::run_forked([] {
     sim::Simulation s(sim::load_platform("ideal"));
