@@ -28,6 +28,13 @@ struct FatTreeShape {
 struct HcaParams {
   double post_overhead = 0;     ///< CPU time to build a WQE and ring the doorbell
   double wqe_processing = 0;    ///< HCA time per work request (message rate limit)
+  /// The least time between two work requests the HCA starts (LogGP's g), when longer
+  /// than wqe_processing: a message rate below what the latency implies (a software
+  /// device sharing its host's CPUs with the processes, as rxe in the micro-VM). Not
+  /// part of an isolated message's latency. 0: the rate is 1 / wqe_processing.
+  double message_gap = 0;
+  /// The interval at which the HCA starts work requests: max(wqe_processing, message_gap).
+  double wqe_interval() const noexcept { return wqe_processing > message_gap ? wqe_processing : message_gap; }
   double pcie_latency = 0;      ///< one PCIe crossing (doorbell, DMA read, DMA write)
   double pcie_bandwidth = 0;    ///< host <-> HCA DMA bandwidth, shared by the host's ranks
   /// Whether the bus carries pcie_bandwidth each way at once (PCI Express) or shared

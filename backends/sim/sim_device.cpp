@@ -245,7 +245,7 @@ void SimDevice::dispatch(SimQueuePair& qp, WireMessage* m) {
   // latency.
   const double owed = runtime_.caller_debt();
   double extra = owed + book_cpu(now + owed, p.hca.post_overhead);
-  extra = hca_.book_wqe(now + extra, p.hca.wqe_processing) - now;
+  extra = hca_.book_wqe(now + extra, p.hca.wqe_interval()) - now;
   if (hca_.icm().touch(qp.icm_entry())) {
     ++c.icm_hits;
   } else {

@@ -374,7 +374,7 @@ const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
                                    : latency + fixed_one_way_cost();
   r.bottleneck_bw = std::numeric_limits<double>::infinity();
   for (auto* l : links) r.bottleneck_bw = std::min(r.bottleneck_bw, l->get_bandwidth());
-  r.window = Wire::window(r.latency, r.bottleneck_bw, platform_.hca.wqe_processing);
+  r.window = Wire::window(r.latency, r.bottleneck_bw, platform_.hca.wqe_interval());
   return routes_.emplace(key, r).first->second;
 }
 

@@ -52,6 +52,27 @@ TEST(Calibrate, AFitToAModelsOwnMeasurementsPredictsThem) {
   for (const auto& [bytes, pair] : fit.check) EXPECT_NEAR(pair.second, pair.first, 0.01 * pair.first);
 }
 
+// A device whose messages leave less often than its latency implies (rxe in the
+// micro-VM: 21 us one way, one 8-byte write per 37 us streamed) keeps both: the
+// latency in the fixed part, the rate as the HCA's message gap, which the loaded file
+// carries and an isolated message does not pay.
+TEST(Calibrate, AMessageRateBelowTheLatencysBecomesTheMessageGap) {
+  const sim::Platform preset = sim::load_platform("connectx-ddr");
+  CalibrationProbes probes = probes_of(preset);
+  const double fixed = sim::predicted_one_way(preset, 8);
+  probes.small_message_rate = 1.0 / (3 * fixed);
+  const Calibration fit = fit_platform(probes, "slow-rate");
+  EXPECT_NEAR(fit.platform.hca.message_gap, 3 * fixed, 1e-12);
+  EXPECT_LT(fit.platform.hca.wqe_processing, fixed);
+  EXPECT_NEAR(fit.platform.hca.wqe_interval(), 3 * fixed, 1e-12);
+  for (auto [bytes, t] : probes.write_latency)
+    EXPECT_NEAR(sim::predicted_one_way(fit.platform, bytes), t, 0.01 * t) << bytes << " bytes";
+  const std::string text = calibration_toml(fit, probes, "2026-12-06");
+  EXPECT_NEAR(sim::parse_platform(text, "calibrated.toml").hca.message_gap, 3 * fixed, 1e-9);
+  // A rate the latency allows needs no gap.
+  EXPECT_EQ(fit_platform(probes_of(preset), "refit").platform.hca.message_gap, 0);
+}
+
 TEST(Calibrate, TheWrittenFileLoadsBackAsTheFittedPlatform) {
   const CalibrationProbes probes = probes_of(sim::load_platform("chelsio-t3-iwarp"));
   const Calibration fit = fit_platform(probes, "chelsio-refit");

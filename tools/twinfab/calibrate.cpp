@@ -126,7 +126,8 @@ Calibration fit_platform(const CalibrationProbes& p, const std::string& name) {
   note("network.link_latency", "nominal 10 ns (the measured contexts share one device; taken from the fixed cost)");
   note("network.switch_latency", "nominal 10 ns, as the link's");
 
-  // Message rate: the model starts one message per max(post_overhead, wqe_processing).
+  // Message rate: the model starts one message per max(post_overhead, wqe_processing,
+  // message_gap).
   const double interval = 1.0 / p.small_message_rate;
   f.hca.wqe_processing = interval;
   note("hca.wqe_processing",
@@ -150,10 +151,19 @@ Calibration fit_platform(const CalibrationProbes& p, const std::string& name) {
                             "between CPU and device is not measurable from outside)");
   if (fixed_cost - f.hca.post_overhead - f.hca.wqe_processing < 0) {
     // The message interval exceeds the latency's fixed part: the device pipelines.
+    // The device's message rate is then not its latency's: kept as the gap between
+    // the work requests the HCA starts, which an isolated message does not pay.
     f.hca.wqe_processing = std::max(0.0, fixed_cost - f.hca.post_overhead);
     note("hca.wqe_processing!", fmt::format("derived: the fixed latency less the post (the measured message "
                                             "interval, {}, is longer than the fixed latency)",
                                             us(interval)));
+    f.hca.message_gap = interval;
+    note("hca.message_gap", fmt::format("measured: 1 / the 8-byte write rate ({:.3f} M messages/s), longer than "
+                                        "the fixed latency leaves for wqe_processing",
+                                        p.small_message_rate / 1e6));
+  } else {
+    f.hca.message_gap = 0;
+    note("hca.message_gap", "0: the message rate is 1 / wqe_processing");
   }
   f.hca.pcie_latency = std::max(0.0, (fixed_cost - f.hca.post_overhead - f.hca.wqe_processing) / 3);
   note("hca.pcie_latency", fmt::format("derived: (the fixed part of the write latency, {}, less post and wqe) / 3",
@@ -242,6 +252,7 @@ std::string calibration_toml(const Calibration& c, const CalibrationProbes& p, c
   out += "[hca]\n";
   out += fmt::format("post_overhead = {}  # {}\n", time(f.hca.post_overhead), how("hca.post_overhead"));
   out += fmt::format("wqe_processing = {}  # {}\n", time(f.hca.wqe_processing), how("hca.wqe_processing"));
+  out += fmt::format("message_gap = {}  # {}\n", time(f.hca.message_gap), how("hca.message_gap"));
   out += fmt::format("pcie_latency = {}  # {}\n", time(f.hca.pcie_latency), how("hca.pcie_latency"));
   out += fmt::format("pcie_bandwidth = {}  # {}\n", bw(f.hca.pcie_bandwidth), how("hca.pcie_bandwidth"));
   out += fmt::format("atomic_latency = {}  # {}\n", time(f.hca.atomic_latency), how("hca.atomic_latency"));
