@@ -537,7 +537,7 @@ void read_network(const Section& root, Platform& p) {
 
 void read_hca(const Section& root, Platform& p) {
   Section s(root.reader(), root.table("hca"), "hca",
-            {"post_overhead", "wqe_processing", "message_gap", "pcie_latency", "pcie_bandwidth", "atomic_latency", "poll_overhead",
+            {"post_overhead", "wqe_processing", "message_gap", "pcie_latency", "pcie_bandwidth", "atomic_latency", "read_response_latency", "poll_overhead",
              "header_bytes", "icm_cache_entries", "icm_miss_penalty", "ack_timeout", "retry_count", "rnr_retry",
              "min_rnr_timer", "event_latency", "pcie_full_duplex"});
   HcaParams& h = p.hca;
@@ -548,6 +548,7 @@ void read_hca(const Section& root, Platform& p) {
   s.bandwidth("pcie_bandwidth", h.pcie_bandwidth, /*required=*/true);
   s.boolean("pcie_full_duplex", h.pcie_full_duplex);
   s.time("atomic_latency", h.atomic_latency);
+  s.time("read_response_latency", h.read_response_latency);
   s.time("poll_overhead", h.poll_overhead);
   s.time("event_latency", h.event_latency);
   s.size("header_bytes", h.header_bytes);

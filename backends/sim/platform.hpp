@@ -42,6 +42,10 @@ struct HcaParams {
   /// multi-level fat tree shares the bus both ways (docs/model.md, Approximations).
   bool pcie_full_duplex = true;
   double atomic_latency = 0;    ///< target HCA's atomic unit, per CAS/FAA
+  /// The responder's time to start an RDMA read's response, beyond what a write costs
+  /// it: fetching the data from host memory (a non-posted bus read on hardware; the
+  /// responder's kernel task on a software device). 0: a read is a round trip.
+  double read_response_latency = 0;
   double poll_overhead = 0;     ///< CPU time of one CQ poll that finds a completion
   /// From a completion to the thread blocked on its completion channel running again
   /// (Runtime::wait_for_event): the HCA's interrupt, the kernel's handler and the

@@ -725,6 +725,7 @@ void SimDevice::responder_read(SimQueuePair& qp, WireMessage* m) {
   ++c.messages;
   c.packets += fabric_.packets(r->length);
   c.wire_bytes += fabric_.wire_bytes(r->length);
+  r->extra_delay = fabric_.platform().hca.read_response_latency;
   transmit(r, fabric_.wire_bytes(r->length), Destination{requester, requester_id, &requester->sim_runtime()});
 }
 

@@ -52,6 +52,47 @@ TEST_P(TimingModel, SendLatencyEqualsWriteLatencyForIsolatedMessages) {
   });
 }
 
+/// The first row of `test` at `bytes` between two hosts of `p`: its typical latency
+/// (us) for a latency test, its message rate (M/s) for a bandwidth test.
+double perf_on(const sim::Platform& p, tools::PerfTest test, uint64_t bytes) {
+  struct Figure {
+    double value;
+  };
+  return testing::run_forked_result<Figure>([&](Figure& out) {
+    sim::Simulation s(p);
+    tools::PerfOptions o;
+    o.test = test;
+    o.sizes = {bytes};
+    o.iterations = 200;
+    tools::PerfReport r;
+    s.run(2, [&](sim::RankEnv& env) { tools::run_perf_rank(o, env.device, env.oob, env.rank == 0 ? &r : nullptr); },
+          1);
+    out.value = !r.latency.empty() ? r.latency.at(0).t_typical : r.bandwidth.at(0).msg_rate;
+  }).value;
+}
+
+// hca.read_response_latency: an RDMA read is a round trip plus the responder's time
+// to start its response (rxe in the micro-VM: 65 us for a read, 21 us for a write).
+TEST(TimingModel, AReadPaysTheRespondersReadTimeOnTopOfItsRoundTrip) {
+  sim::Platform p = sim::load_platform("connectx-ddr");
+  const double round_trip_us = 2 * sim::predicted_one_way(p, 8) * 1e6;
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::ReadLat, 8), round_trip_us,
+              0.02 * round_trip_us);
+  p.hca.read_response_latency = 5e-6;
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::ReadLat, 8), round_trip_us + 5,
+              0.02 * round_trip_us);
+}
+
+// hca.message_gap: the HCA starts one work request per gap, but a message alone does
+// not pay it.
+TEST(TimingModel, TheMessageGapSetsTheRateNotTheLatency) {
+  sim::Platform p = sim::load_platform("connectx-ddr");
+  p.hca.message_gap = 4e-6;  // 0.25 M messages/s, against 2 M/s from wqe_processing
+  const double one_way_us = sim::predicted_one_way(p, 8) * 1e6;
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteLat, 8), one_way_us, 0.01 * one_way_us);
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteBw, 8), 0.25, 0.01);
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, TimingModel,
                          ::testing::Values("infinihost-sdr", "connectx-ddr", "chelsio-t3-iwarp", "connectx6-hdr"),
                          [](const auto& info) {

@@ -26,7 +26,7 @@ CalibrationProbes probes_of(sim::Platform p) {
   probes.caps.atomics = true;
   for (std::uint64_t bytes : {8, 64, 512, 2048, 4096, 16384, 65536})
     probes.write_latency.emplace_back(bytes, sim::predicted_one_way(p, bytes));
-  probes.read_latency = 2 * sim::predicted_one_way(p, 8);
+  probes.read_latency = 2 * sim::predicted_one_way(p, 8) + p.hca.read_response_latency;
   probes.atomic_latency = probes.read_latency + p.hca.atomic_latency;
   probes.small_message_rate = 1.0 / std::max(p.hca.wqe_processing, p.hca.post_overhead);
   probes.peak_bytes = 1 << 20;
@@ -45,7 +45,8 @@ TEST(Calibrate, AFitToAModelsOwnMeasurementsPredictsThem) {
     EXPECT_NEAR(sim::predicted_one_way(fit.platform, bytes), t, 0.01 * t) << bytes << " bytes";
   const double bw = std::min(fit.platform.link_bandwidth, fit.platform.hca.pcie_bandwidth);
   EXPECT_NEAR(bw, std::min(preset.link_bandwidth, preset.hca.pcie_bandwidth), 1e-6 * bw);
-  EXPECT_NEAR(fit.platform.hca.atomic_latency, preset.hca.atomic_latency, 1e-12);
+  EXPECT_NEAR(fit.platform.hca.atomic_latency, preset.hca.atomic_latency, 1e-9);
+  EXPECT_NEAR(fit.platform.hca.read_response_latency, preset.hca.read_response_latency, 1e-9);
   EXPECT_NEAR(fit.platform.registration.base, preset.registration.base, 1e-9);
   EXPECT_NEAR(fit.platform.registration.per_page, preset.registration.per_page, 1e-12);
   EXPECT_NEAR(fit.platform.hca.wqe_processing, preset.hca.wqe_processing, 1e-12);

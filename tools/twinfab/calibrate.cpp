@@ -168,12 +168,17 @@ Calibration fit_platform(const CalibrationProbes& p, const std::string& name) {
   f.hca.pcie_latency = std::max(0.0, (fixed_cost - f.hca.post_overhead - f.hca.wqe_processing) / 3);
   note("hca.pcie_latency", fmt::format("derived: (the fixed part of the write latency, {}, less post and wqe) / 3",
                                        us(fixed_cost)));
-  // Atomics: the model's atomic is a read's round trip plus the atomic unit's time.
+  // Reads and atomics: in the model both are a round trip of the fitted latency, plus
+  // the responder's read time or the atomic unit's.
+  const double round_trip = 2 * sim::predicted_one_way(f, 8);
+  f.hca.read_response_latency = std::max(0.0, p.read_latency - round_trip);
+  note("hca.read_response_latency", fmt::format("measured: 8-byte read {} less the model's 8-byte round trip {}",
+                                                us(p.read_latency), us(round_trip)));
   f.features.atomics = p.caps.atomics && p.atomic_latency > 0;
   if (f.features.atomics) {
-    f.hca.atomic_latency = std::max(0.0, p.atomic_latency - p.read_latency);
-    note("hca.atomic_latency", fmt::format("measured: 8-byte fetch-and-add {} less 8-byte read {}",
-                                           us(p.atomic_latency), us(p.read_latency)));
+    f.hca.atomic_latency = std::max(0.0, p.atomic_latency - round_trip);
+    note("hca.atomic_latency", fmt::format("measured: 8-byte fetch-and-add {} less the model's 8-byte round trip {}",
+                                           us(p.atomic_latency), us(round_trip)));
   } else {
     f.hca.atomic_latency = 0;
     note("hca.atomic_latency", "0: the device has no remote atomics");
@@ -256,6 +261,8 @@ std::string calibration_toml(const Calibration& c, const CalibrationProbes& p, c
   out += fmt::format("pcie_latency = {}  # {}\n", time(f.hca.pcie_latency), how("hca.pcie_latency"));
   out += fmt::format("pcie_bandwidth = {}  # {}\n", bw(f.hca.pcie_bandwidth), how("hca.pcie_bandwidth"));
   out += fmt::format("atomic_latency = {}  # {}\n", time(f.hca.atomic_latency), how("hca.atomic_latency"));
+  out += fmt::format("read_response_latency = {}  # {}\n", time(f.hca.read_response_latency),
+                     how("hca.read_response_latency"));
   out += fmt::format("poll_overhead = {}  # {}\n", time(f.hca.poll_overhead), how("hca.poll_overhead"));
   out += fmt::format("event_latency = {}  # {}\n", time(f.hca.event_latency), how("hca.event_latency"));
   out += fmt::format("header_bytes = {}  # {}\n", f.hca.header_bytes, how("hca.header_bytes"));
