@@ -83,6 +83,7 @@ bench: build
 	@if [ -x bench/vm_mpi_perftest.sh ]; then bash bench/vm_mpi_perftest.sh $(BUILD); fi
 	-@if [ -x bench/vm_rma_perftest.sh ]; then bash bench/vm_rma_perftest.sh $(BUILD); fi
 	-@if [ -x bench/vm_latency_timeline.sh ]; then bash bench/vm_latency_timeline.sh $(BUILD); fi
+	-@if [ -x bench/validate_sim.sh ]; then bash bench/validate_sim.sh $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -2,11 +2,12 @@
  * osu_latency and osu_bw combined, for 8 B ... 4 MiB.
  *
  *   twinfab-mpicc -O2 -o pingpong examples/pingpong.c
- *   twinfab sim -n 2 --platform connectx-ddr ./pingpong [MAX_BYTES [BW_WINDOWS]]
+ *   twinfab sim -n 2 --platform connectx-ddr ./pingpong [MAX_BYTES [BW_WINDOWS [MIN_BYTES]]]
  *   mpirun -n 2 ./pingpong 1048576 2        (on an RDMA device)
  *
  * MAX_BYTES: the largest size (default 4 MiB); BW_WINDOWS: the bandwidth test's
- * number of windows per size (default up to 20; slow software devices want fewer).
+ * number of windows per size (default up to 20; slow software devices want fewer);
+ * MIN_BYTES: the smallest size (default 8; sizes double from it).
  *
  * latency: half the round-trip time of a blocking ping-pong, averaged over the
  * timed rounds (osu_latency), and its median over the rounds ("typical", the figure
@@ -90,13 +91,15 @@ int main(int argc, char** argv) {
   }
   const size_t max_size = argc > 1 ? strtoul(argv[1], NULL, 10) : MAX_SIZE;
   const int max_windows = argc > 2 ? atoi(argv[2]) : 20;
-  if (max_size < 8 || max_size > MAX_SIZE || max_windows < 1) {
-    if (rank == 0) fprintf(stderr, "pingpong: MAX_BYTES must be in 8..%d and BW_WINDOWS >= 1\n", MAX_SIZE);
+  const size_t min_size = argc > 3 ? strtoul(argv[3], NULL, 10) : 8;
+  if (min_size < 1 || min_size > max_size || max_size > MAX_SIZE || max_windows < 1) {
+    if (rank == 0)
+      fprintf(stderr, "pingpong: need 1 <= MIN_BYTES <= MAX_BYTES <= %d and BW_WINDOWS >= 1\n", MAX_SIZE);
     MPI_Finalize();
     return 1;
   }
   char* buf = malloc(max_size);
-  double* stamps = malloc((iterations(8) + 1) * sizeof *stamps); /* the most rounds of any size */
+  double* stamps = malloc((iterations(1) + 1) * sizeof *stamps); /* the most rounds of any size */
   if (!buf || !stamps) {
     fprintf(stderr, "pingpong: out of memory for %zu bytes\n", max_size);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -105,7 +108,7 @@ int main(int argc, char** argv) {
   if (rank == 0)
     printf("# twinfab pingpong (osu_latency + osu_bw style)\n%10s %14s %14s %16s\n", "bytes", "latency[us]",
            "typical[us]", "bandwidth[MB/s]");
-  for (size_t n = 8; n <= max_size; n *= 2) {
+  for (size_t n = min_size; n <= max_size; n *= 2) {
     const int iters = iterations(n);
     /* latency */
     MPI_Barrier(MPI_COMM_WORLD);
