@@ -5,6 +5,8 @@
  *                    other's window and polls its own window (MPI_Win_sync) for the
  *                    other's: half the round trip (us)
  *   get-flush N      8-byte MPI_Get + MPI_Win_flush: the time per pair (us), ib_read_lat's
+ *   fetch-add N      MPI_Fetch_and_op (MPI_SUM on MPI_INT64_T) + MPI_Win_flush: the time
+ *                    per pair (us); TWINFAB_RMA_ACCUMULATE says how it is applied
  *   put-bw N         N epochs of 16 MPI_Put of 1 MiB + MPI_Win_flush: MB/s (10^6 B/s)
  * Rank 0 prints "<mode> <value>". Plain MPI: builds with any mpicc. */
 #include <mpi.h>
@@ -18,7 +20,7 @@ int main(int argc, char** argv) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc < 3) {
-    if (rank == 0) fprintf(stderr, "usage: rma_lat put-flush|put-pingpong|get-flush|put-bw N\n");
+    if (rank == 0) fprintf(stderr, "usage: rma_lat put-flush|put-pingpong|get-flush|fetch-add|put-bw N\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const char* mode = argv[1];
@@ -60,6 +62,9 @@ int main(int argc, char** argv) {
         MPI_Put(buf, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win);
       } else if (strcmp(mode, "get-flush") == 0) {
         MPI_Get(buf, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win);
+      } else if (strcmp(mode, "fetch-add") == 0) {
+        const int64_t one = 1;
+        MPI_Fetch_and_op(&one, buf, MPI_INT64_T, peer, 0, MPI_SUM, win);
       } else if (bw) {
         for (int w = 0; w < 16; ++w) MPI_Put(buf, (int)bytes, MPI_BYTE, peer, 0, (int)bytes, MPI_BYTE, win);
       } else {

@@ -80,6 +80,10 @@ std::string_view to_string(FastPathMode mode) noexcept {
   return "?";
 }
 
+std::string_view to_string(RmaAccumulate mode) noexcept {
+  return mode == RmaAccumulate::Atomics ? "atomics" : "messages";
+}
+
 std::string_view to_string(RmaLockDesign design) noexcept {
   switch (design) {
     case RmaLockDesign::Auto: return "auto";
@@ -287,6 +291,8 @@ void apply_from(Config& base, const Lookup& lookup) {
                {"thread", RmaLockDesign::Thread},
                {"event", RmaLockDesign::Event},
                {"progress", RmaLockDesign::TargetProgress}});
+  choice_from(lookup, "TWINFAB_RMA_ACCUMULATE", base.rma_accumulate,
+              {{"messages", RmaAccumulate::Messages}, {"atomics", RmaAccumulate::Atomics}});
   choice_from(lookup, "TWINFAB_TRANSPORT", base.transport,
               {{"rc", Transport::Rc}, {"ud", Transport::Ud}, {"hybrid", Transport::Hybrid}});
   override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);

@@ -169,6 +169,13 @@ enum class RmaLockDesign : std::uint8_t {
 };
 std::string_view to_string(RmaLockDesign design) noexcept;
 
+/// How accumulate-class operations on 8-byte integers are applied (mpi/rma).
+enum class RmaAccumulate : std::uint8_t {
+  Messages,  ///< every accumulate a message the target's progress engine applies
+  Atomics,   ///< by the HCA's fetch-and-add and compare-and-swap, element by element
+};
+std::string_view to_string(RmaAccumulate mode) noexcept;
+
 struct Config {
   std::uint32_t packet_size = 8192;
   std::uint32_t credits = 32;
@@ -202,6 +209,7 @@ struct Config {
   /// One-sided communication (mpi/rma).
   RmaDesign rma = RmaDesign::Auto;
   RmaLockDesign rma_lock = RmaLockDesign::Auto;
+  RmaAccumulate rma_accumulate = RmaAccumulate::Messages;
   /// The channel (mpi/channels) and the UD channel's parameters (ud_channel.hpp).
   Transport transport = Transport::Rc;
   std::uint32_t ud_window = 64;

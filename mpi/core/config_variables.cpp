@@ -25,6 +25,8 @@ static_assert(static_cast<int>(AsyncProgress::Poll) == 2, "the async progress wo
 static_assert(static_cast<int>(UdReliability::Hybrid) == 2, "the reliability words follow the enumerators");
 static_assert(static_cast<int>(FastPathMode::Auto) == 2, "the fast path words follow the enumerators");
 constexpr std::array<std::string_view, 6> kRmaLockWords{"auto", "ts", "mcs", "thread", "event", "progress"};
+constexpr std::array<std::string_view, 2> kRmaAccumulateWords{"messages", "atomics"};
+static_assert(static_cast<int>(RmaAccumulate::Atomics) == 1, "the accumulate words follow the enumerators");
 static_assert(static_cast<int>(RmaDesign::SendRecv) == 2 && static_cast<int>(RmaLockDesign::TargetProgress) == 5,
               "the one-sided word lists follow the enumerators");
 static_assert(static_cast<int>(RendezvousVariant::WriteFin) == 3 && static_cast<int>(ConnectMode::OnDemand) == 2 &&
@@ -40,7 +42,7 @@ using Group = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 60> kVariables{{
+const std::array<ConfigVariable, 61> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -115,6 +117,13 @@ const std::array<ConfigVariable, 60> kVariables{{
      "swap), thread (a dedicated agent at the target serves lock requests), event (an agent woken by a "
      "completion event serves them), progress (lock requests served by the target's progress engine).",
      Kind::Choice, Group::OneSided, kRmaLockWords, TWINFAB_CONFIG_FIELD(rma_lock)},
+    {"TWINFAB_RMA_ACCUMULATE",
+     "How accumulates, MPI_Get_accumulate, MPI_Fetch_and_op and MPI_Compare_and_swap on 8-byte integers are "
+     "applied: messages (the target's progress engine applies them) or atomics (the HCA's fetch-and-add for "
+     "MPI_SUM and MPI_NO_OP, compare-and-swap loops for the other ops, element by element, the target's own "
+     "included; needs remote atomics, TWINFAB_RMA=rdma and 8-byte-aligned target elements; not on dynamic or "
+     "shared windows).",
+     Kind::Choice, Group::OneSided, kRmaAccumulateWords, TWINFAB_CONFIG_FIELD(rma_accumulate)},
     {"TWINFAB_TRANSPORT",
      "The channel under the protocols: rc (a reliable connection per peer, with RDMA), ud (one unreliable-"
      "datagram QP per process, reliability in the library, packets only; seed 004) or hybrid (UD to every peer, "

@@ -69,6 +69,13 @@ void store(std::uint64_t& word, std::uint64_t value) {
 RmaEngine::PendingAtomic RmaEngine::post_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
                                                 std::uint64_t compare_add, std::uint64_t swap, std::size_t slot) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
+  return post_atomic_at(window, target, peer.control + word * sizeof(std::uint64_t), peer.control_rkey, kind,
+                        compare_add, swap, slot);
+}
+
+RmaEngine::PendingAtomic RmaEngine::post_atomic_at(Window& window, int target, std::uint64_t remote_addr,
+                                                   std::uint32_t rkey, RdmaOp::Kind kind, std::uint64_t compare_add,
+                                                   std::uint64_t swap, std::size_t slot) {
   ++counters_.remote_atomics;
   PendingAtomic pending;
   pending.slot = window.layout.result(slot);
@@ -76,15 +83,14 @@ RmaEngine::PendingAtomic RmaEngine::post_atomic(Window& window, int target, std:
     // Through the HCA too (loopback.hpp): the CPU's atomics are not atomic with the HCA's.
     if (!loopback_) loopback_ = std::make_unique<LoopbackAtomics>(context_.device());
     pending.done = true;
-    pending.value = loopback_->execute(kind, peer.control + word * sizeof(std::uint64_t), peer.control_rkey,
-                                       compare_add, swap);
+    pending.value = loopback_->execute(kind, remote_addr, rkey, compare_add, swap);
     return pending;
   }
   RdmaOp op;
   op.kind = kind;
   op.local = window.control_region->sge(pending.slot * sizeof(std::uint64_t), sizeof(std::uint64_t));
-  op.remote_addr = peer.control + word * sizeof(std::uint64_t);
-  op.rkey = peer.control_rkey;
+  op.remote_addr = remote_addr;
+  op.rkey = rkey;
   op.compare_add = compare_add;
   op.swap = swap;
   RdmaInFlight entry;

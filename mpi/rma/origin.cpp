@@ -429,6 +429,12 @@ void RmaEngine::accumulate(Window& window, const void* origin, std::int64_t orig
     link_request(request, {});
     return;
   }
+  if (by_hca_atomics(window, basic)) {  // the target's own included (accumulate_atomic.cpp)
+    const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
+    hca_accumulate(window, target, offset, blocks, data.data(), op, basic, where);
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     const std::vector<std::byte> data = packed(origin, origin_count, *origin_type, where);
     accumulate_into(local_target(window, offset), blocks, data.data(), data.size(), op, basic);
@@ -477,6 +483,14 @@ void RmaEngine::get_accumulate(Window& window, const void* origin, std::int64_t 
     link_request(request, {});
     return;
   }
+  if (by_hca_atomics(window, basic)) {  // the target's own included (accumulate_atomic.cpp)
+    std::vector<std::byte> data;
+    if (op != Op::NoOp) data = packed(origin, origin_count, *origin_type, where);
+    const std::vector<std::byte> old = hca_accumulate(window, target, offset, blocks, data.data(), op, basic, where);
+    if (!old.empty()) unpack(old, result, result_count, *result_type, 0, where);
+    link_request(request, {});
+    return;
+  }
   if (target == window.rank()) {
     std::byte* base = local_target(window, offset);
     const std::vector<std::byte> old = gather_blocks(base, blocks);
@@ -520,6 +534,14 @@ void RmaEngine::compare_and_swap(Window& window, const void* origin, const void*
   window.epoch.fence_had_ops = true;
   ++counters_.accumulates;
   const auto size = static_cast<std::size_t>(type->size());
+  if (by_hca_atomics(window, *kind)) {  // the target's own included (accumulate_atomic.cpp)
+    std::uint64_t swap = 0, expected = 0;
+    std::memcpy(&swap, origin, size);
+    std::memcpy(&expected, compare, size);
+    const std::uint64_t old = hca_compare_and_swap(window, target, offset, expected, swap, where);
+    std::memcpy(result, &old, size);
+    return;
+  }
   if (target == window.rank()) {
     std::byte* at = local_target(window, offset);
     std::memcpy(result, at, size);

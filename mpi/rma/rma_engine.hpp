@@ -290,6 +290,25 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   };
   PendingAtomic post_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
                             std::uint64_t compare_add, std::uint64_t swap, std::size_t slot);
+  /// post_atomic() on any 8-byte word of `target`'s registered memory.
+  PendingAtomic post_atomic_at(Window& window, int target, std::uint64_t remote_addr, std::uint32_t rkey,
+                               RdmaOp::Kind kind, std::uint64_t compare_add, std::uint64_t swap, std::size_t slot);
+  // accumulate_atomic.cpp
+  /// Whether accumulate-class operations on `basic` elements of `window` are applied by
+  /// the HCA's atomics (TWINFAB_RMA_ACCUMULATE=atomics: 8-byte integers).
+  static bool by_hca_atomics(const Window& window, BasicKind basic);
+  /// Applies an accumulate-class operation to `target`'s elements at `offset` + `blocks`
+  /// by the HCA's atomics, element by element and waiting for each: fetch-and-add for
+  /// MPI_SUM and MPI_NO_OP (adding 0), a compare-and-swap loop for the other ops.
+  /// `values` holds the origin's packed elements (ignored for MPI_NO_OP). Returns the
+  /// old values, packed in the target layout's order. Checks every element's alignment
+  /// before touching any.
+  std::vector<std::byte> hca_accumulate(Window& window, int target, std::uint64_t offset,
+                                        const std::vector<Block>& blocks, const std::byte* values, Op op,
+                                        BasicKind basic, const char* where);
+  /// One compare-and-swap by the HCA on `target`'s 8-byte element at `offset`.
+  std::uint64_t hca_compare_and_swap(Window& window, int target, std::uint64_t offset, std::uint64_t compare,
+                                     std::uint64_t swap, const char* where);
   std::uint64_t wait_atomic(Window& window, const PendingAtomic& pending);
   void ts_acquire(Window& window, int target, LockType type);
   void ts_release(Window& window, int target);

@@ -211,6 +211,9 @@ class Window {
   int disp_unit = 1;
   RmaDesign design = RmaDesign::Rdma;      ///< resolved (never Auto)
   RmaLockDesign lock_design = RmaLockDesign::TestAndSet;  ///< resolved (never Auto)
+  /// Accumulate-class operations on 8-byte integers by the HCA's atomics
+  /// (TWINFAB_RMA_ACCUMULATE=atomics, Create and Allocate flavors).
+  bool hca_accumulates = false;
   std::string name;
   /// The info hints given at creation that the window keeps (MPI_Win_get_info).
   std::map<std::string, std::string> info;

@@ -77,6 +77,13 @@ void RmaEngine::resolve_designs(Window& window, const char* where) {
       break;
   }
   window.lock_design = lock;
+  if (config.rma_accumulate == RmaAccumulate::Atomics && (window.design != RmaDesign::Rdma || !caps.atomics))
+    throw Error(ErrorClass::MPI_ERR_UNSUPPORTED_OPERATION, fmt::format("{} (TWINFAB_RMA_ACCUMULATE=atomics)", where),
+                !caps.atomics ? fmt::format("accumulates by the HCA's atomics need remote atomics, which device {} "
+                                            "does not have; use TWINFAB_RMA_ACCUMULATE=messages",
+                                            caps.device_name)
+                              : std::string("accumulates by the HCA's atomics need the RDMA design (TWINFAB_RMA=rdma "
+                                            "or auto on a channel with RDMA); use TWINFAB_RMA_ACCUMULATE=messages"));
 }
 
 Window* RmaEngine::make_window(const Communicator& comm, Flavor flavor, const char* where) {
@@ -87,6 +94,10 @@ Window* RmaEngine::make_window(const Communicator& comm, Flavor flavor, const ch
   resolve_designs(*window, where);  // before anything collective: every rank refuses alike
   window->id = next_window_id_++;
   window->flavor = flavor;
+  // Per window, so that every operation on one location takes the same path: a dynamic
+  // window's memory has no rkey of its own, a shared window's neighbours use the CPU.
+  window->hca_accumulates = context_.config().rma_accumulate == RmaAccumulate::Atomics &&
+                            (flavor == Flavor::Create || flavor == Flavor::Allocate);
   window->comm = context_.comm_dup(comm);
   window->layout.members = static_cast<std::size_t>(comm.size());
   window->control_words.assign(window->layout.words(), 0);
