@@ -276,6 +276,20 @@ class SimRankHost final : public mpi::capi::RankHost {
   const SimLaunchOptions& options_;
 };
 
+/// A rank that calls exit() ends the whole simulation, which is one process: say which
+/// and with what status, as mpirun reports a process that exits early (SimGrid's own
+/// line says only "Process called exit when leaving"). An on_exit() handler, for the
+/// status; exit(0) says nothing (a program may end so after MPI_Finalize).
+void report_rank_exit(int status, void*) {
+  if (status == 0) return;
+  const CrashSite site = SimRankHost::locate_crash();
+  if (!site.in_rank) return;
+  std::fflush(stdout);
+  fmt::print(stderr, "twinfab: rank {} called exit({}){}; the job ends with that status, and the other ranks with it\n",
+             site.rank, status, site.mpi_call != nullptr ? fmt::format(" in {}", site.mpi_call) : std::string());
+  std::fflush(stderr);
+}
+
 /// Uninstalls the host however the run ends.
 struct HostInstallation {
   explicit HostInstallation(mpi::capi::RankHost& host) { mpi::capi::install_rank_host(&host); }
@@ -418,6 +432,8 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
                       ranks_per_host);
   SimRankHost host(options.computation, options);
   HostInstallation installation(host);
+  static const bool exit_reported = on_exit(report_rank_exit, nullptr) == 0;  // once per process
+  (void)exit_reported;
   std::vector<int> status(n, 0);
   RankTracking tracking(n);
   sim::Simulation simulation(platform);
@@ -505,7 +521,7 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
   simulation.run(
       n,
       [&](sim::RankEnv& env) {
-        RankRecord record{&env, nullptr, {}, {}};
+        RankRecord record{&env, nullptr, {}, {}, nullptr};
         s4u::Actor::self()->set_data(&record);
         // However main() is left (a return, SimGrid's kill, a C++ exception), the record
         // dies with this frame: the tracking must not keep pointing at it.

@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
     CHECK(base[5] == ((int64_t)1 << size) - 1, "xor %lld", (long long)base[5]);
     CHECK(base[6] == (size % 2 ? -3 : 3), "product %lld", (long long)base[6]);
     CHECK(base[7] >= 1000 && base[7] < 1000 + size, "compare-and-swap left %lld", (long long)base[7]);
-    for (int r = 0; r < size; ++r) CHECK(base[8 + r] == 1000 + r, "replace of rank %d: %lld", r, (long long)base[8 + r]);
+    for (int r = 0; r < size; ++r)
+      CHECK(base[8 + r] == 1000 + r, "replace of rank %d: %lld", r, (long long)base[8 + r]);
   }
   /* A misaligned element: the HCA cannot apply it, and nothing is changed. */
   MPI_Win misaligned;
