@@ -45,8 +45,8 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$HERE/.." && pwd -P)
 
-# The set, as "FIGURE X PROCESSES PROGRAM ARGS..." for one run each; a pingpong run
-# yields both lat and bw for every size.
+# The set's sizes (run_set runs it): one ping-pong run yields lat and bw at every size
+# from min_bytes to max_bytes; the collectives run at each of coll_sizes.
 min_bytes=1 max_bytes=4194304
 coll_sizes=(8 1024 65536)
 
