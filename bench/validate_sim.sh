@@ -38,8 +38,9 @@
 # predictions in BUILD/validate_sim-<dev>.pred, a TSV of the table in
 # BUILD/validate_sim-<dev>.tsv; with --plot DIR, DIR/validate-<dev>.png
 # (bench/python/validate_report.py, matplotlib).
-# Exit status: 0 when every figure was measured and predicted (a missed target is
-# reported, not failed: the VM's noise must not fail CI), 1 when a run failed, 2 on a
+# Exit status: 0 when every figure was measured and predicted and the preset's
+# predictions meet the targets; 3 when they miss one (make bench goes on: its line is
+# prefixed with -; this script is not part of make test); 1 when a run failed; 2 on a
 # usage error.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -100,7 +101,7 @@ while (($#)); do
 done
 # shellcheck source=bench/lib/vm_bench_args.sh
 . "$REPO/bench/lib/vm_bench_args.sh"
-vm_bench_args validate_sim 3 43 "${args[@]}"
+vm_bench_args validate_sim 3 44 "${args[@]}"
 mpicc=$build/bin/twinfab-mpicc twinfab=$build/tools/twinfab/twinfab
 for f in "$mpicc" "$twinfab"; do
   [[ -x $f ]] || { echo "validate_sim: $f missing; build first (make build)" >&2; exit 2; }
@@ -111,7 +112,7 @@ mkdir -p "$dir"
   "$mpicc" -O2 -o "$dir/coll_time" "$HERE/mpi/coll_time.c" &&
   "$mpicc" -O2 -o "$dir/rma_lat" "$HERE/mpi/rma_lat.c" || { echo "validate_sim: building the set failed" >&2; exit 1; }
 
-failed=0
+failed=0 missed=0
 for d in "${devices[@]}"; do
   platform=$REPO/scenarios/platforms/$d-tcg-vm.toml
   [[ -f $platform ]] || { echo "validate_sim: no calibrated preset $platform (twinfab calibrate)" >&2; exit 2; }
@@ -146,6 +147,13 @@ for d in "${devices[@]}"; do
   plot_args=()
   [[ -n $plot ]] && mkdir -p "$plot" && plot_args=(--plot "$plot/validate-$d.png")
   /usr/bin/python3 "$HERE/python/validate_report.py" --device "$d" --measured "$log" "${report_args[@]}" \
-    --tsv "$build/validate_sim-$d.tsv" "${plot_args[@]}" || failed=1
+    --tsv "$build/validate_sim-$d.tsv" "${plot_args[@]}"
+  case $? in
+    0) ;;
+    3) missed=1 ;;
+    *) failed=1 ;;
+  esac
 done
-exit "$failed"
+((failed)) && exit 1
+((missed)) && exit 3
+exit 0
