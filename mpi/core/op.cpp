@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -99,9 +100,27 @@ void combine(Op op, const T& in, T& inout) noexcept {
 
 template <class T, TypeGroup G>
 void apply_typed(Op op, const void* in, void* inout, std::size_t n) noexcept {
-  const T* a = static_cast<const T*>(in);
-  T* b = static_cast<T*>(inout);
-  for (std::size_t i = 0; i < n; ++i) combine<T, G>(op, a[i], b[i]);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(in) % alignof(T) == 0 &&
+                       reinterpret_cast<std::uintptr_t>(inout) % alignof(T) == 0;
+  if (aligned) {
+    const T* a = static_cast<const T*>(in);
+    T* b = static_cast<T*>(inout);
+    for (std::size_t i = 0; i < n; ++i) combine<T, G>(op, a[i], b[i]);
+    return;
+  }
+  // MPI allows elements at any byte offset (an accumulate at displacement 3 of a
+  // window with disp_unit 1, a reduction on a char buffer's interior): go through
+  // properly aligned copies rather than misaligned references.
+  const auto* a = static_cast<const std::byte*>(in);
+  auto* b = static_cast<std::byte*>(inout);
+  for (std::size_t i = 0; i < n; ++i) {
+    T x;
+    T y;
+    std::memcpy(&x, a + i * sizeof(T), sizeof(T));
+    std::memcpy(&y, b + i * sizeof(T), sizeof(T));
+    combine<T, G>(op, x, y);
+    std::memcpy(b + i * sizeof(T), &y, sizeof(T));
+  }
 }
 
 // A pair type in packed form (value bytes then index bytes, no padding): copy each

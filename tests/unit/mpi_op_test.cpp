@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "mpi/core/datatype.hpp"
@@ -39,6 +40,34 @@ TEST_F(MpiOpTest, ArithmeticOnIntegers) {
   EXPECT_EQ(run(Op::Min, {0, 0, 4, 4}), (std::array<int, 4>{0, -2, 3, 4}));
   EXPECT_EQ(run(Op::Replace, {0, 0, 0, 0}), in);
   EXPECT_EQ(run(Op::NoOp, {7, 7, 7, 7}), (std::array<int, 4>{7, 7, 7, 7}));
+}
+
+// MPI lets elements sit at any byte offset (a one-sided accumulate at displacement 3
+// of a window with disp_unit 1): the op must not form misaligned references, which
+// the sanitizer build (make test-asan) reports.
+TEST_F(MpiOpTest, ElementsAtOddByteOffsetsAreCombined) {
+  alignas(8) std::array<std::byte, 32> in{};
+  alignas(8) std::array<std::byte, 32> inout{};
+  const std::array<std::int64_t, 2> a{5, -7};
+  const std::array<std::int64_t, 2> b{10, 20};
+  std::memcpy(in.data() + 1, a.data(), sizeof a);
+  std::memcpy(inout.data() + 3, b.data(), sizeof b);
+  reduce_local(Op::Sum, in.data() + 1, inout.data() + 3, 2, type(BasicKind::Int64));
+  std::array<std::int64_t, 2> out{};
+  std::memcpy(out.data(), inout.data() + 3, sizeof out);
+  EXPECT_EQ(out, (std::array<std::int64_t, 2>{15, 13}));
+  EXPECT_EQ(inout[2], std::byte{0});   // nothing outside the elements changed
+  EXPECT_EQ(inout[19], std::byte{0});
+
+  alignas(8) std::array<std::byte, 16> d_inout{};
+  const double x = 1.5;
+  const double y = 2.0;
+  std::memcpy(in.data() + 5, &x, sizeof x);
+  std::memcpy(d_inout.data() + 1, &y, sizeof y);
+  reduce_local(Op::Max, in.data() + 5, d_inout.data() + 1, 1, type(BasicKind::Double));
+  double got = 0;
+  std::memcpy(&got, d_inout.data() + 1, sizeof got);
+  EXPECT_EQ(got, 2.0);
 }
 
 TEST_F(MpiOpTest, LogicalAndBitwise) {
