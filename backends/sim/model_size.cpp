@@ -112,4 +112,16 @@ void check_model_fits(const Platform& p) {
                                   p.name, p.hosts, switch_count(p), gigabytes(need), gigabytes(available)));
 }
 
+void check_ranks_fit(const Platform& p, unsigned nranks) {
+  const std::uint64_t need = estimate_model_bytes(p) + std::uint64_t{nranks} * kBytesPerRankAtLeast;
+  const std::uint64_t available = memory_available();
+  if (available == 0 || need <= available) return;
+  throw fabric::Error(fabric::Status::InvalidArgument,
+                      fmt::format("{} ranks need at least ~{} of simulator memory ({} KiB per rank at the least, and "
+                                  "~{} for the platform's model), more than this machine has available ({}): run "
+                                  "fewer ranks",
+                                  nranks, gigabytes(need), kBytesPerRankAtLeast / 1024, gigabytes(estimate_model_bytes(p)),
+                                  gigabytes(available)));
+}
+
 }  // namespace twinfab::sim

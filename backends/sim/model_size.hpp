@@ -31,4 +31,12 @@ std::uint64_t estimate_model_bytes(const Platform& p);
 /// available on this machine (MemAvailable in /proc/meminfo), naming both and what to do.
 void check_model_fits(const Platform& p);
 
+/// The least a simulated rank costs (its stack's touched pages, its MPI state, its
+/// program copy): the 4096-rank ring measures 28 KB per rank for the library alone.
+inline constexpr std::uint64_t kBytesPerRankAtLeast = 24 * 1024;
+/// Throws fabric::Error(InvalidArgument) when `nranks` ranks at kBytesPerRankAtLeast
+/// each, with the model of `p`, exceed the memory available, naming both: a run of
+/// 10^8 ranks is refused before its copies and stacks are made.
+void check_ranks_fit(const Platform& p, unsigned nranks);
+
 }  // namespace twinfab::sim

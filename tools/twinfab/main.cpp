@@ -8,6 +8,7 @@
 //   twinfab sim   -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]
 //                 [--delay US [--delay-jitter US] [--delay-seed S]]
 //                 [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]
+//                 [--privatization auto|dlopen|arena]
 //                 [--simulate-computation ...] [--] ./prog args...   (sim_launch.hpp)
 //   --set overrides one platform key, as a platform file would set it (repeatable):
 //   --set hca.icm_cache_entries=64 --set network.link_bandwidth=20Gbps (platform.hpp).
@@ -240,7 +241,7 @@ std::optional<std::vector<std::string>> take_program_after_separator(int& argc, 
     if (word == "-n" || word == "--np" || word == "--platform" || word == "--ranks-per-host" ||
         word == "--compute-scale" || word == "--cpu-threshold" || word == "--set" || word == "--loss" ||
         word == "--seed" || word == "--result-json" || word == "--delay" || word == "--delay-jitter" ||
-        word == "--delay-seed") {
+        word == "--delay-seed" || word == "--privatization") {
       ++j;  // its value
     } else if (word.empty() || word[0] != '-') {
       break;  // the program
@@ -311,6 +312,12 @@ int main(int argc, char** argv) {
                      "Ranks sharing one host's HCA (default: the platform's, packed to fit its hosts)")
       ->check(tools::number_check(true))
       ->check(CLI::Range(1u, 4096u));
+  simcmd->add_option("--privatization", launch.privatization,
+                     "How each rank gets its private copy of the program: dlopen (a file copy per rank, two memory "
+                     "mappings each), arena (the copies laid out in one mapping, for runs beyond vm.max_map_count / 2 "
+                     "ranks), auto (dlopen while the copies fit, arena beyond)")
+      ->check(CLI::IsMember({"auto", "dlopen", "arena"}))
+      ->capture_default_str();
   auto* simulate_computation = simcmd->add_flag(
       "--simulate-computation", launch.computation.enabled,
       "Spend the CPU time the program computes between MPI calls as the rank's simulated time (as SMPI; "
@@ -365,6 +372,7 @@ int main(int argc, char** argv) {
                  "  twinfab sim -n N [--platform P] [--set KEY=VALUE]... [--loss P] [--seed S]\n"
                  "              [--delay US [--delay-jitter US] [--delay-seed S]]\n"
                  "              [--counters[=text|json]] [--result-json FILE] [--ranks-per-host K]\n"
+                 "              [--privatization auto|dlopen|arena]\n"
                  "              [--simulate-computation [--compute-scale F] [--cpu-threshold T]]\n"
                  "              [--] ./prog [args...]\n"
                  "--counters takes its format only as --counters=json (a separate word is the program).\n"

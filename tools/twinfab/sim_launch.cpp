@@ -31,6 +31,7 @@
 #include "fabric/log.hpp"
 #include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
+#include "tools/twinfab/program_arena.hpp"
 #include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/crash_report.hpp"
 #include "tools/twinfab/rank_getopt.hpp"
@@ -72,21 +73,36 @@ class TempDir {
   fs::path path_;
 };
 
-/// Each rank's program copy costs a few mappings; the kernel caps a process's
-/// mappings (vm.max_map_count, 65530 by default). After `loaded` copies, which took
-/// the mappings above `before`: throws if `n` copies cannot fit under the cap.
-void check_mapping_limit(unsigned n, unsigned loaded, std::size_t before) {
-  const std::size_t limit = sim::memory_mapping_limit();
-  if (limit == 0 || loaded == 0) return;
+/// Each rank's program copy by dlopen costs a few mappings; the kernel caps a
+/// process's mappings (vm.max_map_count, 65530 by default). After `loaded` copies,
+/// which took the mappings above `before`: what `n` copies would need.
+struct MappingEstimate {
+  double needed = 0;
+  double per_copy = 0;
+  std::size_t limit = 0;  ///< 0: unknown
+  bool fits() const noexcept { return limit == 0 || needed <= static_cast<double>(limit); }
+};
+
+MappingEstimate estimate_mappings(unsigned n, unsigned loaded, std::size_t before) {
+  MappingEstimate e;
+  e.limit = sim::memory_mapping_limit();
+  if (e.limit == 0 || loaded == 0) return MappingEstimate{};
   const std::size_t now = sim::memory_mapping_count();
-  const double per_copy = static_cast<double>(now > before ? now - before : 1) / loaded;
-  const double needed = static_cast<double>(before) + per_copy * n + 1024;  // + stacks, heap growth, SimGrid
-  if (needed <= static_cast<double>(limit)) return;
+  e.per_copy = static_cast<double>(now > before ? now - before : 1) / loaded;
+  e.needed = static_cast<double>(before) + e.per_copy * n + 1024;  // + stacks, heap growth, SimGrid
+  return e;
+}
+
+/// Throws when `n` copies by dlopen cannot fit under the cap (--privatization dlopen).
+void check_mapping_limit(unsigned n, unsigned loaded, std::size_t before) {
+  const MappingEstimate e = estimate_mappings(n, loaded, before);
+  if (e.fits()) return;
   throw Error(Status::InvalidArgument,
               fmt::format("{} ranks need ~{:.0f} memory mappings (each rank's private copy of the program takes "
-                          "{:.1f}), more than this system's vm.max_map_count ({}): run fewer ranks, or raise the "
+                          "{:.1f} with --privatization dlopen), more than this system's vm.max_map_count ({}): use "
+                          "--privatization auto or arena (all copies in one mapping), run fewer ranks, or raise the "
                           "limit (sysctl -w vm.max_map_count={:.0f}, as root)",
-                          n, needed, per_copy, limit, needed * 1.25));
+                          n, e.needed, e.per_copy, e.limit, e.needed * 1.25));
 }
 
 /// The program the user named: a path, or a name found on PATH.
@@ -141,6 +157,16 @@ std::vector<char> load_and_unmark_pie(const fs::path& program) {
   for (unsigned i = 0; i < header.e_phnum; ++i) {
     Elf64_Phdr ph;
     std::memcpy(&ph, bytes.data() + header.e_phoff + i * sizeof(Elf64_Phdr), sizeof ph);
+    // The linker turns a program's accesses to its own thread-local variables into
+    // fixed offsets in a main program's thread block (its TLS relaxation for
+    // executables): in a rank's copy they would read and write the launcher's.
+    if (ph.p_type == PT_TLS)
+      throw Error(Status::InvalidArgument,
+                  fmt::format("'{}' has thread-local variables (_Thread_local, thread_local or __thread: a PT_TLS "
+                              "segment), which twinfab sim cannot give its ranks: the linker made their accesses "
+                              "offsets into a main program's thread block, and a rank's copy is not the main "
+                              "program; make them ordinary globals (every rank has its own)",
+                              program.string()));
     if (ph.p_type != PT_DYNAMIC) continue;
     if (!fits(ph.p_offset, ph.p_filesz))
       throw Error(Status::InvalidArgument, fmt::format("'{}': truncated dynamic section", program.string()));
@@ -322,7 +348,53 @@ void run_ranks(sim::Simulation& simulation, unsigned n, const std::vector<std::s
                const fs::path& program, const std::vector<MainFunction>& mains, SimRankHost& host,
                std::vector<int>& status, RankTracking& tracking, unsigned ranks_per_host);
 
+/// --privatization auto loads this many copies by dlopen at most (each visible to a
+/// debugger; 1024 take 1.9 s to load instead of 0.8 s), more into one arena.
+constexpr unsigned kDlopenRanksAtMost = 256;
+
+/// Loads rank `r`'s copy of the program with ld.so, from a file written to `dir`
+/// (removed once loaded). The handle stays open: the copy lives until the process ends.
+void* load_copy(const fs::path& dir, const std::vector<char>& image, const fs::path& program, unsigned r, unsigned n,
+                std::size_t maps_before) {
+  const fs::path copy = dir / fmt::format("rank{}-{}", r, program.filename().string());
+  {
+    std::ofstream out(copy, std::ios::binary);
+    out.write(image.data(), static_cast<std::streamsize>(image.size()));
+    if (!out) throw Error(Status::IoError, fmt::format("cannot write {} (disk full? set TMPDIR)", copy.string()));
+  }
+  ::chmod(copy.c_str(), 0700);
+  void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::error_code ignored;
+  fs::remove(copy, ignored);
+  if (handle == nullptr) {
+    const std::string why = dlerror();
+    check_mapping_limit(n, r, maps_before);  // the usual cause at large N: names it
+    throw Error(Status::InvalidArgument,
+                fmt::format("cannot load '{}' for rank {}: {}; build it with twinfab-mpicc", program.string(), r, why));
+  }
+  return handle;
+}
+
+/// The main() of a loaded copy, or an error that says how the program was built wrong.
+MainFunction main_of(void* handle, const fs::path& program) {
+  void* symbol = dlsym(handle, "main");
+  if (symbol != nullptr) return reinterpret_cast<MainFunction>(symbol);
+  // Built by another MPI's compiler wrapper: say so (foreign_mpi.hpp).
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0)
+    for (; map != nullptr; map = map->l_next)
+      if (const char* family = mpi::capi::foreign_mpi_family(map->l_name))
+        throw Error(Status::InvalidArgument,
+                    fmt::format("'{}' was built against another MPI ({}?): it needs {}; rebuild it with twinfab-mpicc",
+                                program.string(), family, map->l_name));
+  throw Error(Status::InvalidArgument,
+              fmt::format("'{}' does not export main, so it was not linked by twinfab-mpicc (which adds "
+                          "-pie -Wl,--export-dynamic-symbol=main)",
+                          program.string()));
+}
+
 }  // namespace
+
 
 void check_sim_options(const SimLaunchOptions& options) {
   if (options.nranks < 1)
@@ -341,6 +413,9 @@ void check_sim_options(const SimLaunchOptions& options) {
                                                        options.delay_jitter * 1e6, e.what()));
     }
   }
+  if (options.privatization != "auto" && options.privatization != "dlopen" && options.privatization != "arena")
+    throw Error(Status::InvalidArgument,
+                fmt::format("--privatization {}: expected auto, dlopen or arena", options.privatization));
   if (!options.counters.empty() && options.counters != "text" && options.counters != "json")
     throw Error(Status::InvalidArgument,
                 fmt::format("--counters={}: expected text or json (--counters alone is text)", options.counters));
@@ -380,51 +455,43 @@ int run_sim_program(const SimLaunchOptions& options, SimRunResult* result) {
   // in memory is refused here, before the copies (model_size.hpp).
   platform = sim::hosts_in_use(platform, (n + ranks_per_host - 1) / ranks_per_host);
   sim::check_model_fits(platform);
+  sim::check_ranks_fit(platform, n);
 
   // One private copy per rank; each file goes as soon as it is loaded (the mapping
-  // stays), so a run killed while loading leaves at most one copy behind.
+  // stays), so a run killed while loading leaves at most one copy behind. Rank 0's
+  // copy is always loaded by ld.so: the arena's copies take its bound symbols.
   std::vector<MainFunction> mains(n);
+  std::unique_ptr<ProgramArena> arena;
   {
     TempDir dir;
-    const std::string base = program.filename().string();
     const std::size_t maps_before = sim::memory_mapping_count();
-    for (unsigned r = 0; r < n; ++r) {
-      const fs::path copy = dir.path() / fmt::format("rank{}-{}", r, base);
-      {
-        std::ofstream out(copy, std::ios::binary);
-        out.write(image.data(), static_cast<std::streamsize>(image.size()));
-        if (!out) throw Error(Status::IoError, fmt::format("cannot write {} (disk full? set TMPDIR)", copy.string()));
+    void* const first = load_copy(dir.path(), image, program, 0, n, maps_before);
+    mains[0] = main_of(first, program);
+    const MappingEstimate by_dlopen = estimate_mappings(n, 1, maps_before);
+    bool use_arena = n > 1 && (options.privatization == "arena" ||
+                               (options.privatization == "auto" && (n > kDlopenRanksAtMost || !by_dlopen.fits())));
+    if (use_arena) {
+      std::vector<char*> argv;
+      for (const std::string& word : options.command) argv.push_back(const_cast<char*>(word.c_str()));
+      try {
+        arena = std::make_unique<ProgramArena>(image, first, program.string(), n - 1, std::move(argv));
+      } catch (const Error& e) {
+        // A program the arena cannot copy (thread-local variables, say) still runs
+        // under auto while its copies by dlopen fit.
+        if (options.privatization != "auto" || e.status() != Status::InvalidArgument || !by_dlopen.fits()) throw;
+        fabric::log().info("sim: {}; loading the copies by dlopen", e.what());
+        use_arena = false;
       }
-      ::chmod(copy.c_str(), 0700);
-      void* handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
-      std::error_code ignored;
-      fs::remove(copy, ignored);
-      if (handle == nullptr) {
-        const std::string why = dlerror();
-        check_mapping_limit(n, r, maps_before);  // the usual cause at large N: names it
-        throw Error(Status::InvalidArgument,
-                    fmt::format("cannot load '{}' for rank {}: {}; build it with twinfab-mpicc", program.string(), r,
-                                why));
-      }
-      if (r == 0) check_mapping_limit(n, 1, maps_before);
-      // The handle stays open: the rank's code and data live until the process ends.
-      void* symbol = dlsym(handle, "main");
-      if (symbol == nullptr) {
-        // Built by another MPI's compiler wrapper: say so (foreign_mpi.hpp).
-        link_map* map = nullptr;
-        if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0)
-          for (; map != nullptr; map = map->l_next)
-            if (const char* family = mpi::capi::foreign_mpi_family(map->l_name))
-              throw Error(Status::InvalidArgument,
-                          fmt::format("'{}' was built against another MPI ({}?): it needs {}; rebuild it with "
-                                      "twinfab-mpicc",
-                                      program.string(), family, map->l_name));
-        throw Error(Status::InvalidArgument,
-                    fmt::format("'{}' does not export main, so it was not linked by twinfab-mpicc (which adds "
-                                "-pie -Wl,--export-dynamic-symbol=main)",
-                                program.string()));
-      }
-      mains[r] = reinterpret_cast<MainFunction>(symbol);
+    }
+    if (use_arena) {
+      if (!by_dlopen.fits())
+        fabric::log().info("sim: {} copies of the program by dlopen would need ~{:.0f} memory mappings, more than "
+                           "vm.max_map_count ({}): they share one mapping (--privatization arena)",
+                           n, by_dlopen.needed, by_dlopen.limit);
+      for (unsigned r = 1; r < n; ++r) mains[r] = arena->main_of(r - 1);
+    } else {
+      check_mapping_limit(n, 1, maps_before);
+      for (unsigned r = 1; r < n; ++r) mains[r] = main_of(load_copy(dir.path(), image, program, r, n, maps_before), program);
     }
   }
 

@@ -53,6 +53,12 @@ struct SimLaunchOptions {
   std::uint64_t delay_seed = 1;
   std::string counters;  // --counters[=text|json]: "" none, "text" or "json"; printed to stderr after the run
   std::string result_json;  // --result-json FILE
+  /// --privatization: how each rank gets its private copy of the program. "dlopen":
+  /// a file copy per rank, loaded by ld.so (two mappings each; debuggers see every
+  /// copy). "arena": the program loaded once, the other ranks' copies laid out in
+  /// one shared mapping (program_arena.hpp). "auto": dlopen while the copies fit
+  /// under vm.max_map_count, arena beyond.
+  std::string privatization = "auto";
 };
 // overrides: platform overrides as sim::load_platform takes them ("hca.icm_cache_entries=64");
 //   loss and seed are applied after them (they win over loss.probability / loss.seed).

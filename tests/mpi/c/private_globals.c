@@ -1,10 +1,17 @@
 /* Every rank has private globals and statics (twinfab sim loads one copy of the
  * program per rank): each rank writes its own values, lets every other rank run
- * (barriers), and must read back its own values. */
+ * (barriers), and must read back its own values. Each copy's constructor ran once,
+ * on that copy's data, and a pointer initialised to a global points at the copy's
+ * own (under --privatization arena the launcher, not ld.so, does both). */
 #include "mpitest.h"
 
 int global_value = 7;
 static double static_table[4];
+
+int* pointer_to_global = &global_value;
+static int constructed = 0;
+
+__attribute__((constructor)) static void construct(void) { ++constructed; }
 
 static int bump(void) {
   static int counter = 0;
@@ -17,6 +24,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CHECK(global_value == 7, "global initialised to %d (another rank wrote it)", global_value);
+  CHECK(constructed == 1, "this copy's constructor ran %d times", constructed);
+  CHECK(pointer_to_global == &global_value, "a pointer to a global points at another copy's");
   global_value = 1000 + rank;
   for (int k = 0; k < 4; ++k) static_table[k] = rank * 10 + k;
   for (int i = 0; i <= rank; ++i) bump();

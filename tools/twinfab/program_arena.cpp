@@ -1,0 +1,254 @@
+#include "tools/twinfab/program_arena.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "fabric/error.hpp"
+
+// libgcc's unwinder (libgcc_s.so.1, GCC_3.0): registers eh_frame sections that no
+// loaded object's program headers describe. The table form takes a null-terminated
+// array of eh_frame section starts and makes them one object, searched by binary
+// search: one registration per copy would be a list the unwinder walks linearly.
+extern "C" void __register_frame_table(void* begin);
+
+extern char** environ;
+
+namespace twinfab::tools {
+namespace {
+
+using fabric::Error;
+using fabric::Status;
+
+constexpr std::uint8_t kPcrelSdata4 = 0x1b;  // DW_EH_PE_pcrel | DW_EH_PE_sdata4
+
+/// What the copies need from the program's file: its segments' layout, its dynamic
+/// relocations, constructors and unwind table header.
+struct ProgramLayout {
+  std::uintptr_t lo = 0;  ///< the first page of the loadable segments
+  std::uintptr_t hi = 0;  ///< the end of their last page
+  std::size_t align = 0;  ///< the largest segment alignment
+  std::vector<Elf64_Phdr> loads;
+  std::vector<Elf64_Rela> relocations;
+  std::uintptr_t init = 0;  ///< DT_INIT (0: none)
+  std::uintptr_t init_array = 0;
+  std::size_t init_count = 0;
+  std::uintptr_t eh_frame_hdr = 0;  ///< PT_GNU_EH_FRAME's address (0: none)
+};
+
+std::uintptr_t page_size() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
+
+[[noreturn]] void refuse(const std::string& program, const std::string& why) {
+  throw Error(Status::InvalidArgument,
+              fmt::format("'{}' cannot be copied into the shared program mapping: {}; run it with "
+                          "--privatization dlopen (one mapping per copy: fewer ranks fit under vm.max_map_count)",
+                          program, why));
+}
+
+ProgramLayout read_layout(const std::vector<char>& image, const std::string& program) {
+  ProgramLayout layout;
+  auto fits = [&](std::uint64_t offset, std::uint64_t size) {
+    return offset <= image.size() && size <= image.size() - offset;
+  };
+  Elf64_Ehdr header;
+  std::memcpy(&header, image.data(), sizeof header);  // checked by load_and_unmark_pie
+  std::vector<Elf64_Phdr> phdrs(header.e_phnum);
+  std::memcpy(phdrs.data(), image.data() + header.e_phoff, phdrs.size() * sizeof(Elf64_Phdr));
+  const std::uintptr_t page = page_size();
+  layout.lo = UINTPTR_MAX;
+  layout.align = page;
+  const Elf64_Phdr* dynamic = nullptr;
+  for (const Elf64_Phdr& ph : phdrs) {
+    if (ph.p_type == PT_TLS) refuse(program, "it has thread-local variables (a PT_TLS segment)");
+    if (ph.p_type == PT_DYNAMIC) dynamic = &ph;
+    if (ph.p_type == PT_GNU_EH_FRAME) layout.eh_frame_hdr = ph.p_vaddr;
+    if (ph.p_type != PT_LOAD) continue;
+    if (!fits(ph.p_offset, ph.p_filesz) || ph.p_filesz > ph.p_memsz)
+      refuse(program, "a loadable segment lies outside the file");
+    layout.loads.push_back(ph);
+    layout.align = std::max<std::size_t>(layout.align, ph.p_align);
+    layout.lo = std::min<std::uintptr_t>(layout.lo, ph.p_vaddr & ~(page - 1));
+    layout.hi = std::max<std::uintptr_t>(layout.hi, (ph.p_vaddr + ph.p_memsz + page - 1) & ~(page - 1));
+  }
+  if (layout.loads.empty() || dynamic == nullptr) refuse(program, "it has no loadable segments or no dynamic section");
+  if (layout.align > (std::size_t{1} << 21)) refuse(program, fmt::format("segment alignment {:#x}", layout.align));
+
+  // The dynamic section, read from the file (the loaded one has addresses ld.so moved).
+  std::uint64_t rela = 0, rela_size = 0, jmprel = 0, plt_size = 0, plt_kind = DT_RELA, init_array_size = 0;
+  for (std::uint64_t off = dynamic->p_offset; off + sizeof(Elf64_Dyn) <= dynamic->p_offset + dynamic->p_filesz;
+       off += sizeof(Elf64_Dyn)) {
+    Elf64_Dyn d;
+    std::memcpy(&d, image.data() + off, sizeof d);
+    if (d.d_tag == DT_NULL) break;
+    switch (d.d_tag) {
+      case DT_RELA: rela = d.d_un.d_ptr; break;
+      case DT_RELASZ: rela_size = d.d_un.d_val; break;
+      case DT_JMPREL: jmprel = d.d_un.d_ptr; break;
+      case DT_PLTRELSZ: plt_size = d.d_un.d_val; break;
+      case DT_PLTREL: plt_kind = d.d_un.d_val; break;
+      case DT_INIT: layout.init = d.d_un.d_ptr; break;
+      case DT_INIT_ARRAY: layout.init_array = d.d_un.d_ptr; break;
+      case DT_INIT_ARRAYSZ: init_array_size = d.d_un.d_val; break;
+      case DT_TEXTREL: refuse(program, "its code has relocations (DT_TEXTREL: an object not built with -fPIC)");
+      case DT_FLAGS:
+        if (d.d_un.d_val & DF_TEXTREL) refuse(program, "its code has relocations (DF_TEXTREL)");
+        break;
+      case DT_REL:
+      case DT_RELR: refuse(program, "it has REL or RELR relocations (x86-64 programs use RELA)");
+      case DT_PREINIT_ARRAY: refuse(program, "it has a DT_PREINIT_ARRAY");
+      default: break;
+    }
+  }
+  if (plt_kind != DT_RELA) refuse(program, "its PLT relocations are not RELA");
+  layout.init_count = init_array_size / sizeof(void*);
+
+  // Relocation tables by address: find the file bytes through the segment holding them.
+  auto append = [&](std::uint64_t vaddr, std::uint64_t size) {
+    if (size == 0) return;
+    for (const Elf64_Phdr& ph : layout.loads) {
+      if (vaddr < ph.p_vaddr || vaddr + size > ph.p_vaddr + ph.p_filesz) continue;
+      const std::uint64_t offset = ph.p_offset + (vaddr - ph.p_vaddr);
+      const std::size_t count = size / sizeof(Elf64_Rela);
+      const std::size_t at = layout.relocations.size();
+      layout.relocations.resize(at + count);
+      std::memcpy(layout.relocations.data() + at, image.data() + offset, count * sizeof(Elf64_Rela));
+      return;
+    }
+    refuse(program, "a relocation table lies outside its segments");
+  };
+  append(rela, rela_size);
+  append(jmprel, plt_size);
+  for (const Elf64_Rela& r : layout.relocations) {
+    const std::uint32_t type = ELF64_R_TYPE(r.r_info);
+    if (type != R_X86_64_NONE && type != R_X86_64_RELATIVE && type != R_X86_64_64 && type != R_X86_64_GLOB_DAT &&
+        type != R_X86_64_JUMP_SLOT)
+      refuse(program, fmt::format("it has relocations of type {} (only RELATIVE, 64, GLOB_DAT and JUMP_SLOT are "
+                                  "copied)",
+                                  type));
+    if (type != R_X86_64_NONE && (r.r_offset < layout.lo || r.r_offset + sizeof(std::uint64_t) > layout.hi))
+      refuse(program, fmt::format("a relocation at {:#x} lies outside its segments", r.r_offset));
+  }
+  // The unwind table header, read where the copies will read it.
+  if (layout.eh_frame_hdr != 0) {
+    bool found = false;
+    for (const Elf64_Phdr& ph : layout.loads) {
+      if (layout.eh_frame_hdr < ph.p_vaddr || layout.eh_frame_hdr + 8 > ph.p_vaddr + ph.p_filesz) continue;
+      const auto* header = reinterpret_cast<const std::uint8_t*>(image.data() + ph.p_offset +
+                                                                 (layout.eh_frame_hdr - ph.p_vaddr));
+      if (header[0] != 1 || header[1] != kPcrelSdata4)
+        refuse(program, fmt::format("its .eh_frame_hdr (version {}, pointer encoding {:#x}) is not the form it reads",
+                                    header[0], header[1]));
+      found = true;
+    }
+    if (!found) refuse(program, "its .eh_frame_hdr lies outside its segments");
+  }
+  return layout;
+}
+
+/// The eh_frame section a copy's PT_GNU_EH_FRAME header points to (its form checked
+/// by read_layout).
+void* eh_frame_of(char* base, std::uintptr_t header_vaddr) {
+  const auto* header = reinterpret_cast<const std::uint8_t*>(base + header_vaddr);
+  std::int32_t relative = 0;
+  std::memcpy(&relative, header + 4, sizeof relative);
+  return const_cast<std::uint8_t*>(header + 4 + relative);
+}
+
+}  // namespace
+
+ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle, const std::string& program,
+                           unsigned copies, std::vector<char*> argv)
+    : copies_(copies) {
+  const ProgramLayout layout = read_layout(image, program);
+  first_vaddr_ = layout.lo;
+  slot_ = (layout.hi - layout.lo + layout.align - 1) / layout.align * layout.align;
+
+  link_map* map = nullptr;
+  if (dlinfo(template_handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
+    throw Error(Status::InvalidArgument, fmt::format("'{}': no link map for its first copy: {}", program, dlerror()));
+  const std::uintptr_t template_base = map->l_addr;
+  const std::uintptr_t template_lo = template_base + layout.lo;
+  const std::uintptr_t template_hi = template_base + layout.hi;
+  void* main_symbol = dlsym(template_handle, "main");
+  if (main_symbol == nullptr) refuse(program, "it exports no main");
+  main_offset_ = reinterpret_cast<std::uintptr_t>(main_symbol) - template_base;
+  if (copies == 0) return;
+
+  // One mapping for every copy: read-write-execute, so that the slots' code and data
+  // pages are one kind and the kernel keeps them as one mapping (an executable code
+  // page and a writable data page would be two per copy). Over-sized by one
+  // alignment unit to align the first slot.
+  const std::size_t bytes = slot_ * copies + layout.align;
+  void* raw = mmap(nullptr, bytes, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+  if (raw == MAP_FAILED)
+    throw Error(Status::NoResource,
+                fmt::format("cannot map {:.1f} MiB for {} copies of '{}': {}", bytes / 1048576.0, copies, program,
+                            std::strerror(errno)));
+  const auto aligned = (reinterpret_cast<std::uintptr_t>(raw) + layout.align - 1) / layout.align * layout.align;
+  arena_ = reinterpret_cast<char*>(aligned);
+
+  std::vector<void*> frames;
+  frames.reserve(copies + 1);
+  for (unsigned i = 0; i < copies; ++i) {
+    char* const base = arena_ + std::size_t{i} * slot_ - layout.lo;  // where vaddr 0 of copy i is
+    for (const Elf64_Phdr& ph : layout.loads)
+      std::memcpy(base + ph.p_vaddr, image.data() + ph.p_offset, ph.p_filesz);  // .bss stays zero
+    const std::uintptr_t delta = reinterpret_cast<std::uintptr_t>(base) - template_base;
+    for (const Elf64_Rela& r : layout.relocations) {
+      const std::uint32_t type = ELF64_R_TYPE(r.r_info);  // one of read_layout's five
+      if (type == R_X86_64_NONE) continue;
+      std::uint64_t value = 0;
+      if (type == R_X86_64_RELATIVE) {
+        value = reinterpret_cast<std::uintptr_t>(base) + r.r_addend;
+      } else {
+        // 64, GLOB_DAT, JUMP_SLOT: what ld.so bound in the first copy (RTLD_NOW),
+        // moved to this copy when it names the program's own code or data: the
+        // copies bind alike.
+        std::memcpy(&value, reinterpret_cast<const void*>(template_base + r.r_offset), sizeof value);
+        if (value >= template_lo && value <= template_hi) value += delta;
+      }
+      std::memcpy(base + r.r_offset, &value, sizeof value);
+    }
+    if (layout.eh_frame_hdr != 0) frames.push_back(eh_frame_of(base, layout.eh_frame_hdr));
+  }
+  // The copies' unwind tables, before any of their code runs: C++ exceptions, and
+  // SimGrid's unwinding of a rank it kills, pass through the copies' frames.
+  if (!frames.empty()) {
+    frames.push_back(nullptr);
+    auto* table = new void*[frames.size()];  // kept: the unwinder reads it until exit
+    std::copy(frames.begin(), frames.end(), table);
+    __register_frame_table(table);
+  }
+
+  // Constructors, in ld.so's order (DT_INIT, then DT_INIT_ARRAY), copy by copy.
+  argv.push_back(nullptr);
+  const int argc = static_cast<int>(argv.size() - 1);
+  using Constructor = void (*)(int, char**, char**);
+  for (unsigned i = 0; i < copies; ++i) {
+    char* const base = arena_ + std::size_t{i} * slot_ - layout.lo;
+    if (layout.init != 0) reinterpret_cast<Constructor>(base + layout.init)(argc, argv.data(), environ);
+    for (std::size_t k = 0; k < layout.init_count; ++k) {
+      std::uintptr_t entry = 0;
+      std::memcpy(&entry, base + layout.init_array + k * sizeof entry, sizeof entry);
+      if (entry != 0 && entry != UINTPTR_MAX) reinterpret_cast<Constructor>(entry)(argc, argv.data(), environ);
+    }
+  }
+}
+
+ProgramArena::MainFunction ProgramArena::main_of(unsigned i) const {
+  if (i >= copies_) throw Error(Status::InvalidArgument, fmt::format("program copy {} of {}", i, copies_));
+  char* const base = arena_ + std::size_t{i} * slot_ - first_vaddr_;
+  return reinterpret_cast<MainFunction>(base + main_offset_);
+}
+
+}  // namespace twinfab::tools
