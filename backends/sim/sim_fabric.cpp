@@ -433,10 +433,16 @@ void SimFabric::agent_started(s4u::Host* host) {
   // executions (sim_runtime.cpp). Each runtime once: agents map to their rank's.
   if (!contended(host)) return;
   // Chosen first, woken after: a wake-up is a simcall, during which other actors run
-  // and may end or spawn (forget_runtime() and adopt() change runtimes_).
+  // and may end or spawn (forget_runtime() and adopt() change runtimes_). Only the
+  // actors of this host: each spawn scanning every rank's runtime made a run whose
+  // ranks each start an agent (UD's shutdown) quadratic in the ranks.
   std::vector<std::shared_ptr<SimRuntime>> ranks;
-  for (auto& [actor, rt] : runtimes_)
-    if (rt->owner() == actor) ranks.push_back(rt);
+  for (const s4u::ActorPtr& actor : host->get_all_actors()) {
+    const auto it = runtimes_.find(actor->get_pid());
+    if (it != runtimes_.end() && it->second->owner() == it->first) ranks.push_back(it->second);
+  }
+  // In actor order, as the scan of runtimes_ woke them (the same simulation).
+  std::sort(ranks.begin(), ranks.end(), [](const auto& a, const auto& b) { return a->owner() < b->owner(); });
   for (auto& rt : ranks) rt->wake_cpu_users(host);
 }
 
