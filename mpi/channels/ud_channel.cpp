@@ -87,20 +87,30 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // re-send before the first send completed is refused below, so at most once),
   // the control buffers, a Stop and a Wake.
   send_wr_limit_ = std::min<std::uint32_t>(send_buffers_ + kControlSlots + kSelfSlots, caps.max_qp_wr);
+  // Head slots (see kHeadSlotBytes) where the device scatters into two SGEs and a
+  // buffer is well over two heads; one SGE per receive otherwise.
+  const std::uint32_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
+  head_bytes_ = caps.max_sge >= 2 && buffer > 2 * kHeadSlotBytes ? kHeadSlotBytes : 0;
   recv_cq_ = device_.create_cq(recv_buffers_);
   send_cq_ = device_.create_cq(send_wr_limit_);
   cqs_ = {recv_cq_.get(), send_cq_.get()};
-  qp_ = device_.create_qp(fabric::ud_qp_config(send_cq_.get(), recv_cq_.get(), send_wr_limit_, recv_buffers_));
+  fabric::QpConfig qp_config = fabric::ud_qp_config(send_cq_.get(), recv_cq_.get(), send_wr_limit_, recv_buffers_);
+  qp_config.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
+  qp_ = device_.create_qp(qp_config);
   if (const Status s = qp_->connect(nullptr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, where,
                 fmt::format("the UD queue pair did not start: {} ({})", fabric::to_string(s), qp_->last_error()));
 
-  // One block, not initialised (buffer_storage.hpp): receive buffers, send buffers,
-  // control datagrams. Receives are posted from the last buffer down and send buffers
-  // handed out from 0 up, so a rank that exchanges a few packets touches a few pages.
-  const std::size_t recv_bytes = std::size_t{recv_buffers_} * (fabric::kUdGrhBytes + datagram_bytes_);
+  // One block, not initialised (buffer_storage.hpp): receive head slots and buffers,
+  // send head slots and buffers, control datagrams. Receives are posted from the last
+  // buffer down and send buffers handed out from 0 up, and small datagrams go through
+  // the packed head slots, so a rank that exchanges small packets touches a page of
+  // each per ~20 packets in flight, not a page per packet.
+  recv_body_base_ = std::size_t{recv_buffers_} * head_bytes_;
+  const std::size_t recv_bytes = recv_body_base_ + std::size_t{recv_buffers_} * buffer;
   send_base_ = recv_bytes;
-  control_base_ = send_base_ + std::size_t{send_buffers_} * datagram_bytes_;
+  send_body_base_ = send_base_ + std::size_t{send_buffers_} * kSendHeadBytes;
+  control_base_ = send_body_base_ + std::size_t{send_buffers_} * datagram_bytes_;
   const std::size_t total = control_base_ + std::size_t{kControlSlots + kSelfSlots} * kUdHeaderBytes;
   storage_ = BufferStorage(total);
   region_ = device_.register_memory(storage_.get(), total, fabric::Access::LocalWrite);
@@ -152,10 +162,16 @@ UdChannel::~UdChannel() {
 }
 
 void UdChannel::post_receive(std::uint32_t slot) {
-  fabric::Sge sge = base_sge_;
-  sge.addr += std::uint64_t{slot} * (fabric::kUdGrhBytes + datagram_bytes_);
-  sge.length = fabric::kUdGrhBytes + datagram_bytes_;
-  const fabric::RecvWr wr{kRecvTag | slot, std::span(&sge, 1)};
+  // [head slot][buffer after its headroom]: the device scatters the GRH and the
+  // datagram's first bytes into the head slot, the rest into the buffer (see
+  // received_datagram).
+  const std::uint32_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
+  const std::uint64_t body = base_sge_.addr + recv_body_base_ + std::uint64_t{slot} * buffer;
+  fabric::Sge sges[2];
+  sges[0] = head_bytes_ > 0 ? fabric::Sge{base_sge_.addr + std::uint64_t{slot} * head_bytes_, head_bytes_, base_sge_.lkey}
+                            : fabric::Sge{body, buffer, base_sge_.lkey};
+  sges[1] = fabric::Sge{body + head_bytes_, buffer - head_bytes_, base_sge_.lkey};
+  const fabric::RecvWr wr{kRecvTag | slot, std::span(sges, head_bytes_ > 0 ? 2 : 1)};
   if (const Status s = qp_->post_recv(wr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
                 fmt::format("posting a receive failed: {} ({})", fabric::to_string(s), qp_->last_error()));
@@ -227,6 +243,8 @@ void UdChannel::send_packet(int peer, const PacketHeader& header, std::size_t pa
 void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
   const std::uint32_t slot = free_slots_.back();
   free_slots_.pop_back();
+  const auto length = static_cast<std::uint32_t>(kUdHeaderBytes + kPacketHeaderBytes + payload_bytes);
+  slots_[slot].length = length;
   std::byte* at = send_buffer(slot);
   const double now = runtime_.now();
   UdHeader h;
@@ -243,7 +261,6 @@ void UdChannel::send_now(int peer, Peer& p, const PacketHeader& header, std::siz
   fill(std::span(at + kUdHeaderBytes + kPacketHeaderBytes, payload_bytes));
   work_.copied(payload_bytes);
   slots_[slot].held = true;
-  slots_[slot].length = static_cast<std::uint32_t>(kUdHeaderBytes + kPacketHeaderBytes + payload_bytes);
   p.receive.ack_sent();
   post_slot(peer, p, slot);
   ++counters_.packets_sent;
@@ -561,6 +578,18 @@ std::size_t UdChannel::run_timers(double now) {
   return events;
 }
 
+std::span<const std::byte> UdChannel::received_datagram(std::uint32_t slot, std::uint32_t byte_len) {
+  const std::size_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
+  std::byte* const body = storage_.get() + recv_body_base_ + std::size_t{slot} * buffer;
+  if (head_bytes_ > 0) {
+    std::byte* const head = storage_.get() + std::size_t{slot} * head_bytes_;
+    if (byte_len <= head_bytes_) return std::span(head + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
+    // A longer one: its head goes into the buffer's headroom, making it whole there.
+    std::memcpy(body, head, head_bytes_);
+  }
+  return std::span(body + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
+}
+
 void UdChannel::repost_consumed() {
   for (const std::uint32_t slot : reposts_) post_receive(slot);
   reposts_.clear();
@@ -578,8 +607,7 @@ std::size_t UdChannel::poll_receives(double& now) {
       if (wc.status == fabric::WcStatus::WrFlushError) continue;  // the QP is being destroyed
       work_.packet_from_queue();  // the completion polled, the buffer to re-post
       if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes) {
-        const std::byte* at = storage_.get() + std::size_t{slot} * (fabric::kUdGrhBytes + datagram_bytes_);
-        handle_datagram(std::span(at + fabric::kUdGrhBytes, wc.byte_len - fabric::kUdGrhBytes), now);
+        handle_datagram(received_datagram(slot, wc.byte_len), now);
       } else {
         ++counters_.datagrams_dropped;
       }

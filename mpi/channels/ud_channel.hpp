@@ -184,9 +184,23 @@ class UdChannel final : public Channel {
   void stop_until_seen(const std::atomic<bool>& seen, bool to_interrupt_qp);
   /// Stops the agent: Stop datagrams to its QP until it has seen one, then join.
   void stop_agent();
+  /// Send slot `slot`'s datagram (slots_[slot].length bytes): in its head slot when
+  /// it fits one (packed together: a stream of small datagrams touches a page per ~30
+  /// held, not a page each), in its buffer otherwise.
   std::byte* send_buffer(std::uint32_t slot) const noexcept {
-    return storage_.get() + send_base_ + std::size_t{slot} * datagram_bytes_;
+    return slots_[slot].length <= kSendHeadBytes
+               ? storage_.get() + send_base_ + std::size_t{slot} * kSendHeadBytes
+               : storage_.get() + send_body_base_ + std::size_t{slot} * datagram_bytes_;
   }
+  /// The datagram in receive slot `slot`, `byte_len` bytes with the GRH (the
+  /// completion's), made contiguous (see post_receive).
+  std::span<const std::byte> received_datagram(std::uint32_t slot, std::uint32_t byte_len);
+
+  /// Receive head slot size, GRH included: a datagram of up to 136 bytes (headers and
+  /// 64 bytes of payload, or an ACK) lands entirely in it, and 23 of them share a page.
+  static constexpr std::uint32_t kHeadSlotBytes = 176;
+  /// Send head slot size: the same datagrams, without the GRH.
+  static constexpr std::uint32_t kSendHeadBytes = kHeadSlotBytes - fabric::kUdGrhBytes;
 
   fabric::Device& device_;
   const HostWork work_;  ///< the payload copies into and out of packet buffers (host_work.hpp)
@@ -207,7 +221,10 @@ class UdChannel final : public Channel {
   std::array<fabric::CompletionQueue*, 2> cqs_{};
   BufferStorage storage_;  ///< receive buffers, send buffers, control buffers
   std::unique_ptr<fabric::MemoryRegion> region_;
-  std::size_t send_base_ = 0;
+  std::size_t recv_body_base_ = 0;  ///< where the receive buffers start (after the head slots)
+  std::uint32_t head_bytes_ = 0;    ///< receive head slot size; 0: one SGE per receive
+  std::size_t send_base_ = 0;       ///< the send head slots
+  std::size_t send_body_base_ = 0;  ///< the send buffers
   std::size_t control_base_ = 0;
   fabric::Sge base_sge_{};
   std::vector<SendSlot> slots_;
