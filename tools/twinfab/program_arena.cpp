@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "fabric/error.hpp"
@@ -42,6 +43,9 @@ struct ProgramLayout {
   std::uintptr_t init = 0;  ///< DT_INIT (0: none)
   std::uintptr_t init_array = 0;
   std::size_t init_count = 0;
+  std::uintptr_t fini = 0;  ///< DT_FINI (0: none)
+  std::uintptr_t fini_array = 0;
+  std::size_t fini_count = 0;
   std::uintptr_t eh_frame_hdr = 0;  ///< PT_GNU_EH_FRAME's address (0: none)
 };
 
@@ -83,7 +87,8 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
   if (layout.align > (std::size_t{1} << 21)) refuse(program, fmt::format("segment alignment {:#x}", layout.align));
 
   // The dynamic section, read from the file (the loaded one has addresses ld.so moved).
-  std::uint64_t rela = 0, rela_size = 0, jmprel = 0, plt_size = 0, plt_kind = DT_RELA, init_array_size = 0;
+  std::uint64_t rela = 0, rela_size = 0, jmprel = 0, plt_size = 0, plt_kind = DT_RELA, init_array_size = 0,
+                fini_array_size = 0;
   for (std::uint64_t off = dynamic->p_offset; off + sizeof(Elf64_Dyn) <= dynamic->p_offset + dynamic->p_filesz;
        off += sizeof(Elf64_Dyn)) {
     Elf64_Dyn d;
@@ -98,6 +103,9 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
       case DT_INIT: layout.init = d.d_un.d_ptr; break;
       case DT_INIT_ARRAY: layout.init_array = d.d_un.d_ptr; break;
       case DT_INIT_ARRAYSZ: init_array_size = d.d_un.d_val; break;
+      case DT_FINI: layout.fini = d.d_un.d_ptr; break;
+      case DT_FINI_ARRAY: layout.fini_array = d.d_un.d_ptr; break;
+      case DT_FINI_ARRAYSZ: fini_array_size = d.d_un.d_val; break;
       case DT_TEXTREL: refuse(program, "its code has relocations (DT_TEXTREL: an object not built with -fPIC)");
       case DT_FLAGS:
         if (d.d_un.d_val & DF_TEXTREL) refuse(program, "its code has relocations (DF_TEXTREL)");
@@ -110,6 +118,7 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
   }
   if (plt_kind != DT_RELA) refuse(program, "its PLT relocations are not RELA");
   layout.init_count = init_array_size / sizeof(void*);
+  layout.fini_count = fini_array_size / sizeof(void*);
 
   // Relocation tables by address: find the file bytes through the segment holding them.
   auto append = [&](std::uint64_t vaddr, std::uint64_t size) {
@@ -154,6 +163,38 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
   return layout;
 }
 
+/// The copies' destructor functions, run at exit as ld.so runs a loaded object's
+/// (DT_FINI_ARRAY backwards, then DT_FINI): the last copies first, as ld.so unloads in
+/// the reverse order of loading.
+struct Finalizers {
+  char* first_base = nullptr;  ///< copy 0's vaddr 0
+  std::size_t slot = 0;
+  unsigned copies = 0;
+  std::uintptr_t fini = 0;
+  std::uintptr_t fini_array = 0;
+  std::size_t fini_count = 0;
+};
+std::vector<Finalizers>& finalizers() {
+  // One entry per arena made. Never destroyed: run_finalizers reads it at exit, and a
+  // static vector's destructor could run before it.
+  static auto* all = new std::vector<Finalizers>;
+  return *all;
+}
+
+void run_finalizers() {
+  using Destructor = void (*)();
+  for (auto f = finalizers().rbegin(); f != finalizers().rend(); ++f)
+    for (unsigned i = f->copies; i-- > 0;) {
+      char* const base = f->first_base + std::size_t{i} * f->slot;
+      for (std::size_t k = f->fini_count; k-- > 0;) {
+        std::uintptr_t entry = 0;
+        std::memcpy(&entry, base + f->fini_array + k * sizeof entry, sizeof entry);
+        if (entry != 0 && entry != UINTPTR_MAX) reinterpret_cast<Destructor>(entry)();
+      }
+      if (f->fini != 0) reinterpret_cast<Destructor>(base + f->fini)();
+    }
+}
+
 /// The eh_frame section a copy's PT_GNU_EH_FRAME header points to (its form checked
 /// by read_layout).
 void* eh_frame_of(char* base, std::uintptr_t header_vaddr) {
@@ -173,8 +214,11 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   slot_ = (layout.hi - layout.lo + layout.align - 1) / layout.align * layout.align;
 
   link_map* map = nullptr;
-  if (dlinfo(template_handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr)
-    throw Error(Status::InvalidArgument, fmt::format("'{}': no link map for its first copy: {}", program, dlerror()));
+  if (dlinfo(template_handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) {
+    const char* why = dlerror();
+    throw Error(Status::InvalidArgument,
+                fmt::format("'{}': no link map for its first copy: {}", program, why != nullptr ? why : "dlinfo failed"));
+  }
   const std::uintptr_t template_base = map->l_addr;
   const std::uintptr_t template_lo = template_base + layout.lo;
   const std::uintptr_t template_hi = template_base + layout.hi;
@@ -228,6 +272,15 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
     auto* table = new void*[frames.size()];  // kept: the unwinder reads it until exit
     std::copy(frames.begin(), frames.end(), table);
     __register_frame_table(table);
+  }
+
+  // Destructor functions at exit; registered before the constructors run, so that
+  // exit() called by one of them still finds them (as ld.so's list has the object).
+  if (layout.fini != 0 || layout.fini_count != 0) {
+    static const bool registered = std::atexit(run_finalizers) == 0;
+    (void)registered;
+    finalizers().push_back(Finalizers{arena_ - layout.lo, slot_, copies, layout.fini, layout.fini_array,
+                                      layout.fini_count});
   }
 
   // Constructors, in ld.so's order (DT_INIT, then DT_INIT_ARRAY), copy by copy.

@@ -11,7 +11,15 @@ static double static_table[4];
 int* pointer_to_global = &global_value;
 static int constructed = 0;
 
+static int world_size = 0;
+
 __attribute__((constructor)) static void construct(void) { ++constructed; }
+/* At exit, the last rank's copy says its destructor ran on its own data (the testlist
+ * checks the line under --privatization arena, where the launcher runs it). */
+__attribute__((destructor)) static void destruct(void) {
+  if (world_size > 1 && global_value == 1000 + world_size - 1)
+    printf("the destructor of rank %d's copy ran\n", world_size - 1);
+}
 
 static int bump(void) {
   static int counter = 0;
@@ -23,6 +31,7 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  world_size = size;
   CHECK(global_value == 7, "global initialised to %d (another rank wrote it)", global_value);
   CHECK(constructed == 1, "this copy's constructor ran %d times", constructed);
   CHECK(pointer_to_global == &global_value, "a pointer to a global points at another copy's");
