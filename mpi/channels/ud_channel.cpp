@@ -606,7 +606,8 @@ std::size_t UdChannel::poll_receives(double& now) {
       const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kRecvTag);
       if (wc.status == fabric::WcStatus::WrFlushError) continue;  // the QP is being destroyed
       work_.packet_from_queue();  // the completion polled, the buffer to re-post
-      if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes) {
+      if (wc.status == fabric::WcStatus::Success && wc.byte_len >= fabric::kUdGrhBytes &&
+          wc.byte_len <= fabric::kUdGrhBytes + datagram_bytes_) {
         handle_datagram(received_datagram(slot, wc.byte_len), now);
       } else {
         ++counters_.datagrams_dropped;

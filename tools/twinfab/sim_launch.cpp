@@ -31,9 +31,9 @@
 #include "fabric/log.hpp"
 #include "mpi/capi/foreign_mpi.hpp"
 #include "mpi/capi/rank_host.hpp"
-#include "tools/twinfab/program_arena.hpp"
 #include "tools/twinfab/computation_meter.hpp"
 #include "tools/twinfab/crash_report.hpp"
+#include "tools/twinfab/program_arena.hpp"
 #include "tools/twinfab/rank_getopt.hpp"
 
 namespace twinfab::tools {
@@ -394,7 +394,6 @@ MainFunction main_of(void* handle, const fs::path& program) {
 }
 
 }  // namespace
-
 
 void check_sim_options(const SimLaunchOptions& options) {
   if (options.nranks < 1)
