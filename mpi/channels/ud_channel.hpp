@@ -68,6 +68,7 @@
 #include "mpi/channels/ud_wire.hpp"
 #include "mpi/core/config.hpp"
 #include "mpi/core/host_work.hpp"
+#include "mpi/core/lazy_fifo.hpp"
 
 namespace twinfab::mpi {
 
@@ -106,7 +107,7 @@ class UdChannel final : public Channel {
     UdReceiveWindow receive;
     std::unique_ptr<fabric::AddressHandle> handle;  ///< made at the first datagram to the peer
     std::unique_ptr<fabric::AddressHandle> interrupt_handle;  ///< the peer's interrupt QP (hybrid)
-    std::deque<DeferredOperation> pending;  ///< packets only (UD has no RDMA)
+    LazyFifo<DeferredOperation> pending;  ///< packets only (UD has no RDMA); nothing allocated while empty
     bool timed = false;    ///< in timed_peers_
     bool flushing = false;  ///< in flush_list_
   };

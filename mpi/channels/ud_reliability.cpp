@@ -34,7 +34,7 @@ std::optional<std::uint32_t> UdSendWindow::nacked(std::uint32_t seq, double now,
 }
 
 bool UdSendWindow::expired(double now, const UdReliabilityParameters& p, std::vector<std::uint32_t>& slots) {
-  // Re-sent packets move their sent_at forward, so the deque is not sorted by it:
+  // Re-sent packets move their sent_at forward, so the queue is not sorted by it:
   // look at all of them (at most `window`, and only when the oldest timer ran out).
   if (in_flight_.empty() || deadline(p.retransmit_timeout, UdSendWindow::kNever) > now) return true;
   for (InFlight& f : in_flight_) {

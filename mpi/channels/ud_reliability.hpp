@@ -36,12 +36,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
 
 #include "mpi/channels/ud_wire.hpp"
+#include "mpi/core/lazy_fifo.hpp"
 
 namespace twinfab::mpi {
 
@@ -115,7 +115,7 @@ class UdSendWindow {
   std::uint32_t next_seq_ = 0;
   bool probing_ = false;
   std::uint32_t probe_seq_ = 0;  ///< next_seq_ when the outstanding Probe left
-  std::deque<InFlight> in_flight_;  ///< consecutive sequence numbers, oldest first
+  LazyFifo<InFlight> in_flight_;  ///< consecutive sequence numbers, oldest first (nothing allocated while empty)
 };
 
 /// The receiving half from one peer.
