@@ -119,6 +119,14 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
   if (plt_kind != DT_RELA) refuse(program, "its PLT relocations are not RELA");
   layout.init_count = init_array_size / sizeof(void*);
   layout.fini_count = fini_array_size / sizeof(void*);
+  // What the copies will read or call must lie inside their slot.
+  auto inside = [&](std::uint64_t vaddr, std::uint64_t bytes) {
+    return vaddr >= layout.lo && vaddr <= layout.hi && bytes <= layout.hi - vaddr;
+  };
+  if ((layout.init != 0 && !inside(layout.init, 1)) || (layout.fini != 0 && !inside(layout.fini, 1)) ||
+      (layout.init_count != 0 && !inside(layout.init_array, init_array_size)) ||
+      (layout.fini_count != 0 && !inside(layout.fini_array, fini_array_size)))
+    refuse(program, "its constructor or destructor tables lie outside its segments");
 
   // Relocation tables by address: find the file bytes through the segment holding them.
   auto append = [&](std::uint64_t vaddr, std::uint64_t size) {
@@ -156,6 +164,11 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
       if (header[0] != 1 || header[1] != kPcrelSdata4)
         refuse(program, fmt::format("its .eh_frame_hdr (version {}, pointer encoding {:#x}) is not the form it reads",
                                     header[0], header[1]));
+      std::int32_t relative = 0;
+      std::memcpy(&relative, header + 4, sizeof relative);
+      const std::int64_t eh_frame = static_cast<std::int64_t>(layout.eh_frame_hdr) + 4 + relative;
+      if (eh_frame < static_cast<std::int64_t>(layout.lo) || eh_frame >= static_cast<std::int64_t>(layout.hi))
+        refuse(program, "its .eh_frame lies outside its segments");
       found = true;
     }
     if (!found) refuse(program, "its .eh_frame_hdr lies outside its segments");
