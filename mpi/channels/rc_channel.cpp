@@ -9,6 +9,7 @@
 
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "mpi/channels/head_slots.hpp"
 #include "mpi/core/error.hpp"
 
 namespace twinfab::mpi {
@@ -459,21 +460,17 @@ double RcChannel::wake_deadline() const noexcept {
   return connector_ ? connector_->next_deadline() : fabric::Runtime::kForever;
 }
 
-void RcChannel::fill_receive_sges(fabric::Sge (&sges)[2], const fabric::Sge& base, std::uint32_t slots,
-                                  std::uint32_t slot) const noexcept {
-  // [head slot][body after its headroom]: the device scatters the packet's first
-  // head_bytes_ into the head slot and the rest into the body (see handle_receive).
-  const std::uint64_t body = base.addr + body_offset(slots, slot);
-  sges[0] = head_bytes_ > 0 ? fabric::Sge{base.addr + std::uint64_t{slot} * head_bytes_, head_bytes_, base.lkey}
-                            : fabric::Sge{body, packet_size_, base.lkey};
-  sges[1] = fabric::Sge{body + head_bytes_, packet_size_ - head_bytes_, base.lkey};
+std::size_t RcChannel::fill_receive_sges(fabric::Sge (&sges)[2], const fabric::Sge& base, std::uint32_t slots,
+                                         std::uint32_t slot) const noexcept {
+  return head_slot_sges(sges, base.addr + std::uint64_t{slot} * head_bytes_, base.addr + body_offset(slots, slot),
+                        head_bytes_, packet_size_, base.lkey);
 }
 
 void RcChannel::post_receive(int peer, std::uint32_t slot) {
   Connection& c = connection(peer);
   fabric::Sge sges[2];
-  fill_receive_sges(sges, c.recv_sge_base, receive_slots(), slot);
-  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
+  const std::size_t n = fill_receive_sges(sges, c.recv_sge_base, receive_slots(), slot);
+  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, n)};
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
     fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
@@ -484,8 +481,8 @@ void RcChannel::post_srq_receive(std::uint32_t index) {
   SharedPool& pool = *pool_;
   const SrqChunk& chunk = pool.chunks[index / pool.size];
   fabric::Sge sges[2];
-  fill_receive_sges(sges, chunk.sge_base, pool.size, index % pool.size);
-  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, 0, index), std::span(sges, head_bytes_ > 0 ? 2 : 1)};
+  const std::size_t n = fill_receive_sges(sges, chunk.sge_base, pool.size, index % pool.size);
+  const fabric::RecvWr wr{make_wr_id(WrKind::Receive, 0, index), std::span(sges, n)};
   const Status s = pool.srq->post_recv(wr);
   if (s != Status::Ok)
     fail("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})", fabric::to_string(s),
@@ -773,19 +770,9 @@ PacketHeader RcChannel::read_packet(int peer, std::byte* base, std::uint32_t slo
                                     std::uint32_t byte_len, std::span<const std::byte>& payload) {
   if (byte_len < kMinPacketBytes)
     fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
-  // A packet that fits its head slot is read there (its body buffer is never
-  // touched: memory per rank); a longer one gets its head copied into the body's
-  // headroom, which makes it contiguous.
-  const std::byte* head = base + std::size_t{slot} * head_bytes_;
-  std::byte* body = base + body_offset(slots, slot);
-  const std::byte* buffer = body;
-  if (head_bytes_ > 0) {
-    if (byte_len <= head_bytes_) {
-      buffer = head;
-    } else {
-      std::memcpy(body, head, head_bytes_);
-    }
-  }
+  // In its head slot, or made whole in its body (head_slots.hpp).
+  const std::byte* buffer =
+      head_slot_received(base + std::size_t{slot} * head_bytes_, base + body_offset(slots, slot), head_bytes_, byte_len);
   const std::optional<ParsedPacket> packet = parse_packet({buffer, byte_len});
   if (!packet)
     fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));

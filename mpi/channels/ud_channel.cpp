@@ -10,6 +10,7 @@
 
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
+#include "mpi/channels/head_slots.hpp"
 #include "mpi/core/error.hpp"
 
 namespace twinfab::mpi {
@@ -162,16 +163,14 @@ UdChannel::~UdChannel() {
 }
 
 void UdChannel::post_receive(std::uint32_t slot) {
-  // [head slot][buffer after its headroom]: the device scatters the GRH and the
-  // datagram's first bytes into the head slot, the rest into the buffer (see
-  // received_datagram).
+  // [head slot][buffer after its headroom] (head_slots.hpp): the GRH and the
+  // datagram's first bytes land in the head slot.
   const std::uint32_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
-  const std::uint64_t body = base_sge_.addr + recv_body_base_ + std::uint64_t{slot} * buffer;
   fabric::Sge sges[2];
-  sges[0] = head_bytes_ > 0 ? fabric::Sge{base_sge_.addr + std::uint64_t{slot} * head_bytes_, head_bytes_, base_sge_.lkey}
-                            : fabric::Sge{body, buffer, base_sge_.lkey};
-  sges[1] = fabric::Sge{body + head_bytes_, buffer - head_bytes_, base_sge_.lkey};
-  const fabric::RecvWr wr{kRecvTag | slot, std::span(sges, head_bytes_ > 0 ? 2 : 1)};
+  const std::size_t n = head_slot_sges(sges, base_sge_.addr + std::uint64_t{slot} * head_bytes_,
+                                       base_sge_.addr + recv_body_base_ + std::uint64_t{slot} * buffer, head_bytes_,
+                                       buffer, base_sge_.lkey);
+  const fabric::RecvWr wr{kRecvTag | slot, std::span(sges, n)};
   if (const Status s = qp_->post_recv(wr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
                 fmt::format("posting a receive failed: {} ({})", fabric::to_string(s), qp_->last_error()));
@@ -580,14 +579,10 @@ std::size_t UdChannel::run_timers(double now) {
 
 std::span<const std::byte> UdChannel::received_datagram(std::uint32_t slot, std::uint32_t byte_len) {
   const std::size_t buffer = fabric::kUdGrhBytes + datagram_bytes_;
-  std::byte* const body = storage_.get() + recv_body_base_ + std::size_t{slot} * buffer;
-  if (head_bytes_ > 0) {
-    std::byte* const head = storage_.get() + std::size_t{slot} * head_bytes_;
-    if (byte_len <= head_bytes_) return std::span(head + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
-    // A longer one: its head goes into the buffer's headroom, making it whole there.
-    std::memcpy(body, head, head_bytes_);
-  }
-  return std::span(body + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
+  const std::byte* const at =
+      head_slot_received(storage_.get() + std::size_t{slot} * head_bytes_,
+                         storage_.get() + recv_body_base_ + std::size_t{slot} * buffer, head_bytes_, byte_len);
+  return std::span(at + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
 }
 
 void UdChannel::repost_consumed() {
