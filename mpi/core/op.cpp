@@ -196,16 +196,12 @@ void reduce_local(Op op, const void* in, void* inout, std::int64_t count, const 
   }
   const auto bytes = static_cast<std::size_t>(count * type.size());
   if (kind && type.is_contiguous() && basic_size(*kind) == basic_extent(*kind)) {
-    // The data is one run of whole elements in their C layout: reduce in place, when
-    // the run is aligned for the C type (byte displacements may leave it unaligned).
+    // The data is one run of whole elements in their C layout: reduce in place (apply
+    // copes with a run that byte displacements left unaligned).
     const std::int64_t offset = type.blocks().front().offset;
-    const auto* a = static_cast<const std::byte*>(in) + offset;
-    auto* b = static_cast<std::byte*>(inout) + offset;
-    const auto alignment = static_cast<std::uintptr_t>(type.alignment());
-    if (reinterpret_cast<std::uintptr_t>(a) % alignment == 0 && reinterpret_cast<std::uintptr_t>(b) % alignment == 0) {
-      apply(op, *kind, a, b, bytes / static_cast<std::size_t>(basic_size(*kind)));
-      return;
-    }
+    apply(op, *kind, static_cast<const std::byte*>(in) + offset, static_cast<std::byte*>(inout) + offset,
+          bytes / static_cast<std::size_t>(basic_size(*kind)));
+    return;
   }
   // A type of mixed basics can only be here for REPLACE, which is a byte copy.
   std::vector<std::byte> packed_in(bytes);
