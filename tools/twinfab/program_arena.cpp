@@ -47,6 +47,7 @@ struct ProgramLayout {
   std::uintptr_t fini_array = 0;
   std::size_t fini_count = 0;
   std::uintptr_t eh_frame_hdr = 0;  ///< PT_GNU_EH_FRAME's address (0: none)
+  std::uintptr_t eh_frame = 0;      ///< the .eh_frame section its header points to
 };
 
 std::uintptr_t page_size() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
@@ -169,6 +170,7 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
       const std::int64_t eh_frame = static_cast<std::int64_t>(layout.eh_frame_hdr) + 4 + relative;
       if (eh_frame < static_cast<std::int64_t>(layout.lo) || eh_frame >= static_cast<std::int64_t>(layout.hi))
         refuse(program, "its .eh_frame lies outside its segments");
+      layout.eh_frame = static_cast<std::uintptr_t>(eh_frame);
       found = true;
     }
     if (!found) refuse(program, "its .eh_frame_hdr lies outside its segments");
@@ -206,15 +208,6 @@ void run_finalizers() {
       }
       if (f->fini != 0) reinterpret_cast<Destructor>(base + f->fini)();
     }
-}
-
-/// The eh_frame section a copy's PT_GNU_EH_FRAME header points to (its form checked
-/// by read_layout).
-void* eh_frame_of(char* base, std::uintptr_t header_vaddr) {
-  const auto* header = reinterpret_cast<const std::uint8_t*>(base + header_vaddr);
-  std::int32_t relative = 0;
-  std::memcpy(&relative, header + 4, sizeof relative);
-  return const_cast<std::uint8_t*>(header + 4 + relative);
 }
 
 }  // namespace
@@ -257,7 +250,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   std::vector<void*> frames;
   frames.reserve(copies + 1);
   for (unsigned i = 0; i < copies; ++i) {
-    char* const base = arena_ + std::size_t{i} * slot_ - layout.lo;  // where vaddr 0 of copy i is
+    char* const base = base_of(i);
     for (const Elf64_Phdr& ph : layout.loads)
       std::memcpy(base + ph.p_vaddr, image.data() + ph.p_offset, ph.p_filesz);  // .bss stays zero
     const std::uintptr_t delta = reinterpret_cast<std::uintptr_t>(base) - template_base;
@@ -276,7 +269,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
       }
       std::memcpy(base + r.r_offset, &value, sizeof value);
     }
-    if (layout.eh_frame_hdr != 0) frames.push_back(eh_frame_of(base, layout.eh_frame_hdr));
+    if (layout.eh_frame_hdr != 0) frames.push_back(base + layout.eh_frame);
   }
   // The copies' unwind tables, before any of their code runs: C++ exceptions, and
   // SimGrid's unwinding of a rank it kills, pass through the copies' frames.
@@ -292,7 +285,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   if (layout.fini != 0 || layout.fini_count != 0) {
     static const bool registered = std::atexit(run_finalizers) == 0;
     (void)registered;
-    finalizers().push_back(Finalizers{arena_ - layout.lo, slot_, copies, layout.fini, layout.fini_array,
+    finalizers().push_back(Finalizers{base_of(0), slot_, copies, layout.fini, layout.fini_array,
                                       layout.fini_count});
   }
 
@@ -301,7 +294,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   const int argc = static_cast<int>(argv.size() - 1);
   using Constructor = void (*)(int, char**, char**);
   for (unsigned i = 0; i < copies; ++i) {
-    char* const base = arena_ + std::size_t{i} * slot_ - layout.lo;
+    char* const base = base_of(i);
     if (layout.init != 0) reinterpret_cast<Constructor>(base + layout.init)(argc, argv.data(), environ);
     for (std::size_t k = 0; k < layout.init_count; ++k) {
       std::uintptr_t entry = 0;
@@ -313,8 +306,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
 
 ProgramArena::MainFunction ProgramArena::main_of(unsigned i) const {
   if (i >= copies_) throw Error(Status::InvalidArgument, fmt::format("program copy {} of {}", i, copies_));
-  char* const base = arena_ + std::size_t{i} * slot_ - first_vaddr_;
-  return reinterpret_cast<MainFunction>(base + main_offset_);
+  return reinterpret_cast<MainFunction>(base_of(i) + main_offset_);
 }
 
 }  // namespace twinfab::tools

@@ -47,6 +47,9 @@ class ProgramArena {
   std::size_t slot_bytes() const noexcept { return slot_; }
 
  private:
+  /// Where vaddr 0 of copy `i` is (its slot, less the program's first page address).
+  char* base_of(unsigned i) const noexcept { return arena_ + std::size_t{i} * slot_ - first_vaddr_; }
+
   std::size_t slot_ = 0;
   unsigned copies_ = 0;
   char* arena_ = nullptr;
