@@ -84,6 +84,12 @@ RcReliability resolve_reliability(const QpConfig& config, const RcReliability& d
 /// backend's create_qp() calls it first.
 void check_qp_config(const QpConfig& config);
 
+
+/// How long a caller that connects QPs lets a connection-manager handshake progress
+/// between connect() calls (simulated or real seconds, through its runtime): short
+/// against a handshake's round trips, long enough not to spin.
+inline constexpr double kConnectPollSeconds = 1e-5;
+
 class QueuePair {
  public:
   virtual ~QueuePair() = default;
@@ -104,7 +110,7 @@ class QueuePair {
   /// INIT -> RTR -> RTS. `remote` is nullptr for UD. Non-blocking like everything
   /// else: a device that needs a connection-manager handshake (iWARP) returns
   /// InProgress until the handshake is done; call it again (both sides keep calling,
-  /// in any order, e.g. fabric::connect_all) until it returns Ok or an error.
+  /// in any order, waiting kConnectPollSeconds between calls) until it returns Ok or an error.
   /// A QP already in RTS returns Ok and changes nothing (to connect it elsewhere,
   /// to_reset() first); one in ERR is InvalidState: reset it first.
   virtual Status connect(const Address* remote) {

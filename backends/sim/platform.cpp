@@ -118,14 +118,6 @@ const QuantitySpec& spec_of(Quantity q) {
   return size;
 }
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view ws = " \t";
-  const auto b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
-
 // ---------------------------------------------------------------------------------
 // Small helpers for messages
 // ---------------------------------------------------------------------------------
@@ -249,7 +241,7 @@ class Reader {
       fail(&node, fmt::format("{} must be {}: a number in base units or a string with a unit such as {} "
                               "(units: {}), got {}",
                               path, spec.noun, spec.example, spec.help, type_phrase(node.type())));
-    const std::string_view text = trim(s->get());
+    const std::string_view text = trim_blanks(s->get());
     double number = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
     if (ec == std::errc::result_out_of_range)
@@ -259,7 +251,7 @@ class Reader {
                               "(units: {})",
                               path, spec.noun, spec.example, s->get(), spec.help));
     if (!std::isfinite(number)) fail(&node, fmt::format("{} must be a finite number, got \"{}\"", path, s->get()));
-    const std::string_view unit = trim(std::string_view(end, text.data() + text.size() - end));
+    const std::string_view unit = trim_blanks(std::string_view(end, text.data() + text.size() - end));
     for (size_t u = 0; u < spec.unit_count; ++u) {
       if (spec.units[u].name == unit) return number * spec.units[u].mul / spec.units[u].div;
     }
@@ -734,7 +726,7 @@ Platform parse_platform(const std::string& toml_text, const std::string& source,
   p.source = source;
   p.overrides = overrides;
   p.name = root.required_string("name", "a short name for the platform, e.g. name = \"connectx-ddr\"");
-  if (trim(p.name).empty()) reader.fail(root.find("name"), "name must not be empty");
+  if (trim_blanks(p.name).empty()) reader.fail(root.find("name"), "name must not be empty");
   root.string("description", p.description);
 
   // Order matters: network before hca (header_bytes < mtu), topology before loss
@@ -793,7 +785,7 @@ std::vector<std::string> list_presets() {
 Platform load_platform(const std::string& name_or_path) { return load_platform(name_or_path, {}); }
 
 Platform load_platform(const std::string& name_or_path, const std::vector<std::string>& overrides) {
-  if (trim(name_or_path).empty())
+  if (trim_blanks(name_or_path).empty())
     throw Error(Status::InvalidArgument,
                 fmt::format("empty platform name; give a preset name (one of: {}) or a path to a .toml file",
                             fmt::join(list_presets(), ", ")));

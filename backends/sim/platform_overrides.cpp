@@ -14,13 +14,6 @@ namespace {
 using fabric::Error;
 using fabric::Status;
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view ws = " \t";
-  const auto b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
-
 // `text` as a TOML basic string, so that any text becomes a string value.
 std::string quoted(std::string_view text) {
   std::string out = "\"";
@@ -49,7 +42,7 @@ toml::table parse_value(std::string_view value, const std::string& origin) {
   } catch (const toml::parse_error&) {
   }
   try {
-    return toml::parse("v = " + quoted(trim(value)), origin);
+    return toml::parse("v = " + quoted(trim_blanks(value)), origin);
   } catch (const toml::parse_error& e) {
     // Only text TOML cannot hold at all (invalid UTF-8) gets here.
     throw Error(Status::InvalidArgument,
@@ -70,13 +63,13 @@ void apply_platform_overrides(toml::table& document, const std::vector<std::stri
     };
     const auto equals = text.find('=');
     if (equals == std::string::npos) throw malformed("no '='");
-    const std::string_view key = trim(std::string_view(text).substr(0, equals));
+    const std::string_view key = trim_blanks(std::string_view(text).substr(0, equals));
     if (key.empty()) throw malformed("empty key");
 
     std::vector<std::string_view> parts;
     for (std::string_view rest = key;;) {
       const auto dot = rest.find('.');
-      const std::string_view part = trim(rest.substr(0, dot));
+      const std::string_view part = trim_blanks(rest.substr(0, dot));
       if (part.empty()) throw malformed(fmt::format("empty part in key \"{}\"", key));
       parts.push_back(part);
       if (dot == std::string_view::npos) break;
@@ -107,6 +100,13 @@ void apply_platform_overrides(toml::table& document, const std::vector<std::stri
     }
     table->insert_or_assign(toml::key(parts.back(), origin), std::move(value));
   }
+}
+
+std::string_view trim_blanks(std::string_view text) {
+  constexpr std::string_view blanks = " \t";
+  const auto b = text.find_first_not_of(blanks);
+  if (b == std::string_view::npos) return {};
+  return text.substr(b, text.find_last_not_of(blanks) - b + 1);
 }
 
 }  // namespace twinfab::sim

@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace twinfab::sim {
@@ -24,5 +25,9 @@ namespace twinfab::sim {
 /// key path that goes through a value that is not a table ("name.x=1").
 void apply_platform_overrides(toml::table& document, const std::vector<std::string>& overrides,
                               const std::string& source);
+
+/// `text` without its leading and trailing blanks (spaces and tabs), as the platform
+/// reader and the overrides read values, units, names and keys.
+std::string_view trim_blanks(std::string_view text);
 
 }  // namespace twinfab::sim

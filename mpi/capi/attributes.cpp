@@ -12,6 +12,7 @@
 // (MPICH does the same, following the Intel test suite). The keyval functions have no
 // communicator: their errors go to MPI_COMM_WORLD's handler.
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/handle_bits.hpp"
 #include "mpi/capi/window_table.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +27,6 @@ namespace twinfab::mpi::capi {
 
 namespace {
 
-std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
 std::uint32_t keyval_base(AttributeObject kind) {
   switch (kind) {
     case AttributeObject::Comm: return kCommKeyvalBase;
@@ -40,7 +40,7 @@ int keyval_handle(AttributeObject kind, std::uint32_t index) { return static_cas
 int keyval_handle(const AttributeTables& t, std::uint32_t index) {
   return keyval_handle(t.keyvals[index].object, index);
 }
-bool is_predefined(int keyval) { return (bits(keyval) & ~kKeyvalIndexMask) == kPredefinedCommKeyvalBase; }
+bool is_predefined(int keyval) { return (handle_bits(keyval) & ~kKeyvalIndexMask) == kPredefinedCommKeyvalBase; }
 
 /// The argument's name in error messages: the MPI-1 functions call it `keyval`.
 const char* keyval_arg(const char* where) {
@@ -71,7 +71,7 @@ void check_object(RankState& s, Object object, const char* where) {
 }
 
 std::string describe(const char* where, int keyval) {
-  return fmt::format("{}({}=0x{:x})", where, keyval_arg(where), bits(keyval));
+  return fmt::format("{}({}=0x{:x})", where, keyval_arg(where), handle_bits(keyval));
 }
 
 /// The rank's tables, made on first use with the predefined values filled in.
@@ -122,8 +122,8 @@ std::uint32_t user_keyval(const RankState& s, AttributeObject kind, int keyval, 
   if (is_predefined(keyval) && kind == AttributeObject::Comm)
     throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval),
                 "a predefined attribute key: it can be read, but not set, deleted or freed");
-  const std::uint32_t index = bits(keyval) & kKeyvalIndexMask;
-  if ((bits(keyval) & ~kKeyvalIndexMask) != keyval_base(kind) || !s.attributes ||
+  const std::uint32_t index = handle_bits(keyval) & kKeyvalIndexMask;
+  if ((handle_bits(keyval) & ~kKeyvalIndexMask) != keyval_base(kind) || !s.attributes ||
       index >= s.attributes->keyvals.size() || s.attributes->keyvals[index].object != kind)
     throw Error(ErrorClass::MPI_ERR_KEYVAL, describe(where, keyval), fmt::format("not {}", creator(kind)));
   const Keyval& k = s.attributes->keyvals[index];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mpi/capi/handle_bits.hpp"
 #include "mpi/capi/rank_state.hpp"  // the handle layout (kHandleIndexMask)
 #include "mpi/core/error.hpp"
 
@@ -13,7 +14,6 @@ namespace {
 
 constexpr std::uint32_t kIndexMask = kHandleIndexMask;
 
-std::uint32_t bits(MPI_Info handle) { return static_cast<std::uint32_t>(handle); }
 
 }  // namespace
 
@@ -55,7 +55,7 @@ InfoObject& InfoTable::get(MPI_Info handle, const char* where, const char* arg) 
   }
   if (handle == MPI_INFO_NULL)
     throw Error(ErrorClass::MPI_ERR_INFO, fmt::format("{}({})", where, arg), "info is MPI_INFO_NULL");
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kIndexMask;
   if ((b & ~kIndexMask) != kInfoBase || index >= infos_.size() || !infos_[index])
     throw Error(ErrorClass::MPI_ERR_INFO, fmt::format("{}({}=0x{:x})", where, arg, b),
@@ -72,7 +72,7 @@ void InfoTable::free(MPI_Info& handle, const char* where) {
     throw Error(ErrorClass::MPI_ERR_INFO, fmt::format("{}(info=MPI_INFO_ENV)", where),
                 "MPI_INFO_ENV is predefined and cannot be freed");
   get(handle, where);  // checks
-  infos_[bits(handle) & kIndexMask].reset();
+  infos_[handle_bits(handle) & kIndexMask].reset();
   handle = MPI_INFO_NULL;
 }
 

@@ -1,6 +1,7 @@
 #include "mpi/capi/rank_state.hpp"
 
 #include "mpi/capi/foreign_mpi.hpp"
+#include "mpi/capi/handle_bits.hpp"
 #include "mpi/capi/window_table.hpp"
 
 #include "mpi/capi/attributes.hpp"
@@ -47,7 +48,6 @@ namespace {
 // The one mutable global of mpi/capi (rank_host.hpp): written before any rank runs.
 RankHost* g_installed_host = nullptr;
 
-std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
 int handle_of(std::uint32_t base, std::size_t index) { return static_cast<int>(base + static_cast<std::uint32_t>(index)); }
 
 /// Handles are never reused (a freed one stays invalid), so a rank can create 2^24 of
@@ -198,13 +198,13 @@ MessageStatus load_status(const MPI_Status& in) {
 namespace {
 [[noreturn]] void throw_bad_op(MPI_Op handle, const char* where) {
   if (handle == MPI_OP_NULL) throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op)", where), "op is MPI_OP_NULL");
-  throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=0x{:x})", where, bits(handle)),
+  throw Error(ErrorClass::MPI_ERR_OP, fmt::format("{}(op=0x{:x})", where, handle_bits(handle)),
               "not an MPI_Op handle (neither predefined nor made by MPI_Op_create, or freed)");
 }
 }  // namespace
 
 Op op_of(MPI_Op handle, const char* where) {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   if ((b & ~kHandleIndexMask) != kOpBase || (b & kHandleIndexMask) > static_cast<std::uint32_t>(Op::Minloc))
       [[unlikely]]
     throw_bad_op(handle, where);
@@ -263,7 +263,7 @@ MPI_Op RankState::add_op(MPI_User_function_c* function, bool commutative) {
 }
 
 UserOpEntry RankState::user_op(MPI_Op handle, const char* where) const {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kUserOpBase || index >= ops_.size() || !ops_[index].live())
     throw_bad_op(handle, where);
@@ -277,7 +277,7 @@ void RankState::free_op(MPI_Op& handle, const char* where) {
                 "predefined ops cannot be freed");
   }
   user_op(handle, where);  // checks
-  ops_[bits(handle) & kHandleIndexMask] = {};
+  ops_[handle_bits(handle) & kHandleIndexMask] = {};
   handle = MPI_OP_NULL;
 }
 
@@ -326,7 +326,7 @@ void RankState::throw_bad_comm(MPI_Comm handle, const char* where) const {
                                         "MPI_Comm_create_from_group",
                                         name));
   }
-  throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, bits(handle)),
+  throw Error(ErrorClass::MPI_ERR_COMM, fmt::format("{}(comm=0x{:x})", where, handle_bits(handle)),
               "not a communicator handle (never created, or freed)");
 }
 
@@ -346,7 +346,7 @@ MPI_Comm RankState::reserve_comm(MPI_Errhandler inherited) {
 }
 
 void RankState::fill_comm(MPI_Comm handle, const Communicator* comm) {
-  comms_[bits(handle) & kHandleIndexMask].comm = comm;
+  comms_[handle_bits(handle) & kHandleIndexMask].comm = comm;
 }
 
 void RankState::free_comm(MPI_Comm handle, const char* where) {
@@ -356,12 +356,12 @@ void RankState::free_comm(MPI_Comm handle, const char* where) {
 }
 
 void RankState::abandon_reserved_comm(MPI_Comm handle) {
-  CommEntry& e = comms_[bits(handle) & kHandleIndexMask];
+  CommEntry& e = comms_[handle_bits(handle) & kHandleIndexMask];
   release_errhandler(std::exchange(e.errhandler, MPI_ERRORS_ARE_FATAL));
 }
 
 MPI_Comm RankState::comm_reporting(MPI_Comm handle) const {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) == kCommBase && index < comms_.size() && comms_[index].comm != nullptr) return handle;
   return MPI_COMM_WORLD;
@@ -371,7 +371,7 @@ void RankState::set_errhandler(MPI_Comm comm, MPI_Errhandler handler, const char
   CommEntry& e = comm_entry(comm, where);
   errhandler_function(handler, where);  // checks
   if (is_session_errhandler(handler))
-    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler=0x{:x})", where, bits(handler)),
+    throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler=0x{:x})", where, handle_bits(handler)),
                 "an error handler of MPI_Session_create_errhandler cannot be set on a communicator");
   hold_errhandler(handler);  // first: the old and the new one may be the same
   release_errhandler(std::exchange(e.errhandler, handler));
@@ -387,7 +387,7 @@ MPI_Errhandler RankState::add_errhandler(MPI_Comm_errhandler_function* function,
 }
 
 bool RankState::is_session_errhandler(MPI_Errhandler handle) const {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   return (b & ~kHandleIndexMask) == kUserErrhandlerBase && index < errhandlers_.size() &&
          errhandlers_[index].function != nullptr && errhandlers_[index].for_sessions;
@@ -397,7 +397,7 @@ MPI_Comm_errhandler_function* RankState::errhandler_function(MPI_Errhandler hand
   if (is_predefined_errhandler(handle)) return nullptr;
   if (handle == MPI_ERRHANDLER_NULL)
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(errhandler)", where), "errhandler is MPI_ERRHANDLER_NULL");
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kUserErrhandlerBase || index >= errhandlers_.size() ||
       errhandlers_[index].handle_refs == 0)
@@ -408,7 +408,7 @@ MPI_Comm_errhandler_function* RankState::errhandler_function(MPI_Errhandler hand
 }
 
 MPI_Comm_errhandler_function* RankState::errhandler_in_use(MPI_Errhandler handle) const {
-  return errhandlers_[bits(handle) & kHandleIndexMask].function;
+  return errhandlers_[handle_bits(handle) & kHandleIndexMask].function;
 }
 
 MPI_Errhandler RankState::get_errhandler(MPI_Comm comm, const char* where) {
@@ -416,13 +416,13 @@ MPI_Errhandler RankState::get_errhandler(MPI_Comm comm, const char* where) {
 }
 
 MPI_Errhandler RankState::new_errhandler_handle(MPI_Errhandler handler) {
-  if (!is_predefined_errhandler(handler)) ++errhandlers_[bits(handler) & kHandleIndexMask].handle_refs;
+  if (!is_predefined_errhandler(handler)) ++errhandlers_[handle_bits(handler) & kHandleIndexMask].handle_refs;
   return handler;
 }
 
 void RankState::free_errhandler(MPI_Errhandler& handle, const char* where) {
   if (errhandler_function(handle, where) != nullptr) {  // checks
-    ErrhandlerEntry& e = errhandlers_[bits(handle) & kHandleIndexMask];
+    ErrhandlerEntry& e = errhandlers_[handle_bits(handle) & kHandleIndexMask];
     if (--e.handle_refs == 0 && e.comm_refs == 0) e = {};
   }
   handle = MPI_ERRHANDLER_NULL;
@@ -473,12 +473,12 @@ std::string RankState::describe_error(int code) const {
 }
 
 void RankState::hold_errhandler(MPI_Errhandler handler) {
-  if (!is_predefined_errhandler(handler)) ++errhandlers_[bits(handler) & kHandleIndexMask].comm_refs;
+  if (!is_predefined_errhandler(handler)) ++errhandlers_[handle_bits(handler) & kHandleIndexMask].comm_refs;
 }
 
 void RankState::release_errhandler(MPI_Errhandler handler) {
   if (is_predefined_errhandler(handler)) return;
-  ErrhandlerEntry& e = errhandlers_[bits(handler) & kHandleIndexMask];
+  ErrhandlerEntry& e = errhandlers_[handle_bits(handler) & kHandleIndexMask];
   if (--e.comm_refs == 0 && e.handle_refs == 0) e = {};
 }
 
@@ -487,7 +487,7 @@ void RankState::release_errhandler(MPI_Errhandler handler) {
 const GroupPtr& RankState::group(MPI_Group handle, const char* where, const char* arg) {
   if (handle == MPI_GROUP_NULL)
     throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}({})", where, arg), "group is MPI_GROUP_NULL");
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kGroupBase || index >= groups_.size() || !groups_[index])
     throw Error(ErrorClass::MPI_ERR_GROUP, fmt::format("{}({}=0x{:x})", where, arg, b),
@@ -508,14 +508,14 @@ void RankState::free_group(MPI_Group& handle, const char* where) {
     handle = MPI_GROUP_NULL;
     return;
   }
-  group_free(groups_[bits(handle) & kHandleIndexMask]);
+  group_free(groups_[handle_bits(handle) & kHandleIndexMask]);
   handle = MPI_GROUP_NULL;
 }
 
 // ---- datatypes
 
 const DatatypePtr& RankState::derived_type(MPI_Datatype handle, const char* where, const char* arg) {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) == kDerivedTypeBase && index < types_.size() && types_[index]) return types_[index];
   throw_bad_type(handle, where, arg);
@@ -524,8 +524,8 @@ const DatatypePtr& RankState::derived_type(MPI_Datatype handle, const char* wher
 void RankState::throw_bad_type(MPI_Datatype handle, const char* where, const char* arg) {
   if (handle == MPI_DATATYPE_NULL)
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({})", where, arg), "datatype is MPI_DATATYPE_NULL");
-  throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, bits(handle)),
-              "not a datatype handle (never created, or freed)" + foreign_datatype_hint(bits(handle)));
+  throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}({}=0x{:x})", where, arg, handle_bits(handle)),
+              "not a datatype handle (never created, or freed)" + foreign_datatype_hint(handle_bits(handle)));
 }
 
 MPI_Datatype RankState::add_type(DatatypePtr t) {
@@ -539,14 +539,14 @@ void RankState::free_type(MPI_Datatype& handle, const char* where) {
   if (t->is_predefined())
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(datatype={})", where, t->get_name()),
                 "predefined datatypes cannot be freed");
-  types_[bits(handle) & kHandleIndexMask].reset();
+  types_[handle_bits(handle) & kHandleIndexMask].reset();
   handle = MPI_DATATYPE_NULL;
 }
 
 // ---- requests
 
 namespace {
-std::uint32_t request_index(MPI_Request handle) { return bits(handle) & kHandleIndexMask; }
+std::uint32_t request_index(MPI_Request handle) { return handle_bits(handle) & kHandleIndexMask; }
 }  // namespace
 
 MPI_Request RankState::add_request(RequestId id, MPI_Comm comm, const char* what) {
@@ -584,7 +584,7 @@ MPI_Request RankState::add_persistent(PersistentOp op, const char* what) {
 
 RequestEntry* RankState::request(MPI_Request handle, const char* where) {
   if (handle == MPI_REQUEST_NULL) return nullptr;
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() ||
       (requests_[index].id == kRequestNull && !requests_[index].persistent))
@@ -595,7 +595,7 @@ RequestEntry* RankState::request(MPI_Request handle, const char* where) {
 }
 
 RequestEntry& RankState::persistent(MPI_Request handle, const char* where) {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if (handle == MPI_REQUEST_NULL || (b & ~kHandleIndexMask) != kRequestBase || index >= requests_.size() ||
       !requests_[index].persistent)
@@ -640,7 +640,7 @@ void RankState::check_message_room(const char* where) const {
 
 MessageId RankState::message(MPI_Message handle, const char* where) const {
   if (handle == MPI_MESSAGE_NO_PROC) return kMessageNoProc;
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   if (handle == MPI_MESSAGE_NULL)
     throw Error(ErrorClass::MPI_ERR_REQUEST, fmt::format("{}(message)", where), "message is MPI_MESSAGE_NULL");
   const std::size_t index = b & kHandleIndexMask;
@@ -651,7 +651,7 @@ MessageId RankState::message(MPI_Message handle, const char* where) const {
 }
 
 MPI_Comm RankState::comm_of_message(MPI_Message handle) const {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kMessageBase || index >= messages_.size() || messages_[index].id == kMessageNull)
     return MPI_COMM_WORLD;
@@ -660,7 +660,7 @@ MPI_Comm RankState::comm_of_message(MPI_Message handle) const {
 
 void RankState::release_message(MPI_Message& handle) {
   if (handle != MPI_MESSAGE_NO_PROC) {
-    const std::uint32_t index = bits(handle) & kHandleIndexMask;
+    const std::uint32_t index = handle_bits(handle) & kHandleIndexMask;
     messages_[index] = {};
     free_messages_.push_back(index);
   }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "mpi/capi/attributes.hpp"
+#include "mpi/capi/handle_bits.hpp"
 #include "mpi/capi/rank_state.hpp"
 #include "mpi/capi/window_table.hpp"
 #include "mpi/coll/collectives.hpp"
@@ -19,7 +20,6 @@ using namespace twinfab::mpi::capi;
 
 namespace {
 
-std::uint32_t bits(int handle) { return static_cast<std::uint32_t>(handle); }
 
 // What the shared bodies get for `request`: kNoRequest from MPI_Put and the other
 // forms without one; a request form (MPI_Rput, ...) passes the program's pointer, or
@@ -46,7 +46,7 @@ WindowTable& table(RankState& s) {
 
 WindowEntry* find_entry(RankState& s, MPI_Win win) {
   if (!s.windows) return nullptr;
-  const std::uint32_t b = bits(win);
+  const std::uint32_t b = handle_bits(win);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kWinBase || index >= s.windows->entries.size()) return nullptr;
   WindowEntry& e = s.windows->entries[index];
@@ -57,7 +57,7 @@ WindowEntry& entry_of(RankState& s, MPI_Win win, const char* where) {
   WindowEntry* e = find_entry(s, win);
   if (e == nullptr)
     throw Error(ErrorClass::MPI_ERR_WIN, fmt::format("{}(win)", where),
-                win == MPI_WIN_NULL ? std::string("win is MPI_WIN_NULL") : fmt::format("0x{:x} is not a live window", bits(win)));
+                win == MPI_WIN_NULL ? std::string("win is MPI_WIN_NULL") : fmt::format("0x{:x} is not a live window", handle_bits(win)));
   return *e;
 }
 
@@ -101,7 +101,7 @@ void keep_info(RankState& s, rma::Window& window, MPI_Info info, const char* whe
 /// The predefined op of an accumulate: MPI_ERR_OP for MPI_OP_NULL, a user-defined op
 /// (one-sided accumulates take predefined ones only, MPI-3.1 §11.3.4) or anything else.
 Op rma_op(MPI_Op handle, const char* where, bool allow_no_op) {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   if ((b & ~kHandleIndexMask) == kOpBase && (b & kHandleIndexMask) <= static_cast<std::uint32_t>(Op::NoOp)) {
     const auto op = static_cast<Op>(b & kHandleIndexMask);
     if (op == Op::NoOp && !allow_no_op)

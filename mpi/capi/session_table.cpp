@@ -1,4 +1,5 @@
 #include "mpi/capi/session_table.hpp"
+#include "mpi/capi/handle_bits.hpp"
 
 #include <fmt/format.h>
 #include <strings.h>
@@ -9,7 +10,6 @@
 namespace twinfab::mpi::capi {
 
 namespace {
-std::uint32_t bits(MPI_Session handle) { return static_cast<std::uint32_t>(handle); }
 
 constexpr std::array<std::string_view, 2> kPsetNames = {"mpi://WORLD", "mpi://SELF"};
 constexpr std::array<std::string_view, 4> kThreadLevelNames = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED",
@@ -25,7 +25,7 @@ MPI_Session SessionTable::add(MPI_Errhandler errhandler, int thread_level, const
 }
 
 SessionEntry* SessionTable::find(MPI_Session handle) {
-  const std::uint32_t b = bits(handle);
+  const std::uint32_t b = handle_bits(handle);
   const std::size_t index = b & kHandleIndexMask;
   if ((b & ~kHandleIndexMask) != kSessionBase || index >= entries_.size() || !entries_[index].live) return nullptr;
   return &entries_[index];
@@ -35,7 +35,7 @@ SessionEntry& SessionTable::get(MPI_Session handle, const char* where) {
   if (SessionEntry* e = find(handle)) return *e;
   if (handle == MPI_SESSION_NULL)
     throw Error(ErrorClass::MPI_ERR_SESSION, fmt::format("{}(session)", where), "session is MPI_SESSION_NULL");
-  throw Error(ErrorClass::MPI_ERR_SESSION, fmt::format("{}(session=0x{:x})", where, bits(handle)),
+  throw Error(ErrorClass::MPI_ERR_SESSION, fmt::format("{}(session=0x{:x})", where, handle_bits(handle)),
               "not a session handle (never made by MPI_Session_init, or finalized)");
 }
 

@@ -16,7 +16,7 @@ namespace twinfab::mpi {
 namespace {
 
 // How often the shutdown's agent looks whether the fence is over.
-constexpr double kStopInterval = 20e-6;
+constexpr double kStopCheckInterval = 20e-6;
 
 /// The RC half connects on demand, whatever TWINFAB_CONNECT says: connecting every
 /// pair at start-up would be RC alone.
@@ -80,7 +80,7 @@ void HybridChannel::shutdown() {
   }
   // 2. ...then every rank meets the others while an agent keeps both channels going
   // for those still draining (they need this rank's ACKs and credits). The agent looks
-  // at its stop flag every kStopInterval: the rank must not touch the channels while
+  // at its stop flag every kStopCheckInterval: the rank must not touch the channels while
   // the agent uses them (a wake-up datagram from here would, on hardware, from a
   // second thread).
   std::atomic<bool> stop{false};
@@ -88,7 +88,7 @@ void HybridChannel::shutdown() {
     while (!stop.load(std::memory_order_acquire)) {
       if (progress() == 0 && !stop.load(std::memory_order_acquire)) {
         const WaitSet w = wait_set();
-        runtime_.wait_for_completion(w.sources, std::min(w.deadline, runtime_.now() + kStopInterval));
+        runtime_.wait_for_completion(w.sources, std::min(w.deadline, runtime_.now() + kStopCheckInterval));
       }
     }
   });

@@ -30,18 +30,11 @@ constexpr WrKind wr_kind(std::uint64_t id) { return static_cast<WrKind>(id >> 62
 constexpr int wr_peer(std::uint64_t id) { return static_cast<int>((id >> 32) & 0x3fffffffu); }
 constexpr std::uint32_t wr_index(std::uint64_t id) { return static_cast<std::uint32_t>(id); }
 
-// How long start-up lets a connection-manager handshake progress between connect()
-// calls (simulated or real seconds, through the runtime).
-constexpr double kConnectPollInterval = 1e-5;
 // How long a rank whose peer disconnected waits before it ends the job itself: the
 // process manager (mpirun) needs a moment to see how the peer ended (its signal or exit
 // status) and report it; a survivor that ended first had its own error reported
 // instead (siw: the peer's crash showed as this rank's flushed receives).
 constexpr double kPeerGoneGrace = 1.0;
-
-[[noreturn]] void fail(std::string_view where, const std::string& detail) {
-  throw Error(ErrorClass::MPI_ERR_OTHER, where, detail);
-}
 
 }  // namespace
 
@@ -277,7 +270,7 @@ RcChannel::Connection& RcChannel::find_connection(int peer) {
 
 RcChannel::Connection& RcChannel::create_connection(int peer) {
   if (connections_.size() >= max_connections_)
-    fail("connect", fmt::format("rank {} would need a connection to rank {} beyond the {} its receive CQ can serve "
+    fail_other("connect", fmt::format("rank {} would need a connection to rank {} beyond the {} its receive CQ can serve "
                                 "({} entries, {} per connection): lower TWINFAB_CREDITS",
                                 rank_, peer, max_connections_, recv_cq_->capacity(), credits_ + 1));
   Connection& c = connections_[peer];
@@ -385,7 +378,7 @@ void RcChannel::connect_all() {
     }
     if (all) break;
     // Lets a connection-manager handshake progress; simulated time advances.
-    device_.runtime().wait({}, device_.runtime().now() + kConnectPollInterval);
+    device_.runtime().wait({}, device_.runtime().now() + fabric::kConnectPollSeconds);
   }
 
   for (int peer = 0; peer < size_; ++peer) {
@@ -421,7 +414,7 @@ void RcChannel::handle_connect_message(const ConnectMessage& m) {
     connector_->reply_received(peer);
     const Status s = c.qp->connect(&m.rc_address);
     if (s != Status::Ok)
-      fail("connect", fmt::format("rank {}: connecting to rank {} on its request failed: {} ({})", rank_, peer,
+      fail_other("connect", fmt::format("rank {}: connecting to rank {} on its request failed: {} ({})", rank_, peer,
                                   fabric::to_string(s), c.qp->last_error()));
     activate(peer, c, /*may_send=*/false);  // until the requester's first packet arrives
     connector_->reply(peer, c.qp->local_address());
@@ -433,7 +426,7 @@ void RcChannel::handle_connect_message(const ConnectMessage& m) {
   connector_->reply_received(peer);
   const Status s = c.qp->connect(&m.rc_address);
   if (s != Status::Ok)
-    fail("connect", fmt::format("rank {}: connecting to rank {} on its reply failed: {} ({})", rank_, peer,
+    fail_other("connect", fmt::format("rank {}: connecting to rank {} on its reply failed: {} ({})", rank_, peer,
                                 fabric::to_string(s), c.qp->last_error()));
   activate(peer, c, /*may_send=*/true);
   // The responder waits for our first packet; when nothing is queued, say hello.
@@ -473,7 +466,7 @@ void RcChannel::post_receive(int peer, std::uint32_t slot) {
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, peer, slot), std::span(sges, n)};
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
-    fail("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
+    fail_other("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
                                  fabric::to_string(s), connection(peer).qp->last_error()));
 }
 
@@ -485,7 +478,7 @@ void RcChannel::post_srq_receive(std::uint32_t index) {
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, 0, index), std::span(sges, n)};
   const Status s = pool.srq->post_recv(wr);
   if (s != Status::Ok)
-    fail("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})", fabric::to_string(s),
+    fail_other("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})", fabric::to_string(s),
                                  pool.srq->last_error()));
   ++pool.posted;
 }
@@ -508,7 +501,7 @@ void RcChannel::reserve_srq_for(std::size_t connections) {
   const std::uint64_t needed = std::uint64_t{connections} * (credits_ + 1);
   while (std::uint64_t{pool_->chunks.size()} * pool_->size < needed) {
     if (!grow_srq())
-      fail("connect", fmt::format("rank {}: {} connections x (TWINFAB_CREDITS {} + 1) need {} shared receive buffers "
+      fail_other("connect", fmt::format("rank {}: {} connections x (TWINFAB_CREDITS {} + 1) need {} shared receive buffers "
                                   "on a device without RNR retry, above TWINFAB_SRQ_MAX_SIZE ({}, or the device's "
                                   "limit): raise it or lower TWINFAB_CREDITS",
                                   rank_, connections, credits_, needed, pool_->max_size));
@@ -518,7 +511,7 @@ void RcChannel::reserve_srq_for(std::size_t connections) {
 int RcChannel::srq_peer(const fabric::WorkCompletion& wc) const {
   const auto it = pool_->peer_of_qp.find(wc.qp_num);
   if (it == pool_->peer_of_qp.end())
-    fail("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}", wc.qp_num,
+    fail_other("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}", wc.qp_num,
                                  rank_));
   return it->second;
 }
@@ -604,7 +597,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
+    fail_other("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
                              fabric::to_string(s), c.qp->last_error()));
   take_send_slot();
   packet_posted(c, bye, update);
@@ -643,7 +636,7 @@ RcChannel::Try RcChannel::try_send_fast(int peer, Connection& c, const PacketHea
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail("send", fmt::format("writing a {} packet into rank {}'s fast-path ring failed: {} ({})",
+    fail_other("send", fmt::format("writing a {} packet into rank {}'s fast-path ring failed: {} ({})",
                              to_string(header.type), peer, fabric::to_string(s), c.qp->last_error()));
   if (fp.ring) fp.ring->owed = 0;
   --t.credits;
@@ -671,7 +664,7 @@ RcChannel::Try RcChannel::try_send_control(int peer, Connection& c, PacketType t
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail("send", fmt::format("posting a {} to rank {} failed: {} ({})", to_string(type), peer, fabric::to_string(s),
+    fail_other("send", fmt::format("posting a {} to rank {} failed: {} ({})", to_string(type), peer, fabric::to_string(s),
                              c.qp->last_error()));
   packet_posted(c, bye, !bye);
   ++counters_.controls_as_immediates;
@@ -723,7 +716,7 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
+    fail_other("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
                                    peer, fabric::to_string(s), c.qp->last_error()));
   if (with_imm) {
     if (credits_enforced_) --c.credits;
@@ -769,13 +762,13 @@ void RcChannel::maybe_send_credit_update(int peer) {
 PacketHeader RcChannel::read_packet(int peer, std::byte* base, std::uint32_t slots, std::uint32_t slot,
                                     std::uint32_t byte_len, std::span<const std::byte>& payload) {
   if (byte_len < kMinPacketBytes)
-    fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
+    fail_other("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
   // In its head slot, or made whole in its body (head_slots.hpp).
   const std::byte* buffer =
       head_slot_received(base + std::size_t{slot} * head_bytes_, base + body_offset(slots, slot), head_bytes_, byte_len);
   const std::optional<ParsedPacket> packet = parse_packet({buffer, byte_len});
   if (!packet)
-    fail("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
+    fail_other("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
   payload = packet->payload;
   return packet->header;
 }
@@ -801,7 +794,7 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       header.type = control_type(wc.imm_data);
       header.credits = control_credits(wc.imm_data);
       if (header.type != PacketType::CreditUpdate && header.type != PacketType::Bye)
-        fail("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
+        fail_other("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
     } else {
       header = pool_ ? read_packet(peer, pool_->chunks[slot / pool_->size].storage.get(), pool_->size,
                                    slot % pool_->size, wc.byte_len, payload)
@@ -847,13 +840,13 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
 
 void RcChannel::take_fast_path_control(int peer, Connection& c, const PacketHeader& header) {
   if (!c.fast)
-    fail("progress", fmt::format("rank {} sent a {} but this rank runs without the RDMA fast path: every rank "
+    fail_other("progress", fmt::format("rank {} sent a {} but this rank runs without the RDMA fast path: every rank "
                                  "must have the same TWINFAB_FASTPATH",
                                  peer, to_string(header.type)));
   FastPathTarget& target = c.fast->target;
   if (header.type == PacketType::FastPathOffer) {
     if (header.total_bytes == 0 || header.total_bytes > 65536 || target.slots > 0)
-      fail("progress", fmt::format("rank {} offered a malformed or second fast-path ring ({} slots)", peer,
+      fail_other("progress", fmt::format("rank {} offered a malformed or second fast-path ring ({} slots)", peer,
                                    header.total_bytes));
     target.addr = header.remote_addr;
     target.rkey = header.rkey;
@@ -862,7 +855,7 @@ void RcChannel::take_fast_path_control(int peer, Connection& c, const PacketHead
   } else {
     target.credits += header.token;
     if (target.credits > target.slots)
-      fail("progress", fmt::format("rank {} returned more fast-path slots than its ring has ({} > {})", peer,
+      fail_other("progress", fmt::format("rank {} returned more fast-path slots than its ring has ({} > {})", peer,
                                    target.credits, target.slots));
   }
   if (!c.pending.empty() && !c.queued_for_flush) {
@@ -921,13 +914,13 @@ std::size_t RcChannel::poll_rings() {
       const SlotState state = inspect_fast_path_slot(slot, fastpath_slot_bytes_, r.expected, head);
       if (state == SlotState::Empty || state == SlotState::Landing) break;
       if (state == SlotState::Malformed)
-        fail("progress", fmt::format("rank {}'s fast-path slot {} says {} bytes, more than a slot holds", peer, r.next,
+        fail_other("progress", fmt::format("rank {}'s fast-path slot {} says {} bytes, more than a slot holds", peer, r.next,
                                      head.length));
       // Packets the peer sent before this one through receive buffers come first.
       if (static_cast<std::int32_t>(fp.regular_received - head.regular_before) < 0) break;
       const std::optional<ParsedPacket> packet = parse_packet({slot + kFastPathHeadBytes, head.length});
       if (!packet)
-        fail("progress", fmt::format("a {}-byte fast-path packet from rank {} is shorter than a header", head.length,
+        fail_other("progress", fmt::format("a {}-byte fast-path packet from rank {} is shorter than a header", head.length,
                                      peer));
       c.credits += packet->header.credits;
       fp.target.credits += head.credits_back;
@@ -972,9 +965,9 @@ void RcChannel::fail_receive(int peer, fabric::WcStatus status) {
                         "ends the job first",
                         rank_, peer, kPeerGoneGrace);
     device_.runtime().idle_for(kPeerGoneGrace);  // waiting, not computing: no CPU
-    fail("progress", why);
+    fail_other("progress", why);
   }
-  fail("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(status)));
+  fail_other("progress", fmt::format("a receive from rank {} completed with {}", peer, fabric::to_string(status)));
 }
 
 void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
@@ -986,7 +979,7 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   if (kind == WrKind::Packet || kind == WrKind::Control) {
     if (kind == WrKind::Packet) free_send_slots_.push_back(wr_index(wc.wr_id));
     if (wc.status != WcStatus::Success)
-      fail("progress", fmt::format("a packet to rank {} completed with {}{}", peer, fabric::to_string(wc.status),
+      fail_other("progress", fmt::format("a packet to rank {} completed with {}{}", peer, fabric::to_string(wc.status),
                                    wc.status == WcStatus::RetryExceededError
                                        ? fmt::format(" (rank {}'s device stopped acknowledging: its process or node "
                                                      "is gone, or the fabric lost more packets in a row than the "

@@ -17,10 +17,6 @@ namespace {
 // its host's peers still gets back to its other work.
 constexpr int kPopsPerProgress = 64;
 
-[[noreturn]] void fail(std::string_view where, const std::string& detail) {
-  throw Error(ErrorClass::MPI_ERR_OTHER, where, detail);
-}
-
 // The blob this rank publishes: the segment name's length, the name, the identity.
 std::vector<std::byte> encode_blob(std::span<const std::byte> name, std::span<const std::byte> identity) {
   std::vector<std::byte> blob(4 + name.size() + identity.size());
@@ -46,7 +42,7 @@ ShmChannel::ShmChannel(fabric::SharedMemory& memory, fabric::Runtime& runtime, f
                 local_ranks_.back() - local_ranks_.front() == static_cast<int>(local_ranks_.size()) - 1;
   self_index_ = local_index(rank_);
   if (self_index_ < 0)
-    fail("MPI_Init", fmt::format("shared memory: rank {} is not among the ranks the launcher placed on its host", rank_));
+    fail_other("MPI_Init", fmt::format("shared memory: rank {} is not among the ranks the launcher placed on its host", rank_));
   locals_.resize(local_ranks_.size());
   caps_.max_payload = layout_.max_payload();
   const bool single_copy = memory_.single_copy();
@@ -113,16 +109,16 @@ ShmChannel::Local& ShmChannel::attached(int index) {
   std::uint32_t name_bytes = 0;
   if (blob.size() >= 4) std::memcpy(&name_bytes, blob.data(), 4);
   if (blob.size() < 4 || blob.size() < 4 + std::size_t{name_bytes})
-    fail("shared memory", fmt::format("rank {} published no usable shared-memory segment", peer));
+    fail_other("shared memory", fmt::format("rank {} published no usable shared-memory segment", peer));
   const std::span<const std::byte> all(blob);
   try {
     l.segment = memory_.attach(all.subspan(4, name_bytes));
     l.peer = memory_.peer(all.subspan(4 + name_bytes));
   } catch (const fabric::Error& e) {
-    fail("shared memory", fmt::format("rank {} cannot map the segment of rank {} on its host: {}", rank_, peer, e.what()));
+    fail_other("shared memory", fmt::format("rank {} cannot map the segment of rank {} on its host: {}", rank_, peer, e.what()));
   }
   if (!shm::matches(l.segment->bytes(), layout_, peer))
-    fail("shared memory", fmt::format("the segment rank {} published is not a twinfab queue of this job's shape "
+    fail_other("shared memory", fmt::format("the segment rank {} published is not a twinfab queue of this job's shape "
                                       "(TWINFAB_SHM_CELLS and TWINFAB_PACKET_SIZE must be the same on every rank)",
                                       peer));
   l.reach = Reach::Yes;
@@ -133,7 +129,7 @@ ShmChannel::Local& ShmChannel::attached(int index) {
 shm::CellHeader& ShmChannel::cell_of(shm::Item item) {
   const std::uint32_t owner = shm::item_owner(item);
   if (owner >= locals_.size() || shm::item_cell(item) >= layout_.cells)
-    fail("shared memory", fmt::format("rank {}: a corrupt queue item {:#x}", rank_, item));
+    fail_other("shared memory", fmt::format("rank {}: a corrupt queue item {:#x}", rank_, item));
   return shm::cell(attached(static_cast<int>(owner)).base, layout_, shm::item_cell(item));
 }
 
@@ -165,7 +161,7 @@ void ShmChannel::put_cell(int peer, shm::CellKind kind, const PacketHeader& head
 
 void ShmChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
   if (payload_bytes > caps_.max_payload)
-    fail("shared memory", fmt::format("a packet of {} bytes of payload is above the channel's {}", payload_bytes,
+    fail_other("shared memory", fmt::format("a packet of {} bytes of payload is above the channel's {}", payload_bytes,
                                       caps_.max_payload));
   if (pending_.empty() && !free_.empty()) {
     put_cell(peer, shm::CellKind::Packet, header, 0, payload_bytes, fill);
@@ -189,7 +185,7 @@ void ShmChannel::post_rdma(int peer, const RdmaOp& op) {
                        : op.kind == RdmaOp::Kind::WriteWithImm ? caps_.rdma_write_with_imm
                                                                : false;
   if (!offered || !reachable(peer))
-    fail("shared memory", fmt::format("an RDMA operation (kind {}) to rank {} that the shared-memory channel does not "
+    fail_other("shared memory", fmt::format("an RDMA operation (kind {}) to rank {} that the shared-memory channel does not "
                                       "offer",
                                       static_cast<int>(op.kind), peer));
   ++counters_.rdma_posted;
@@ -207,7 +203,7 @@ void ShmChannel::run_rdma(int peer, const RdmaOp& op) {
   const fabric::Status s = op.kind == RdmaOp::Kind::Read ? l.peer->read(local, op.remote_addr, op.local.length)
                                                          : l.peer->write(op.remote_addr, local, op.local.length);
   if (s != fabric::Status::Ok)
-    fail("shared memory", fmt::format("rank {}: a single copy {} rank {} failed: {}", rank_,
+    fail_other("shared memory", fmt::format("rank {}: a single copy {} rank {} failed: {}", rank_,
                                       op.kind == RdmaOp::Kind::Read ? "from" : "to", peer, l.peer->last_error()));
   if (op.kind == RdmaOp::Kind::WriteWithImm) {
     put_cell(peer, shm::CellKind::Immediate, PacketHeader{}, op.imm, 0, [](std::span<std::byte>) {});
@@ -264,7 +260,7 @@ void ShmChannel::take(shm::Item item) {
       sink_.on_write_immediate(source, cell.immediate);
       break;
     default:
-      fail("shared memory", fmt::format("rank {}: a cell of unknown kind {} from rank {}", rank_,
+      fail_other("shared memory", fmt::format("rank {}: a cell of unknown kind {} from rank {}", rank_,
                                         static_cast<unsigned>(cell.kind), source));
   }
   // Back to its owner, which is woken only if it waits for cells.

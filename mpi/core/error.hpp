@@ -137,4 +137,8 @@ class Error : public std::runtime_error {
   ErrorClass error_class_;
 };
 
+/// Throws Error(MPI_ERR_OTHER, where, detail): a failure below MPI (the fabric, the
+/// operating system) that no more precise MPI error class names.
+[[noreturn]] void fail_other(std::string_view where, std::string_view detail);
+
 }  // namespace twinfab::mpi

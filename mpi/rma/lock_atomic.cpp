@@ -36,8 +36,8 @@
 // writers are not starved by a stream of readers once they hold the word; readers may
 // wait behind a queue of writers.
 #include <algorithm>
-#include <atomic>
 
+#include "mpi/rma/control_word.hpp"
 #include "mpi/rma/rma_engine.hpp"
 
 namespace twinfab::mpi::rma {
@@ -55,14 +55,6 @@ constexpr double kBackoffMax = 1e-3;
 /// with every one they take 0.15 s. Seed 001's single-origin lock overhead pays for it:
 /// a round trip more per lock+unlock pair (docs/rma.md).
 constexpr std::uint32_t kRelocksBeforeCourtesy = 1;
-
-std::uint64_t load(const std::uint64_t& word) {
-  return std::atomic_ref<const std::uint64_t>(word).load(std::memory_order_acquire);
-}
-
-void store(std::uint64_t& word, std::uint64_t value) {
-  std::atomic_ref<std::uint64_t>(word).store(value, std::memory_order_release);
-}
 
 }  // namespace
 
@@ -106,7 +98,7 @@ RmaEngine::PendingAtomic RmaEngine::post_atomic_at(Window& window, int target, s
 std::uint64_t RmaEngine::wait_atomic(Window& window, const PendingAtomic& pending) {
   if (pending.done) return pending.value;
   while (rdma_.count(pending.cookie) != 0) context_.progress_or_wait();
-  return load(window.control()[pending.slot]);
+  return load_control(window.control()[pending.slot]);
 }
 
 std::uint64_t RmaEngine::remote_atomic(Window& window, int target, std::size_t word, RdmaOp::Kind kind,
@@ -172,8 +164,8 @@ void RmaEngine::mcs_acquire(Window& window, int target) {
   const std::size_t next = window.layout.lock_next(target);
   const std::size_t flag = window.layout.lock_grant(target);
   // The node is reset before this rank can be found in the queue (the swap below).
-  store(control[next], 0);
-  store(control[flag], 0);
+  store_control(control[next], 0);
+  store_control(control[flag], 0);
   const std::uint64_t me = static_cast<std::uint64_t>(window.rank()) + 1;
   // The first guess of the swap goes out with a compare-and-swap of the lock word from
   // 0 to -1 right behind it (the target's HCA applies them in order): an uncontended
@@ -201,14 +193,14 @@ void RmaEngine::mcs_acquire(Window& window, int target) {
   if (took_word) remote_atomic(window, target, ControlLayout::kLockWord, RdmaOp::Kind::FetchAdd, 1, 0, false);
   write_counter(window, static_cast<int>(tail - 1), window.layout.lock_next(target), me,
                 ControlLayout::kStageMcsNext);
-  wait_until([&] { return load(control[flag]) != 0; });
+  wait_until([&] { return load_control(control[flag]) != 0; });
 }
 
 void RmaEngine::mcs_release(Window& window, int target) {
   std::uint64_t* control = window.control();
   const std::size_t next = window.layout.lock_next(target);
   const std::uint64_t me = static_cast<std::uint64_t>(window.rank()) + 1;
-  if (load(control[next]) == 0) {
+  if (load_control(control[next]) == 0) {
     ++counters_.lock_attempts;
     const std::uint64_t old =
         remote_atomic(window, target, ControlLayout::kMcsTail, RdmaOp::Kind::CompareSwap, me, 0, true);
@@ -217,10 +209,10 @@ void RmaEngine::mcs_release(Window& window, int target) {
       return;
     }
     // A successor swapped itself in and is about to link: wait for it.
-    wait_until([&] { return load(control[next]) != 0; });
+    wait_until([&] { return load_control(control[next]) != 0; });
   }
   // Hand over: the successor inherits the lock word at -1.
-  const int successor = static_cast<int>(load(control[next]) - 1);
+  const int successor = static_cast<int>(load_control(control[next]) - 1);
   write_counter(window, successor, window.layout.lock_grant(target), 1, ControlLayout::kStageMcsFlag);
 }
 

@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::uint32_t kRecvSlots = 8;  ///< an origin has at most an unlock, a request and a close unread
 constexpr std::uint32_t kSendSlots = 4;
-constexpr double kConnectPollInterval = 1e-5;
 
 /// What a work request is, in the top bits of its wr_id; the member in bits 8-47 and
 /// the slot in bits 0-7.
@@ -171,7 +170,7 @@ void LockService::connect(const std::vector<std::vector<std::byte>>& addresses, 
       }
     }
     if (all) break;
-    runtime.wait({}, runtime.now() + kConnectPollInterval);
+    runtime.wait({}, runtime.now() + fabric::kConnectPollSeconds);
   }
   for (std::size_t p = 0; p < links_.size(); ++p) {
     if (!links_[p]) continue;

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 
 #include "mpi/coll/collectives.hpp"
+#include "mpi/rma/control_word.hpp"
 #include "mpi/rma/rma_engine.hpp"
 
 namespace twinfab::mpi::rma {
@@ -50,7 +50,7 @@ void RmaEngine::service_acquire(Window& window, int target, LockType type, const
   const std::uint64_t& grant = window.control()[window.layout.lock_grant(target)];
   fabric::Runtime& runtime = context_.runtime();
   const double since = runtime.now();
-  while (std::atomic_ref<const std::uint64_t>(grant).load(std::memory_order_acquire) < sequence) {
+  while (load_control(grant) < sequence) {
     service.check(target, since, where);
     // A remote agent's grant is an RDMA write, which ends the wait; the rank's own
     // agent stores it, which the simulator cannot see, so that one is polled for.

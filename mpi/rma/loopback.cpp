@@ -12,8 +12,6 @@ namespace twinfab::mpi::rma {
 namespace {
 
 constexpr const char* kWhere = "MPI one-sided (loopback atomics)";
-/// How long set-up lets a connection handshake progress between connect() calls.
-constexpr double kConnectPollInterval = 1e-5;
 constexpr int kConnectAttempts = 100000;
 
 }  // namespace
@@ -35,7 +33,7 @@ LoopbackAtomics::LoopbackAtomics(fabric::Device& device) : device_(device) {
     if (a == fabric::Status::InProgress) a = origin_->connect(&to_responder);
     if (b == fabric::Status::InProgress) b = responder_->connect(&to_origin);
     if (a == fabric::Status::InProgress || b == fabric::Status::InProgress)
-      device_.runtime().wait({}, device_.runtime().now() + kConnectPollInterval);
+      device_.runtime().wait({}, device_.runtime().now() + fabric::kConnectPollSeconds);
   }
   if (a != fabric::Status::Ok || b != fabric::Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, kWhere,

@@ -7,17 +7,10 @@
 #include <atomic>
 
 #include "mpi/coll/collectives.hpp"
+#include "mpi/rma/control_word.hpp"
 #include "mpi/rma/rma_engine.hpp"
 
 namespace twinfab::mpi::rma {
-
-namespace {
-
-std::uint64_t load(const std::uint64_t& word) {
-  return std::atomic_ref<const std::uint64_t>(word).load(std::memory_order_acquire);
-}
-
-}  // namespace
 
 void RmaEngine::raise_target_error(Window& window, int target, const char* where) {
   TargetState& state = window.target(target);
@@ -175,7 +168,7 @@ std::vector<int> RmaEngine::group_ranks(const Window& window, const GroupPtr& gr
 
 void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::uint64_t value, int which) {
   if (peer == window.rank()) {
-    std::atomic_ref<std::uint64_t>(window.control()[word]).store(value, std::memory_order_release);
+    store_control(window.control()[word], value);
     return;
   }
   const std::size_t staging = window.layout.staging(peer, which);
@@ -202,7 +195,7 @@ void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::u
 bool RmaEngine::completed(Window& window, int origin, std::uint64_t wanted) {
   // The epochs `origin` ended by its RDMA-written counter plus those it ended by a
   // Completed message (complete()).
-  return load(window.control()[window.layout.complete_count(origin)]) + window.completes_received[origin] >= wanted;
+  return load_control(window.control()[window.layout.complete_count(origin)]) + window.completes_received[origin] >= wanted;
 }
 
 void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, const char* where) {
@@ -253,7 +246,7 @@ void RmaEngine::start(Window& window, const GroupPtr& group, int assertions, con
       continue;
     }
     const std::uint64_t& flag = window.control()[window.layout.post_count(target)];
-    wait_until([&] { return load(flag) >= wanted; });
+    wait_until([&] { return load_control(flag) >= wanted; });
   }
   window.epoch.started = true;
   window.epoch.start_group = targets;

@@ -83,31 +83,14 @@ void expect_values(const Layout& layout, const std::vector<std::int64_t>& got, s
 }
 
 /// A commutative sum as a user op, so that it also serves the derived type.
-void add(const void* user_data, const void* in, void* inout, std::int64_t count, const mpi::Datatype&) {
+void add_at_layout(const void* user_data, const void* in, void* inout, std::int64_t count, const mpi::Datatype&) {
   const auto& layout = *static_cast<const Layout*>(user_data);
   const auto* a = static_cast<const std::int64_t*>(in);
   auto* b = static_cast<std::int64_t*>(inout);
   for (std::int64_t d = 0; d < layout.values(count); ++d) b[layout.at(d)] += a[layout.at(d)];
 }
 
-// The non-commutative op of coll_user_op_test.cpp: x -> a*x + b, composed.
-struct Affine {
-  std::uint64_t a;
-  std::uint64_t b;
-  bool operator==(const Affine&) const = default;
-};
-Affine then(const Affine& left, const Affine& right) { return {right.a * left.a, right.a * left.b + right.b}; }
-Affine affine_input(int rank, std::int64_t k) {
-  const auto r = static_cast<std::uint64_t>(rank);
-  const auto i = static_cast<std::uint64_t>(k);
-  return {3 + 2 * ((r * 7 + i) % 5), r * 11 + i * 13 + 1};
-}
-Affine affine_fold(int first, int last, std::int64_t k) {
-  Affine acc{1, 0};
-  for (int r = first; r < last; ++r) acc = then(acc, affine_input(r, k));
-  return acc;
-}
-void compose(const void*, const void* in, void* inout, std::int64_t count, const mpi::Datatype&) {
+void compose_affine(const void*, const void* in, void* inout, std::int64_t count, const mpi::Datatype&) {
   const auto* left = static_cast<const Affine*>(in);
   auto* right = static_cast<Affine*>(inout);
   for (std::int64_t i = 0; i < count; ++i) right[i] = then(left[i], right[i]);
@@ -199,7 +182,7 @@ void check_allreduce(const mpi::Config& config, unsigned ranks, unsigned per_hos
     const int rank = world_of(comm, comm.rank());
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
-      const ReductionOp op = ReductionOp::user(&add, &layout, true);
+      const ReductionOp op = ReductionOp::user(&add_at_layout, &layout, true);
       for (const std::int64_t count : counts(n, 20000)) {
         const mpi::coll::CallShape call{n, count, count * type->size(), true};
         for (const Mode mode : {Mode::Blocking, Mode::Nonblocking}) {
@@ -228,7 +211,7 @@ void check_allreduce(const mpi::Config& config, unsigned ranks, unsigned per_hos
     // A non-commutative op: rank order or a refusal.
     auto affine = mpi::Datatype::contiguous(2, c.datatype(BasicKind::Uint64));
     affine->commit();
-    const ReductionOp op = ReductionOp::user(&compose, nullptr, false);
+    const ReductionOp op = ReductionOp::user(&compose_affine, nullptr, false);
     for (const std::int64_t count : counts(n, 3000)) {
       std::vector<Affine> in(static_cast<std::size_t>(count) + 1), out(in.size());
       for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(comm.rank(), k);
@@ -255,7 +238,7 @@ void check_reduce(const mpi::Config& config, unsigned ranks, unsigned per_host) 
     const int rank = world_of(comm, me);
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
-      const ReductionOp op = ReductionOp::user(&add, &layout, true);
+      const ReductionOp op = ReductionOp::user(&add_at_layout, &layout, true);
       for (const std::int64_t count : counts(n, 20000)) {
         const mpi::coll::CallShape call{n, count, count * type->size(), true};
         for (const int root : {0, n - 1, n / 2}) {
@@ -287,7 +270,7 @@ void check_reduce(const mpi::Config& config, unsigned ranks, unsigned per_host) 
     }
     auto affine = mpi::Datatype::contiguous(2, c.datatype(BasicKind::Uint64));
     affine->commit();
-    const ReductionOp op = ReductionOp::user(&compose, nullptr, false);
+    const ReductionOp op = ReductionOp::user(&compose_affine, nullptr, false);
     for (const std::int64_t count : counts(n, 3000)) {
       std::vector<Affine> in(static_cast<std::size_t>(count) + 1), out(in.size());
       for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(me, k);
@@ -314,7 +297,7 @@ void check_reduce_scatter(const mpi::Config& config, unsigned ranks, unsigned /*
     const int rank = c.world().rank();
     for (const Layout layout : {Layout{false}, Layout{true}}) {
       const auto type = layout.type(c);
-      const ReductionOp op = ReductionOp::user(&add, &layout, true);
+      const ReductionOp op = ReductionOp::user(&add_at_layout, &layout, true);
       // Blocks of `block` elements each, or uneven ones (some empty) for the v form.
       for (const std::int64_t block : counts(n, 3000)) {
         for (const bool uneven : {false, true}) {
@@ -355,7 +338,7 @@ void check_reduce_scatter(const mpi::Config& config, unsigned ranks, unsigned /*
     }
     auto affine = mpi::Datatype::contiguous(2, c.datatype(BasicKind::Uint64));
     affine->commit();
-    const ReductionOp op = ReductionOp::user(&compose, nullptr, false);
+    const ReductionOp op = ReductionOp::user(&compose_affine, nullptr, false);
     for (const std::int64_t block : counts(n, 500)) {
       const std::int64_t total = block * n;
       std::vector<Affine> in(static_cast<std::size_t>(total) + 1), out(static_cast<std::size_t>(block) + 1);
@@ -660,7 +643,7 @@ const Forced kForced[] = {
     {"TWINFAB_BARRIER", "dissemination"},
 };
 
-std::string case_name(const ::testing::TestParamInfo<std::tuple<Forced, unsigned>>& info) {
+std::string forced_case_name(const ::testing::TestParamInfo<std::tuple<Forced, unsigned>>& info) {
   const Forced f = std::get<0>(info.param);
   return std::string(f.variable + 8) + "_" + f.word + "_" + std::to_string(std::get<1>(info.param));
 }
@@ -668,7 +651,7 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Forced, unsigned
 INSTANTIATE_TEST_SUITE_P(Forced, Algorithm,
                          ::testing::Combine(::testing::ValuesIn(kForced), ::testing::Values(1u, 2u, 3u, 4u, 5u, 7u, 8u,
                                                                                            16u)),
-                         case_name);
+                         forced_case_name);
 
 // ---------------------------------------------------------------- node-aware
 

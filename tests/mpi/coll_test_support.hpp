@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -108,6 +109,31 @@ void expect_mpi_error(F&& f, mpi::ErrorClass expected, const std::string& fragme
     EXPECT_EQ(e.error_class(), expected) << e.what();
     EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
   }
+}
+
+/// The non-commutative op of the reduction tests: x -> a*x + b (mod 2^64), composed; a
+/// result is right only if an algorithm kept the operands in rank order.
+struct Affine {
+  std::uint64_t a;
+  std::uint64_t b;
+  bool operator==(const Affine&) const = default;
+};
+
+/// `left` first, then `right`.
+inline Affine then(const Affine& left, const Affine& right) { return {right.a * left.a, right.a * left.b + right.b}; }
+
+/// Rank `rank`'s element `k`.
+inline Affine affine_input(int rank, std::int64_t k) {
+  const auto r = static_cast<std::uint64_t>(rank);
+  const auto i = static_cast<std::uint64_t>(k);
+  return {3 + 2 * ((r * 7 + i) % 5), r * 11 + i * 13 + 1};
+}
+
+/// Ranks [first, last)'s element `k` composed in rank order.
+inline Affine affine_fold(int first, int last, std::int64_t k) {
+  Affine acc{1, 0};
+  for (int r = first; r < last; ++r) acc = then(acc, affine_input(r, k));
+  return acc;
 }
 
 }  // namespace twinfab::mpitest

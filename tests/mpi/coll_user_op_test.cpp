@@ -20,31 +20,6 @@ namespace {
 using mpi::kInPlace;
 using mpi::ReductionOp;
 
-/// x -> a*x + b.
-struct Affine {
-  std::uint64_t a;
-  std::uint64_t b;
-  bool operator==(const Affine&) const = default;
-};
-
-/// `left` first, then `right`.
-Affine then(const Affine& left, const Affine& right) {
-  return {right.a * left.a, right.a * left.b + right.b};
-}
-
-Affine input(int rank, std::int64_t k) {
-  const auto r = static_cast<std::uint64_t>(rank);
-  const auto i = static_cast<std::uint64_t>(k);
-  return {3 + 2 * ((r * 7 + i) % 5), r * 11 + i * 13 + 1};
-}
-
-/// Ranks [first, last)'s element k composed in rank order.
-Affine fold(int first, int last, std::int64_t k) {
-  Affine acc{1, 0};
-  for (int r = first; r < last; ++r) acc = then(acc, input(r, k));
-  return acc;
-}
-
 /// What every call of the user functions must see.
 struct Expected {
   const mpi::Datatype* type = nullptr;
@@ -84,11 +59,11 @@ TEST_P(UserOps, NonCommutativeOpKeepsRankOrderInEveryReduction) {
     // 3000 elements are 48000 bytes: rendezvous; keep the 64-rank run small.
     for (const std::int64_t count : {std::int64_t{5}, std::int64_t{size <= 16 ? 3000 : 40}}) {
       std::vector<Affine> in(static_cast<std::size_t>(count)), out(in.size());
-      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = input(rank, k);
+      for (std::int64_t k = 0; k < count; ++k) in[static_cast<std::size_t>(k)] = affine_input(rank, k);
       auto expect = [&](const std::vector<Affine>& got, int first, int last, std::int64_t k0, std::int64_t m,
                         const char* what) {
         for (std::int64_t k = 0; k < m; ++k)
-          ASSERT_EQ(got[static_cast<std::size_t>(k)], fold(first, last, k0 + k)) << what << " count " << count << " element " << k;
+          ASSERT_EQ(got[static_cast<std::size_t>(k)], affine_fold(first, last, k0 + k)) << what << " count " << count << " element " << k;
       };
 
       const int root_step = size <= 16 ? 1 : size / 4;
@@ -122,15 +97,15 @@ TEST_P(UserOps, NonCommutativeOpKeepsRankOrderInEveryReduction) {
     for (int i = 0; i < size; ++i) total += counts[static_cast<std::size_t>(i)];
     for (int i = 0; i < rank; ++i) first += counts[static_cast<std::size_t>(i)];
     std::vector<Affine> whole(static_cast<std::size_t>(total)), mine(4);
-    for (std::int64_t k = 0; k < total; ++k) whole[static_cast<std::size_t>(k)] = input(rank, k);
+    for (std::int64_t k = 0; k < total; ++k) whole[static_cast<std::size_t>(k)] = affine_input(rank, k);
     mpi::reduce_scatter(c, whole.data(), mine.data(), counts, affine, op, c.world());
     for (int k = 0; k < counts[static_cast<std::size_t>(rank)]; ++k)
-      ASSERT_EQ(mine[static_cast<std::size_t>(k)], fold(0, size, first + k)) << "reduce_scatter element " << k;
+      ASSERT_EQ(mine[static_cast<std::size_t>(k)], affine_fold(0, size, first + k)) << "reduce_scatter element " << k;
     std::vector<Affine> blocks(static_cast<std::size_t>(3 * size));
-    for (int k = 0; k < 3 * size; ++k) blocks[static_cast<std::size_t>(k)] = input(rank, k);
+    for (int k = 0; k < 3 * size; ++k) blocks[static_cast<std::size_t>(k)] = affine_input(rank, k);
     mpi::reduce_scatter_block(c, kInPlace, blocks.data(), 3, affine, op, c.world());
     for (int k = 0; k < 3; ++k)
-      ASSERT_EQ(blocks[static_cast<std::size_t>(k)], fold(0, size, 3 * rank + k)) << "reduce_scatter_block " << k;
+      ASSERT_EQ(blocks[static_cast<std::size_t>(k)], affine_fold(0, size, 3 * rank + k)) << "reduce_scatter_block " << k;
 
     EXPECT_EQ(expected.wrong, 0);
     if (size > 1) {

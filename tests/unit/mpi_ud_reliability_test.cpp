@@ -199,7 +199,7 @@ TEST(UdReceiveWindow, GapIsNackedAfterThreePacketsOrTheHoldoffNotOnReordering) {
 
 /// Two windows over a link that drops and reorders, driven like the channel drives
 /// them: every packet must come out once and in order, whatever the loss.
-class LossyLink : public testing::TestWithParam<double> {};
+class LossyLink : public ::testing::TestWithParam<double> {};
 
 TEST_P(LossyLink, EveryPacketOnceInOrder) {
   const double loss = GetParam();
@@ -319,7 +319,7 @@ TEST_P(LossyLink, EveryPacketOnceInOrder) {
   EXPECT_EQ(delivered, total);
 }
 
-INSTANTIATE_TEST_SUITE_P(Loss, LossyLink, testing::Values(0.0, 0.01, 0.05, 0.2));
+INSTANTIATE_TEST_SUITE_P(Loss, LossyLink, ::testing::Values(0.0, 0.01, 0.05, 0.2));
 
 }  // namespace
 }  // namespace twinfab::mpi

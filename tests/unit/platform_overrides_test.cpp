@@ -9,6 +9,7 @@
 
 #include "backends/sim/platform.hpp"
 #include "fabric/error.hpp"
+#include "tests/support/expect_contains.hpp"
 
 namespace twinfab::sim {
 namespace {
@@ -16,8 +17,8 @@ namespace {
 using fabric::Error;
 using fabric::Status;
 
-const std::string kPresetDir = TWINFAB_TEST_PRESET_DIR;
-constexpr const char* kSource = "test-platform.toml";
+const std::string kPresets = TWINFAB_TEST_PRESET_DIR;
+constexpr const char* kOverridesSource = "test-platform.toml";
 // The required keys only: no [loss] or [topology] table, which overrides then create.
 constexpr const char* kMinimal = R"(name = "t"
 [network]
@@ -29,7 +30,7 @@ header_bytes = 300
 memcpy_bandwidth = "2GB/s"
 )";
 
-Platform with(const std::vector<std::string>& overrides) { return parse_platform(kMinimal, kSource, overrides); }
+Platform with(const std::vector<std::string>& overrides) { return parse_platform(kMinimal, kOverridesSource, overrides); }
 
 // The error the overrides raise (fails the test if there is none).
 std::string error_of(const std::vector<std::string>& overrides) {
@@ -43,17 +44,12 @@ std::string error_of(const std::vector<std::string>& overrides) {
   return {};
 }
 
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\n  message: " << text << "\n  lacks:   " << part;
-}
-#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(contains((text), (part)))
 
 TEST(PlatformOverrides, AppliedOnTopOfAPreset) {
-  const Platform base = load_platform(kPresetDir + "/connectx-ddr.toml");
+  const Platform base = load_platform(kPresets + "/connectx-ddr.toml");
   const std::vector<std::string> overrides = {"hca.icm_cache_entries=64", "features.atomics=false",
                                               "topology.hosts=8", "loss.probability=0.01", "name=foo"};
-  const Platform p = load_platform(kPresetDir + "/connectx-ddr.toml", overrides);
+  const Platform p = load_platform(kPresets + "/connectx-ddr.toml", overrides);
   EXPECT_EQ(p.hca.icm_cache_entries, 64u);
   EXPECT_NE(base.hca.icm_cache_entries, 64u);
   EXPECT_FALSE(p.features.atomics);
@@ -67,8 +63,8 @@ TEST(PlatformOverrides, AppliedOnTopOfAPreset) {
 }
 
 TEST(PlatformOverrides, NoOverridesIsTheOneArgumentForm) {
-  const Platform a = load_platform(kPresetDir + "/ideal.toml");
-  const Platform b = load_platform(kPresetDir + "/ideal.toml", {});
+  const Platform a = load_platform(kPresets + "/ideal.toml");
+  const Platform b = load_platform(kPresets + "/ideal.toml", {});
   EXPECT_EQ(a.link_bandwidth, b.link_bandwidth);
   EXPECT_EQ(a.hca.icm_cache_entries, b.hca.icm_cache_entries);
   EXPECT_TRUE(b.overrides.empty());

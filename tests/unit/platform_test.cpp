@@ -18,6 +18,7 @@
 
 #include "backends/sim/timing_model.hpp"
 #include "fabric/error.hpp"
+#include "tests/support/expect_contains.hpp"
 
 namespace twinfab::sim {
 namespace {
@@ -29,12 +30,6 @@ using fabric::Status;
 const fs::path kPresetDir = TWINFAB_TEST_PRESET_DIR;
 constexpr const char* kSource = "test-platform.toml";
 
-// gtest only (no gmock): a substring check whose failure shows both strings.
-::testing::AssertionResult contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\n  message: " << text << "\n  lacks:   " << part;
-}
-#define EXPECT_CONTAINS(text, part) EXPECT_TRUE(contains((text), (part)))
 
 // Sets (or unsets) an environment variable for the lifetime of the object, so that a
 // developer's own TWINFAB_PLATFORM_PATH never changes what these tests see.

@@ -16,7 +16,7 @@
 namespace twinfab::mpi::regcache {
 namespace {
 
-using testing::CountingDevice;
+using twinfab::testing::CountingDevice;
 constexpr fabric::Access kRw = fabric::Access::LocalWrite | fabric::Access::RemoteWrite | fabric::Access::RemoteRead;
 constexpr std::uintptr_t kPage = 4096;
 // Fake addresses below mmap_min_addr: no real munmap elsewhere in the process can
