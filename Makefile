@@ -57,7 +57,7 @@ test-fast: build
 
 test-asan: deps
 	@if [ ! -f $(ASAN_BUILD)/build.ninja ]; then \
-	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTWINFAB_SANITIZE=ON -DTWINFAB_WITH_VERBS=OFF \
+	  cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTWINFAB_SANITIZE=ON -DTWINFAB_UNITY=OFF -DTWINFAB_WITH_VERBS=OFF \
 	    -DTWINFAB_WITH_PYTHON=OFF; fi
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	# Leak checking is off: SimGrid keeps its engine until exit by design.
