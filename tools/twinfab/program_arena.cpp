@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "fabric/error.hpp"
 
@@ -39,6 +41,12 @@ struct ProgramLayout {
   std::uintptr_t hi = 0;  ///< the end of their last page
   std::size_t align = 0;  ///< the largest segment alignment
   std::vector<Elf64_Phdr> loads;
+  /// The address ranges a copy's code and data use, sorted and disjoint ([first,
+  /// second)): the allocated sections but those only ld.so reads (headers, symbol and
+  /// version tables, relocations, notes), or the whole segments when the file has no
+  /// section headers. Only these are copied, so copies can interleave.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> live;
+  std::size_t live_align = 0;  ///< what a copy's base must be a multiple of
   std::vector<Elf64_Rela> relocations;
   std::uintptr_t init = 0;  ///< DT_INIT (0: none)
   std::uintptr_t init_array = 0;
@@ -57,6 +65,112 @@ std::uintptr_t page_size() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGE
               fmt::format("'{}' cannot be copied into the shared program mapping: {}; run it with "
                           "--privatization dlopen (one mapping per copy: fewer ranks fit under vm.max_map_count)",
                           program, why));
+}
+
+using Ranges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
+
+/// `ranges` sorted, with those closer than `gap` bytes merged.
+Ranges merged(Ranges ranges, std::uintptr_t gap) {
+  std::sort(ranges.begin(), ranges.end());
+  Ranges out;
+  for (const auto& r : ranges) {
+    if (!out.empty() && r.first <= out.back().second + gap)
+      out.back().second = std::max(out.back().second, r.second);
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+/// The live ranges from the section headers, and their largest alignment (at least a
+/// cache line); false when the file has no usable section headers.
+bool live_from_sections(const std::vector<char>& image, const Elf64_Ehdr& header, ProgramLayout& layout) {
+  if (header.e_shoff == 0 || header.e_shnum == 0 || header.e_shentsize != sizeof(Elf64_Shdr) ||
+      header.e_shoff > image.size() || std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > image.size() - header.e_shoff)
+    return false;
+  std::vector<Elf64_Shdr> sections(header.e_shnum);
+  std::memcpy(sections.data(), image.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
+  const Elf64_Shdr* names = header.e_shstrndx < sections.size() ? &sections[header.e_shstrndx] : nullptr;
+  auto name_of = [&](const Elf64_Shdr& sh) -> std::string_view {
+    if (names == nullptr || names->sh_offset > image.size() || sh.sh_name >= names->sh_size ||
+        names->sh_size > image.size() - names->sh_offset)
+      return {};
+    const char* text = image.data() + names->sh_offset + sh.sh_name;
+    return {text, strnlen(text, names->sh_size - sh.sh_name)};
+  };
+  Ranges live;
+  std::size_t align = 64;
+  for (const Elf64_Shdr& sh : sections) {
+    if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
+    switch (sh.sh_type) {
+      case SHT_NOTE:
+      case SHT_HASH:
+      case SHT_GNU_HASH:
+      case SHT_DYNSYM:
+      case SHT_GNU_versym:
+      case SHT_GNU_verneed:
+      case SHT_GNU_verdef:
+      case SHT_RELA:
+      case SHT_REL:
+      case SHT_RELR:
+        continue;  // read by ld.so in the first copy only
+      default:
+        break;
+    }
+    const std::string_view name = name_of(sh);
+    if (name == ".interp" || name == ".dynstr") continue;
+    if (sh.sh_addr < layout.lo || sh.sh_addr > layout.hi || sh.sh_size > layout.hi - sh.sh_addr) return false;
+    live.emplace_back(sh.sh_addr, sh.sh_addr + sh.sh_size);
+    align = std::max<std::size_t>(align, sh.sh_addralign);
+  }
+  if (live.empty() || align > layout.align || (align & (align - 1)) != 0) return false;
+  layout.live = merged(std::move(live), align);
+  layout.live_align = align;
+  return true;
+}
+
+/// Whether `addr`..`addr + bytes` lies in one of `layout`'s live ranges.
+bool is_live(const ProgramLayout& layout, std::uintptr_t addr, std::size_t bytes) {
+  return std::any_of(layout.live.begin(), layout.live.end(),
+                     [&](const auto& r) { return addr >= r.first && addr <= r.second && bytes <= r.second - addr; });
+}
+
+/// Whether the unwind entries at `eh_frame` end with their zero terminator inside the
+/// live range that holds them: the unwinder reads a registered table up to it, and
+/// past a copy's ranges lie its neighbours' bytes.
+bool eh_frame_ends_in_range(const std::vector<char>& image, const ProgramLayout& layout) {
+  auto range = std::find_if(layout.live.begin(), layout.live.end(),
+                            [&](const auto& r) { return layout.eh_frame >= r.first && layout.eh_frame < r.second; });
+  if (range == layout.live.end()) return false;
+  for (const Elf64_Phdr& ph : layout.loads) {
+    if (layout.eh_frame < ph.p_vaddr || layout.eh_frame >= ph.p_vaddr + ph.p_filesz) continue;
+    const std::uintptr_t end = std::min<std::uintptr_t>(range->second, ph.p_vaddr + ph.p_filesz);
+    for (std::uintptr_t at = layout.eh_frame; at + 4 <= end;) {
+      std::uint32_t length = 0;
+      std::memcpy(&length, image.data() + ph.p_offset + (at - ph.p_vaddr), sizeof length);
+      if (length == 0) return true;
+      if (length == 0xffffffffu) return false;  // 64-bit lengths: not what GCC emits
+      at += 4 + std::uintptr_t{length};
+    }
+    return false;
+  }
+  return false;
+}
+
+/// The smallest multiple of `align` at which copies of `ranges` can follow one another
+/// without any two overlapping: taken modulo the stride, the ranges must not meet.
+std::size_t interleave_stride(const Ranges& ranges, std::size_t align, std::size_t most) {
+  std::size_t total = 0;
+  for (const auto& r : ranges) total += r.second - r.first;
+  for (std::size_t stride = (total + align - 1) / align * align; stride < most; stride += align) {
+    Ranges folded;  // [start mod stride, + length)
+    for (const auto& r : ranges) folded.emplace_back(r.first % stride, r.first % stride + (r.second - r.first));
+    std::sort(folded.begin(), folded.end());
+    bool fits = folded.back().second <= folded.front().first + stride;  // the last wraps onto the first
+    for (std::size_t k = 1; fits && k < folded.size(); ++k) fits = folded[k].first >= folded[k - 1].second;
+    if (fits) return stride;
+  }
+  return most;
 }
 
 ProgramLayout read_layout(const std::vector<char>& image, const std::string& program) {
@@ -175,6 +289,24 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
     }
     if (!found) refuse(program, "its .eh_frame_hdr lies outside its segments");
   }
+  // What the copies use must lie in the ranges copied; otherwise copy whole segments.
+  bool sections_suffice = live_from_sections(image, header, layout);
+  if (sections_suffice) {
+    for (const Elf64_Rela& r : layout.relocations)
+      if (ELF64_R_TYPE(r.r_info) != R_X86_64_NONE && !is_live(layout, r.r_offset, sizeof(std::uint64_t)))
+        sections_suffice = false;
+    if ((layout.init != 0 && !is_live(layout, layout.init, 1)) || (layout.fini != 0 && !is_live(layout, layout.fini, 1)) ||
+        (layout.init_count != 0 && !is_live(layout, layout.init_array, layout.init_count * sizeof(void*))) ||
+        (layout.fini_count != 0 && !is_live(layout, layout.fini_array, layout.fini_count * sizeof(void*))) ||
+        (layout.eh_frame != 0 && !eh_frame_ends_in_range(image, layout)))
+      sections_suffice = false;
+  }
+  if (!sections_suffice) {
+    Ranges segments;
+    for (const Elf64_Phdr& ph : layout.loads) segments.emplace_back(ph.p_vaddr, ph.p_vaddr + ph.p_memsz);
+    layout.live = merged(std::move(segments), 0);
+    layout.live_align = layout.align;
+  }
   return layout;
 }
 
@@ -183,7 +315,7 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
 /// the reverse order of loading.
 struct Finalizers {
   char* first_base = nullptr;  ///< copy 0's vaddr 0
-  std::size_t slot = 0;
+  std::size_t stride = 0;
   unsigned copies = 0;
   std::uintptr_t fini = 0;
   std::uintptr_t fini_array = 0;
@@ -200,7 +332,7 @@ void run_finalizers() {
   using Destructor = void (*)();
   for (auto f = finalizers().rbegin(); f != finalizers().rend(); ++f)
     for (unsigned i = f->copies; i-- > 0;) {
-      char* const base = f->first_base + std::size_t{i} * f->slot;
+      char* const base = f->first_base + std::size_t{i} * f->stride;
       for (std::size_t k = f->fini_count; k-- > 0;) {
         std::uintptr_t entry = 0;
         std::memcpy(&entry, base + f->fini_array + k * sizeof entry, sizeof entry);
@@ -216,8 +348,14 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
                            unsigned copies, std::vector<char*> argv)
     : copies_(copies) {
   const ProgramLayout layout = read_layout(image, program);
-  first_vaddr_ = layout.lo;
-  slot_ = (layout.hi - layout.lo + layout.align - 1) / layout.align * layout.align;
+  const std::size_t unit = layout.live_align;
+  first_vaddr_ = layout.live.front().first / unit * unit;
+  const std::uintptr_t live_end = layout.live.back().second;
+  // Copy i's vaddr 0 is stride_ bytes after copy i-1's: where the ranges a copy uses
+  // leave room, the next copies' ranges fill it (a program's code and data are often a
+  // few KB in pages of 4), so each copy costs the memory of what it uses.
+  const std::size_t whole = (live_end - first_vaddr_ + unit - 1) / unit * unit;
+  stride_ = interleave_stride(layout.live, unit, whole);
 
   link_map* map = nullptr;
   if (dlinfo(template_handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) {
@@ -231,28 +369,34 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   void* main_symbol = dlsym(template_handle, "main");
   if (main_symbol == nullptr) refuse(program, "it exports no main");
   main_offset_ = reinterpret_cast<std::uintptr_t>(main_symbol) - template_base;
+  if (!is_live(layout, main_offset_, 1)) refuse(program, "its main lies outside the sections it copies");
   if (copies == 0) return;
 
-  // One mapping for every copy: read-write-execute, so that the slots' code and data
-  // pages are one kind and the kernel keeps them as one mapping (an executable code
-  // page and a writable data page would be two per copy). Over-sized by one
-  // alignment unit to align the first slot.
-  const std::size_t bytes = slot_ * copies + layout.align;
+  // One mapping for every copy: read-write-execute, so that the copies' code and data
+  // are one kind and the kernel keeps them as one mapping (an executable code page and
+  // a writable data page would be two per copy). Over-sized by one alignment unit to
+  // align the first copy.
+  const std::size_t bytes = stride_ * (copies - 1) + whole + unit;
   void* raw = mmap(nullptr, bytes, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                    -1, 0);
   if (raw == MAP_FAILED)
     throw Error(Status::NoResource,
                 fmt::format("cannot map {:.1f} MiB for {} copies of '{}': {}", bytes / 1048576.0, copies, program,
                             std::strerror(errno)));
-  const auto aligned = (reinterpret_cast<std::uintptr_t>(raw) + layout.align - 1) / layout.align * layout.align;
+  const auto aligned = (reinterpret_cast<std::uintptr_t>(raw) + unit - 1) / unit * unit;
   arena_ = reinterpret_cast<char*>(aligned);
 
   std::vector<void*> frames;
   frames.reserve(copies + 1);
   for (unsigned i = 0; i < copies; ++i) {
     char* const base = base_of(i);
-    for (const Elf64_Phdr& ph : layout.loads)
-      std::memcpy(base + ph.p_vaddr, image.data() + ph.p_offset, ph.p_filesz);  // .bss stays zero
+    // Only the live ranges: the rest of the copy's span belongs to its neighbours.
+    for (const auto& [from, to] : layout.live)
+      for (const Elf64_Phdr& ph : layout.loads) {
+        const std::uintptr_t a = std::max<std::uintptr_t>(from, ph.p_vaddr);
+        const std::uintptr_t b = std::min<std::uintptr_t>(to, ph.p_vaddr + ph.p_filesz);
+        if (a < b) std::memcpy(base + a, image.data() + ph.p_offset + (a - ph.p_vaddr), b - a);  // .bss stays zero
+      }
     const std::uintptr_t delta = reinterpret_cast<std::uintptr_t>(base) - template_base;
     for (const Elf64_Rela& r : layout.relocations) {
       const std::uint32_t type = ELF64_R_TYPE(r.r_info);  // one of read_layout's five
@@ -285,7 +429,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   if (layout.fini != 0 || layout.fini_count != 0) {
     static const bool registered = std::atexit(run_finalizers) == 0;
     (void)registered;
-    finalizers().push_back(Finalizers{base_of(0), slot_, copies, layout.fini, layout.fini_array,
+    finalizers().push_back(Finalizers{base_of(0), stride_, copies, layout.fini, layout.fini_array,
                                       layout.fini_count});
   }
 

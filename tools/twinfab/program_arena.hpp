@@ -5,10 +5,13 @@
 // mappings (code, data), so the default vm.max_map_count (65530) stops a run near
 // 32,000 ranks. A ProgramArena makes the copies itself, as AMPI's PIE-globals
 // privatization does: the program is dlopen'ed once (its libraries loaded, its
-// symbols bound), and each further copy is the program's loadable segments laid out
-// in a slot of one anonymous read-write-execute mapping, relocated to that slot,
-// its constructors run and its unwind tables registered. Adjacent slots share the
-// mapping, so N copies cost one mapping, not 2N. docs/mpi.md, "Private copies".
+// symbols bound), and each further copy is the program's code and data laid out in one
+// anonymous read-write-execute mapping, relocated to where it lies, its constructors
+// run and its unwind tables registered: N copies cost one mapping, not 2N. Copies
+// interleave: only the sections a copy uses are copied (not the ELF headers, symbol
+// tables and relocations ld.so alone reads), and the next copy starts as soon as its
+// sections, shifted, miss the previous ones', so a small program's copy costs the
+// memory of its code and data rather than two pages. docs/mpi.md, "Private copies".
 //
 // What it refuses (with a message naming the alternative, --privatization dlopen):
 // thread-local variables (PT_TLS), text relocations, relocation types a position-
@@ -43,18 +46,19 @@ class ProgramArena {
 
   /// Copy `i`'s main (0 <= i < copies).
   MainFunction main_of(unsigned i) const;
-  /// Bytes of address space one copy takes (its segments, page-aligned).
-  std::size_t slot_bytes() const noexcept { return slot_; }
+  /// Bytes from one copy to the next (the memory a copy costs, once its neighbours
+  /// fill the gaps between its sections).
+  std::size_t stride_bytes() const noexcept { return stride_; }
 
  private:
-  /// Where vaddr 0 of copy `i` is (its slot, less the program's first page address).
-  char* base_of(unsigned i) const noexcept { return arena_ + std::size_t{i} * slot_ - first_vaddr_; }
+  /// Where vaddr 0 of copy `i` is.
+  char* base_of(unsigned i) const noexcept { return arena_ + std::size_t{i} * stride_ - first_vaddr_; }
 
-  std::size_t slot_ = 0;
+  std::size_t stride_ = 0;
   unsigned copies_ = 0;
   char* arena_ = nullptr;
   std::uintptr_t main_offset_ = 0;  ///< main's address in a copy, from the copy's base
-  std::uintptr_t first_vaddr_ = 0;  ///< the lowest page of the program's segments
+  std::uintptr_t first_vaddr_ = 0;  ///< the first copied address, rounded down to the copies' alignment
 };
 
 }  // namespace twinfab::tools
