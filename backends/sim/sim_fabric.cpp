@@ -349,9 +349,11 @@ double SimFabric::loss_probability(uint32_t dst_host) const { return loss_by_hos
 const Route& SimFabric::route(uint32_t src_host, uint32_t dst_host) {
   SimHca::RouteSlot& slot = hcas_[src_host]->route_slot(dst_host);
   if (slot.dst_host == dst_host) return *slot.route;
-  const Route& r = find_route(src_host, dst_host);
-  slot = {dst_host, &r};  // the map's nodes never move
-  return r;
+  const auto known = routes_.find((static_cast<uint64_t>(src_host) << 32) | dst_host);
+  const Route* r = known != routes_.end() ? &known->second : nullptr;
+  if (r == nullptr) route_stack_.run([&] { r = &find_route(src_host, dst_host); });  // SimGrid's routing: deep
+  slot = {dst_host, r};  // the map's nodes never move
+  return *r;
 }
 
 const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {

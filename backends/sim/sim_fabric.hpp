@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backends/sim/event_queue.hpp"
+#include "backends/sim/side_stack.hpp"
 #include "backends/sim/wire.hpp"
 
 #include <simgrid/s4u.hpp>
@@ -212,6 +213,7 @@ class SimFabric {
   LossModel loss_;
   std::vector<double> loss_by_host_;
   std::unordered_map<uint64_t, Route> routes_;
+  SideStack route_stack_{256 * 1024};  ///< where find_route runs (side_stack.hpp says why)
   const std::vector<simgrid::s4u::Host*>* hosts_ = nullptr;  ///< by host index (the engine's)
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;
