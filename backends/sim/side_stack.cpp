@@ -1,6 +1,7 @@
 #include "backends/sim/side_stack.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <utility>
@@ -8,7 +9,7 @@
 namespace twinfab::sim {
 
 SideStack::~SideStack() {
-  if (stack_ != nullptr) munmap(stack_, bytes_);
+  if (mapping_ != nullptr) munmap(mapping_, bytes_ + static_cast<std::size_t>(sysconf(_SC_PAGESIZE)));
 }
 
 void SideStack::trampoline(unsigned high, unsigned low) {
@@ -30,12 +31,18 @@ void SideStack::run(const std::function<void()>& f) {
   return;
 #endif
   if (stack_ == nullptr) {
-    void* mapped = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // With a guard page below it: an overflow faults instead of writing over whatever
+    // lies beneath.
+    const std::size_t guard = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    void* mapped =
+        mmap(nullptr, bytes_ + guard, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapped == MAP_FAILED) {
       f();
       return;
     }
-    stack_ = mapped;
+    mprotect(mapped, guard, PROT_NONE);
+    mapping_ = mapped;
+    stack_ = static_cast<char*>(mapped) + guard;
   }
   if (getcontext(&callee_) != 0) {
     f();

@@ -23,7 +23,8 @@ namespace twinfab::sim {
 
 class SideStack {
  public:
-  /// A stack of `bytes` (mapped at the first run(), untouched pages cost nothing).
+  /// A stack of `bytes` and a guard page (mapped at the first run(); untouched pages
+  /// cost nothing).
   explicit SideStack(std::size_t bytes) noexcept : bytes_(bytes) {}
   ~SideStack();
   SideStack(const SideStack&) = delete;
@@ -39,6 +40,7 @@ class SideStack {
   static void trampoline(unsigned high, unsigned low);
 
   std::size_t bytes_;
+  void* mapping_ = nullptr;  ///< the stack and the guard page below it
   void* stack_ = nullptr;
   ucontext_t caller_{};
   ucontext_t callee_{};
