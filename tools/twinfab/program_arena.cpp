@@ -234,7 +234,7 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
   if (plt_kind != DT_RELA) refuse(program, "its PLT relocations are not RELA");
   layout.init_count = init_array_size / sizeof(void*);
   layout.fini_count = fini_array_size / sizeof(void*);
-  // What the copies will read or call must lie inside their slot.
+  // What the copies will read or call must lie inside their segments.
   auto inside = [&](std::uint64_t vaddr, std::uint64_t bytes) {
     return vaddr >= layout.lo && vaddr <= layout.hi && bytes <= layout.hi - vaddr;
   };
