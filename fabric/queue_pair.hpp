@@ -84,7 +84,6 @@ RcReliability resolve_reliability(const QpConfig& config, const RcReliability& d
 /// backend's create_qp() calls it first.
 void check_qp_config(const QpConfig& config);
 
-
 /// How long a caller that connects QPs lets a connection-manager handshake progress
 /// between connect() calls (simulated or real seconds, through its runtime): short
 /// against a handshake's round trips, long enough not to spin.

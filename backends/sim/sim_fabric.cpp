@@ -104,7 +104,7 @@ double fixed_one_way_cost(const Platform& p) {
 /// fixed HCA cost included. SimGrid's fat tree has one latency for every cable; twinfab
 /// gives each link_latency + switch_latency / 2, right for a route through one switch
 /// and short by (switches - 1) / 2 switch crossings on longer ones, which the
-/// latency-factor hook and find_route() make up with this.
+/// latency-factor hook and compute_route() make up with this.
 double route_latency(double link_latency, double switch_latency, double fixed, std::size_t cables) {
   return static_cast<double>(cables) * link_latency + static_cast<double>(cables - 1) * switch_latency + fixed;
 }
@@ -349,17 +349,20 @@ double SimFabric::loss_probability(uint32_t dst_host) const { return loss_by_hos
 const Route& SimFabric::route(uint32_t src_host, uint32_t dst_host) {
   SimHca::RouteSlot& slot = hcas_[src_host]->route_slot(dst_host);
   if (slot.dst_host == dst_host) return *slot.route;
-  const auto known = routes_.find((static_cast<uint64_t>(src_host) << 32) | dst_host);
-  const Route* r = known != routes_.end() ? &known->second : nullptr;
-  if (r == nullptr) route_stack_.run([&] { r = &find_route(src_host, dst_host); });  // SimGrid's routing: deep
-  slot = {dst_host, r};  // the map's nodes never move
-  return *r;
+  const uint64_t key = (static_cast<uint64_t>(src_host) << 32) | dst_host;
+  auto it = routes_.find(key);
+  if (it == routes_.end()) {
+    // SimGrid's routing is the deepest call a rank makes: on the side stack
+    // (side_stack.hpp).
+    Route computed;
+    route_stack_.run([&] { computed = compute_route(src_host, dst_host); });
+    it = routes_.emplace(key, computed).first;
+  }
+  slot = {dst_host, &it->second};  // the map's nodes never move
+  return it->second;
 }
 
-const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
-  uint64_t key = (static_cast<uint64_t>(src_host) << 32) | dst_host;
-  auto it = routes_.find(key);
-  if (it != routes_.end()) return it->second;
+Route SimFabric::compute_route(uint32_t src_host, uint32_t dst_host) const {
   std::vector<s4u::Link*> links;
   double latency = 0;
   hcas_[src_host]->host()->route_to(hcas_[dst_host]->host(), links, &latency);
@@ -377,7 +380,7 @@ const Route& SimFabric::find_route(uint32_t src_host, uint32_t dst_host) {
   r.bottleneck_bw = std::numeric_limits<double>::infinity();
   for (auto* l : links) r.bottleneck_bw = std::min(r.bottleneck_bw, l->get_bandwidth());
   r.window = Wire::window(r.latency, r.bottleneck_bw, platform_.hca.wqe_interval());
-  return routes_.emplace(key, r).first->second;
+  return r;
 }
 
 uint64_t SimFabric::packets(uint64_t payload) const noexcept {

@@ -119,7 +119,7 @@ struct Route {
   double bottleneck_bw = 0;   ///< smallest link bandwidth on the path
   /// Most larger packets on the wire from the sender while one for this route leaves
   /// (Wire::window: enough to keep the route busy at the HCA's message rate).
-  uint32_t window = 0;  ///< set by find_route
+  uint32_t window = 0;  ///< set by compute_route
 };
 
 /// Flops per second of a host's core (only the ratio to sleep_for's seconds matters).
@@ -204,7 +204,8 @@ class SimFabric {
   SimQueuePair* resolve(const QpRef& ref) const { return qp_alive(ref.id) ? ref.qp : nullptr; }
 
  private:
-  const Route& find_route(uint32_t src_host, uint32_t dst_host);
+  /// SimGrid's route from `src_host` to `dst_host` and what a message pays on it.
+  Route compute_route(uint32_t src_host, uint32_t dst_host) const;
 
   Platform platform_;
   fabric::DeviceCapabilities caps_;
@@ -213,7 +214,7 @@ class SimFabric {
   LossModel loss_;
   std::vector<double> loss_by_host_;
   std::unordered_map<uint64_t, Route> routes_;
-  SideStack route_stack_{256 * 1024};  ///< where find_route runs (side_stack.hpp says why)
+  SideStack route_stack_{256 * 1024};  ///< where compute_route runs (side_stack.hpp says why)
   const std::vector<simgrid::s4u::Host*>* hosts_ = nullptr;  ///< by host index (the engine's)
   std::vector<std::unique_ptr<WireMessage>> message_storage_;
   std::vector<WireMessage*> free_messages_;

@@ -12,16 +12,16 @@
 // (MPICH does the same, following the Intel test suite). The keyval functions have no
 // communicator: their errors go to MPI_COMM_WORLD's handler.
 #include "mpi/capi/attributes.hpp"
-#include "mpi/capi/handle_bits.hpp"
-#include "mpi/capi/window_table.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <string_view>
 
+#include "mpi/capi/handle_bits.hpp"
 #include "mpi/capi/rank_host.hpp"
 #include "mpi/capi/rank_state.hpp"
+#include "mpi/capi/window_table.hpp"
 
 namespace twinfab::mpi::capi {
 

@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::uint32_t kIndexMask = kHandleIndexMask;
 
-
 }  // namespace
 
 const std::string* InfoObject::find(std::string_view key) const noexcept {

@@ -20,7 +20,6 @@ using namespace twinfab::mpi::capi;
 
 namespace {
 
-
 // What the shared bodies get for `request`: kNoRequest from MPI_Put and the other
 // forms without one; a request form (MPI_Rput, ...) passes the program's pointer, or
 // kRequestForm for a null one (refused as such).
@@ -57,7 +56,8 @@ WindowEntry& entry_of(RankState& s, MPI_Win win, const char* where) {
   WindowEntry* e = find_entry(s, win);
   if (e == nullptr)
     throw Error(ErrorClass::MPI_ERR_WIN, fmt::format("{}(win)", where),
-                win == MPI_WIN_NULL ? std::string("win is MPI_WIN_NULL") : fmt::format("0x{:x} is not a live window", handle_bits(win)));
+                win == MPI_WIN_NULL ? std::string("win is MPI_WIN_NULL")
+                                    : fmt::format("0x{:x} is not a live window", handle_bits(win)));
   return *e;
 }
 

@@ -1,11 +1,12 @@
 #include "mpi/capi/session_table.hpp"
-#include "mpi/capi/handle_bits.hpp"
 
 #include <fmt/format.h>
 #include <strings.h>
 
 #include <array>
 #include <cstring>
+
+#include "mpi/capi/handle_bits.hpp"
 
 namespace twinfab::mpi::capi {
 

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <cstring>
+#include <limits>
 
 #include "fabric/error.hpp"
 #include "fabric/log.hpp"
@@ -270,9 +270,10 @@ RcChannel::Connection& RcChannel::find_connection(int peer) {
 
 RcChannel::Connection& RcChannel::create_connection(int peer) {
   if (connections_.size() >= max_connections_)
-    fail_other("connect", fmt::format("rank {} would need a connection to rank {} beyond the {} its receive CQ can serve "
-                                "({} entries, {} per connection): lower TWINFAB_CREDITS",
-                                rank_, peer, max_connections_, recv_cq_->capacity(), credits_ + 1));
+    fail_other("connect",
+               fmt::format("rank {} would need a connection to rank {} beyond the {} its receive CQ can serve "
+                           "({} entries, {} per connection): lower TWINFAB_CREDITS",
+                           rank_, peer, max_connections_, recv_cq_->capacity(), credits_ + 1));
   Connection& c = connections_[peer];
   c.qp = device_.create_qp(qp_config_);
   return c;
@@ -415,7 +416,7 @@ void RcChannel::handle_connect_message(const ConnectMessage& m) {
     const Status s = c.qp->connect(&m.rc_address);
     if (s != Status::Ok)
       fail_other("connect", fmt::format("rank {}: connecting to rank {} on its request failed: {} ({})", rank_, peer,
-                                  fabric::to_string(s), c.qp->last_error()));
+                                        fabric::to_string(s), c.qp->last_error()));
     activate(peer, c, /*may_send=*/false);  // until the requester's first packet arrives
     connector_->reply(peer, c.qp->local_address());
     return;
@@ -427,7 +428,7 @@ void RcChannel::handle_connect_message(const ConnectMessage& m) {
   const Status s = c.qp->connect(&m.rc_address);
   if (s != Status::Ok)
     fail_other("connect", fmt::format("rank {}: connecting to rank {} on its reply failed: {} ({})", rank_, peer,
-                                fabric::to_string(s), c.qp->last_error()));
+                                      fabric::to_string(s), c.qp->last_error()));
   activate(peer, c, /*may_send=*/true);
   // The responder waits for our first packet; when nothing is queued, say hello.
   if (c.pending.empty()) {
@@ -467,7 +468,7 @@ void RcChannel::post_receive(int peer, std::uint32_t slot) {
   const Status s = c.qp->post_recv(wr);
   if (s != Status::Ok)
     fail_other("progress", fmt::format("re-posting a receive buffer for rank {} failed: {} ({})", peer,
-                                 fabric::to_string(s), connection(peer).qp->last_error()));
+                                       fabric::to_string(s), connection(peer).qp->last_error()));
 }
 
 void RcChannel::post_srq_receive(std::uint32_t index) {
@@ -478,8 +479,8 @@ void RcChannel::post_srq_receive(std::uint32_t index) {
   const fabric::RecvWr wr{make_wr_id(WrKind::Receive, 0, index), std::span(sges, n)};
   const Status s = pool.srq->post_recv(wr);
   if (s != Status::Ok)
-    fail_other("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})", fabric::to_string(s),
-                                 pool.srq->last_error()));
+    fail_other("progress", fmt::format("posting a buffer to the shared receive queue failed: {} ({})",
+                                       fabric::to_string(s), pool.srq->last_error()));
   ++pool.posted;
 }
 
@@ -501,18 +502,19 @@ void RcChannel::reserve_srq_for(std::size_t connections) {
   const std::uint64_t needed = std::uint64_t{connections} * (credits_ + 1);
   while (std::uint64_t{pool_->chunks.size()} * pool_->size < needed) {
     if (!grow_srq())
-      fail_other("connect", fmt::format("rank {}: {} connections x (TWINFAB_CREDITS {} + 1) need {} shared receive buffers "
-                                  "on a device without RNR retry, above TWINFAB_SRQ_MAX_SIZE ({}, or the device's "
-                                  "limit): raise it or lower TWINFAB_CREDITS",
-                                  rank_, connections, credits_, needed, pool_->max_size));
+      fail_other("connect",
+                 fmt::format("rank {}: {} connections x (TWINFAB_CREDITS {} + 1) need {} shared receive buffers "
+                             "on a device without RNR retry, above TWINFAB_SRQ_MAX_SIZE ({}, or the device's "
+                             "limit): raise it or lower TWINFAB_CREDITS",
+                             rank_, connections, credits_, needed, pool_->max_size));
   }
 }
 
 int RcChannel::srq_peer(const fabric::WorkCompletion& wc) const {
   const auto it = pool_->peer_of_qp.find(wc.qp_num);
   if (it == pool_->peer_of_qp.end())
-    fail_other("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}", wc.qp_num,
-                                 rank_));
+    fail_other("progress", fmt::format("a shared-receive-queue completion names QP {}, no connection of rank {}",
+                                       wc.qp_num, rank_));
   return it->second;
 }
 
@@ -598,7 +600,7 @@ RcChannel::Try RcChannel::try_send(int peer, Connection& c, const PacketHeader& 
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
     fail_other("send", fmt::format("posting a {} packet to rank {} failed: {} ({})", to_string(header.type), peer,
-                             fabric::to_string(s), c.qp->last_error()));
+                                   fabric::to_string(s), c.qp->last_error()));
   take_send_slot();
   packet_posted(c, bye, update);
   return Try::Sent;
@@ -637,7 +639,7 @@ RcChannel::Try RcChannel::try_send_fast(int peer, Connection& c, const PacketHea
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
     fail_other("send", fmt::format("writing a {} packet into rank {}'s fast-path ring failed: {} ({})",
-                             to_string(header.type), peer, fabric::to_string(s), c.qp->last_error()));
+                                   to_string(header.type), peer, fabric::to_string(s), c.qp->last_error()));
   if (fp.ring) fp.ring->owed = 0;
   --t.credits;
   t.next = t.next + 1 == t.slots ? 0 : t.next + 1;
@@ -664,8 +666,8 @@ RcChannel::Try RcChannel::try_send_control(int peer, Connection& c, PacketType t
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail_other("send", fmt::format("posting a {} to rank {} failed: {} ({})", to_string(type), peer, fabric::to_string(s),
-                             c.qp->last_error()));
+    fail_other("send", fmt::format("posting a {} to rank {} failed: {} ({})", to_string(type), peer,
+                                   fabric::to_string(s), c.qp->last_error()));
   packet_posted(c, bye, !bye);
   ++counters_.controls_as_immediates;
   return Try::Sent;
@@ -716,8 +718,8 @@ RcChannel::Try RcChannel::try_rdma(int peer, Connection& c, const RdmaOp& op) {
   const Status s = c.qp->post_send(wr);
   if (s == Status::NoResource) return Try::Blocked;
   if (s != Status::Ok)
-    fail_other("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode),
-                                   peer, fabric::to_string(s), c.qp->last_error()));
+    fail_other("RDMA", fmt::format("posting an RDMA {} to rank {} failed: {} ({})", fabric::to_string(wr.opcode), peer,
+                                   fabric::to_string(s), c.qp->last_error()));
   if (with_imm) {
     if (credits_enforced_) --c.credits;
     if (c.fast) ++c.fast->regular_sent;  // it consumes a receive at the peer
@@ -764,8 +766,8 @@ PacketHeader RcChannel::read_packet(int peer, std::byte* base, std::uint32_t slo
   if (byte_len < kMinPacketBytes)
     fail_other("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
   // In its head slot, or made whole in its body (head_slots.hpp).
-  const std::byte* buffer =
-      head_slot_received(base + std::size_t{slot} * head_bytes_, base + body_offset(slots, slot), head_bytes_, byte_len);
+  const std::byte* buffer = head_slot_received(base + std::size_t{slot} * head_bytes_, base + body_offset(slots, slot),
+                                               head_bytes_, byte_len);
   const std::optional<ParsedPacket> packet = parse_packet({buffer, byte_len});
   if (!packet)
     fail_other("progress", fmt::format("a {}-byte packet from rank {} is shorter than a header", byte_len, peer));
@@ -794,7 +796,8 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
       header.type = control_type(wc.imm_data);
       header.credits = control_credits(wc.imm_data);
       if (header.type != PacketType::CreditUpdate && header.type != PacketType::Bye)
-        fail_other("progress", fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
+        fail_other("progress",
+                   fmt::format("rank {} sent an immediate {:#x} that is no control message", peer, wc.imm_data));
     } else {
       header = pool_ ? read_packet(peer, pool_->chunks[slot / pool_->size].storage.get(), pool_->size,
                                    slot % pool_->size, wc.byte_len, payload)
@@ -841,13 +844,13 @@ void RcChannel::handle_receive(const fabric::WorkCompletion& wc) {
 void RcChannel::take_fast_path_control(int peer, Connection& c, const PacketHeader& header) {
   if (!c.fast)
     fail_other("progress", fmt::format("rank {} sent a {} but this rank runs without the RDMA fast path: every rank "
-                                 "must have the same TWINFAB_FASTPATH",
-                                 peer, to_string(header.type)));
+                                       "must have the same TWINFAB_FASTPATH",
+                                       peer, to_string(header.type)));
   FastPathTarget& target = c.fast->target;
   if (header.type == PacketType::FastPathOffer) {
     if (header.total_bytes == 0 || header.total_bytes > 65536 || target.slots > 0)
       fail_other("progress", fmt::format("rank {} offered a malformed or second fast-path ring ({} slots)", peer,
-                                   header.total_bytes));
+                                         header.total_bytes));
     target.addr = header.remote_addr;
     target.rkey = header.rkey;
     target.slots = static_cast<std::uint32_t>(header.total_bytes);
@@ -856,7 +859,7 @@ void RcChannel::take_fast_path_control(int peer, Connection& c, const PacketHead
     target.credits += header.token;
     if (target.credits > target.slots)
       fail_other("progress", fmt::format("rank {} returned more fast-path slots than its ring has ({} > {})", peer,
-                                   target.credits, target.slots));
+                                         target.credits, target.slots));
   }
   if (!c.pending.empty() && !c.queued_for_flush) {
     c.queued_for_flush = true;
@@ -914,14 +917,14 @@ std::size_t RcChannel::poll_rings() {
       const SlotState state = inspect_fast_path_slot(slot, fastpath_slot_bytes_, r.expected, head);
       if (state == SlotState::Empty || state == SlotState::Landing) break;
       if (state == SlotState::Malformed)
-        fail_other("progress", fmt::format("rank {}'s fast-path slot {} says {} bytes, more than a slot holds", peer, r.next,
-                                     head.length));
+        fail_other("progress", fmt::format("rank {}'s fast-path slot {} says {} bytes, more than a slot holds", peer,
+                                           r.next, head.length));
       // Packets the peer sent before this one through receive buffers come first.
       if (static_cast<std::int32_t>(fp.regular_received - head.regular_before) < 0) break;
       const std::optional<ParsedPacket> packet = parse_packet({slot + kFastPathHeadBytes, head.length});
       if (!packet)
-        fail_other("progress", fmt::format("a {}-byte fast-path packet from rank {} is shorter than a header", head.length,
-                                     peer));
+        fail_other("progress",
+                   fmt::format("a {}-byte fast-path packet from rank {} is shorter than a header", head.length, peer));
       c.credits += packet->header.credits;
       fp.target.credits += head.credits_back;
       ++r.expected;
@@ -979,13 +982,14 @@ void RcChannel::handle_send_completion(const fabric::WorkCompletion& wc) {
   if (kind == WrKind::Packet || kind == WrKind::Control) {
     if (kind == WrKind::Packet) free_send_slots_.push_back(wr_index(wc.wr_id));
     if (wc.status != WcStatus::Success)
-      fail_other("progress", fmt::format("a packet to rank {} completed with {}{}", peer, fabric::to_string(wc.status),
-                                   wc.status == WcStatus::RetryExceededError
-                                       ? fmt::format(" (rank {}'s device stopped acknowledging: its process or node "
-                                                     "is gone, or the fabric lost more packets in a row than the "
-                                                     "connection's retry count)",
-                                                     peer)
-                                       : std::string()));
+      fail_other("progress",
+                 fmt::format("a packet to rank {} completed with {}{}", peer, fabric::to_string(wc.status),
+                             wc.status == WcStatus::RetryExceededError
+                                 ? fmt::format(" (rank {}'s device stopped acknowledging: its process or node "
+                                               "is gone, or the fabric lost more packets in a row than the "
+                                               "connection's retry count)",
+                                               peer)
+                                 : std::string()));
   } else {
     --rdma_outstanding_;
     if (wc.opcode == WcOpcode::RdmaRead || wc.opcode == WcOpcode::CompareSwap || wc.opcode == WcOpcode::FetchAdd)

@@ -369,7 +369,7 @@ class RcChannel final : public Channel {
   /// The receive buffers of `slots` packets posted as [head slot][body] SGEs
   /// (head_slots.hpp); returns how many SGEs.
   std::size_t fill_receive_sges(fabric::Sge (&sges)[2], const fabric::Sge& base, std::uint32_t slots,
-                         std::uint32_t slot) const noexcept;
+                                std::uint32_t slot) const noexcept;
   /// Head slot size: a small packet (header and up to 64 bytes) lands entirely in
   /// it. 120 rather than 128: the 33 head slots of a connection with the default 32
   /// credits, after the allocator's 16-byte header, then fit one 4 KiB page.

@@ -42,7 +42,8 @@ ShmChannel::ShmChannel(fabric::SharedMemory& memory, fabric::Runtime& runtime, f
                 local_ranks_.back() - local_ranks_.front() == static_cast<int>(local_ranks_.size()) - 1;
   self_index_ = local_index(rank_);
   if (self_index_ < 0)
-    fail_other("MPI_Init", fmt::format("shared memory: rank {} is not among the ranks the launcher placed on its host", rank_));
+    fail_other("MPI_Init",
+               fmt::format("shared memory: rank {} is not among the ranks the launcher placed on its host", rank_));
   locals_.resize(local_ranks_.size());
   caps_.max_payload = layout_.max_payload();
   const bool single_copy = memory_.single_copy();
@@ -115,12 +116,14 @@ ShmChannel::Local& ShmChannel::attached(int index) {
     l.segment = memory_.attach(all.subspan(4, name_bytes));
     l.peer = memory_.peer(all.subspan(4 + name_bytes));
   } catch (const fabric::Error& e) {
-    fail_other("shared memory", fmt::format("rank {} cannot map the segment of rank {} on its host: {}", rank_, peer, e.what()));
+    fail_other("shared memory",
+               fmt::format("rank {} cannot map the segment of rank {} on its host: {}", rank_, peer, e.what()));
   }
   if (!shm::matches(l.segment->bytes(), layout_, peer))
-    fail_other("shared memory", fmt::format("the segment rank {} published is not a twinfab queue of this job's shape "
-                                      "(TWINFAB_SHM_CELLS and TWINFAB_PACKET_SIZE must be the same on every rank)",
-                                      peer));
+    fail_other("shared memory",
+               fmt::format("the segment rank {} published is not a twinfab queue of this job's shape "
+                           "(TWINFAB_SHM_CELLS and TWINFAB_PACKET_SIZE must be the same on every rank)",
+                           peer));
   l.reach = Reach::Yes;
   l.base = l.segment->bytes().data();
   return l;
@@ -162,7 +165,7 @@ void ShmChannel::put_cell(int peer, shm::CellKind kind, const PacketHeader& head
 void ShmChannel::send_packet(int peer, const PacketHeader& header, std::size_t payload_bytes, const Fill& fill) {
   if (payload_bytes > caps_.max_payload)
     fail_other("shared memory", fmt::format("a packet of {} bytes of payload is above the channel's {}", payload_bytes,
-                                      caps_.max_payload));
+                                            caps_.max_payload));
   if (pending_.empty() && !free_.empty()) {
     put_cell(peer, shm::CellKind::Packet, header, 0, payload_bytes, fill);
     return;
@@ -185,9 +188,10 @@ void ShmChannel::post_rdma(int peer, const RdmaOp& op) {
                        : op.kind == RdmaOp::Kind::WriteWithImm ? caps_.rdma_write_with_imm
                                                                : false;
   if (!offered || !reachable(peer))
-    fail_other("shared memory", fmt::format("an RDMA operation (kind {}) to rank {} that the shared-memory channel does not "
-                                      "offer",
-                                      static_cast<int>(op.kind), peer));
+    fail_other("shared memory",
+               fmt::format("an RDMA operation (kind {}) to rank {} that the shared-memory channel does not "
+                           "offer",
+                           static_cast<int>(op.kind), peer));
   ++counters_.rdma_posted;
   if (locals_[static_cast<std::size_t>(local_index(peer))].pending > 0 ||
       (op.kind == RdmaOp::Kind::WriteWithImm && (free_.empty() || !pending_.empty()))) {
@@ -204,7 +208,7 @@ void ShmChannel::run_rdma(int peer, const RdmaOp& op) {
                                                          : l.peer->write(op.remote_addr, local, op.local.length);
   if (s != fabric::Status::Ok)
     fail_other("shared memory", fmt::format("rank {}: a single copy {} rank {} failed: {}", rank_,
-                                      op.kind == RdmaOp::Kind::Read ? "from" : "to", peer, l.peer->last_error()));
+                                            op.kind == RdmaOp::Kind::Read ? "from" : "to", peer, l.peer->last_error()));
   if (op.kind == RdmaOp::Kind::WriteWithImm) {
     put_cell(peer, shm::CellKind::Immediate, PacketHeader{}, op.imm, 0, [](std::span<std::byte>) {});
   } else if (op.kind == RdmaOp::Kind::Write) {
@@ -261,7 +265,7 @@ void ShmChannel::take(shm::Item item) {
       break;
     default:
       fail_other("shared memory", fmt::format("rank {}: a cell of unknown kind {} from rank {}", rank_,
-                                        static_cast<unsigned>(cell.kind), source));
+                                              static_cast<unsigned>(cell.kind), source));
   }
   // Back to its owner, which is woken only if it waits for cells.
   Local& o = locals_[owner];

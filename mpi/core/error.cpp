@@ -40,6 +40,8 @@ ErrorClass error_class_from_int(int value) noexcept {
 Error::Error(ErrorClass error_class, std::string_view where, std::string_view detail)
     : std::runtime_error(fmt::format("{}: {}", where, detail)), error_class_(error_class) {}
 
-void fail_other(std::string_view where, std::string_view detail) { throw Error(ErrorClass::MPI_ERR_OTHER, where, detail); }
+void fail_other(std::string_view where, std::string_view detail) {
+  throw Error(ErrorClass::MPI_ERR_OTHER, where, detail);
+}
 
 }  // namespace twinfab::mpi

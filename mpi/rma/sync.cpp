@@ -195,7 +195,8 @@ void RmaEngine::write_counter(Window& window, int peer, std::size_t word, std::u
 bool RmaEngine::completed(Window& window, int origin, std::uint64_t wanted) {
   // The epochs `origin` ended by its RDMA-written counter plus those it ended by a
   // Completed message (complete()).
-  return load_control(window.control()[window.layout.complete_count(origin)]) + window.completes_received[origin] >= wanted;
+  return load_control(window.control()[window.layout.complete_count(origin)]) + window.completes_received[origin] >=
+         wanted;
 }
 
 void RmaEngine::post(Window& window, const GroupPtr& group, int assertions, const char* where) {

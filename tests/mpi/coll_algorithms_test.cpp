@@ -649,8 +649,8 @@ std::string forced_case_name(const ::testing::TestParamInfo<std::tuple<Forced, u
 }
 
 INSTANTIATE_TEST_SUITE_P(Forced, Algorithm,
-                         ::testing::Combine(::testing::ValuesIn(kForced), ::testing::Values(1u, 2u, 3u, 4u, 5u, 7u, 8u,
-                                                                                           16u)),
+                         ::testing::Combine(::testing::ValuesIn(kForced),
+                                            ::testing::Values(1u, 2u, 3u, 4u, 5u, 7u, 8u, 16u)),
                          forced_case_name);
 
 // ---------------------------------------------------------------- node-aware

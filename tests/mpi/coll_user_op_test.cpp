@@ -63,7 +63,8 @@ TEST_P(UserOps, NonCommutativeOpKeepsRankOrderInEveryReduction) {
       auto expect = [&](const std::vector<Affine>& got, int first, int last, std::int64_t k0, std::int64_t m,
                         const char* what) {
         for (std::int64_t k = 0; k < m; ++k)
-          ASSERT_EQ(got[static_cast<std::size_t>(k)], affine_fold(first, last, k0 + k)) << what << " count " << count << " element " << k;
+          ASSERT_EQ(got[static_cast<std::size_t>(k)], affine_fold(first, last, k0 + k))
+              << what << " count " << count << " element " << k;
       };
 
       const int root_step = size <= 16 ? 1 : size / 4;
@@ -105,7 +106,8 @@ TEST_P(UserOps, NonCommutativeOpKeepsRankOrderInEveryReduction) {
     for (int k = 0; k < 3 * size; ++k) blocks[static_cast<std::size_t>(k)] = affine_input(rank, k);
     mpi::reduce_scatter_block(c, kInPlace, blocks.data(), 3, affine, op, c.world());
     for (int k = 0; k < 3; ++k)
-      ASSERT_EQ(blocks[static_cast<std::size_t>(k)], affine_fold(0, size, 3 * rank + k)) << "reduce_scatter_block " << k;
+      ASSERT_EQ(blocks[static_cast<std::size_t>(k)], affine_fold(0, size, 3 * rank + k))
+          << "reduce_scatter_block " << k;
 
     EXPECT_EQ(expected.wrong, 0);
     if (size > 1) {

@@ -30,7 +30,9 @@ header_bytes = 300
 memcpy_bandwidth = "2GB/s"
 )";
 
-Platform with(const std::vector<std::string>& overrides) { return parse_platform(kMinimal, kOverridesSource, overrides); }
+Platform with(const std::vector<std::string>& overrides) {
+  return parse_platform(kMinimal, kOverridesSource, overrides);
+}
 
 // The error the overrides raise (fails the test if there is none).
 std::string error_of(const std::vector<std::string>& overrides) {
@@ -43,7 +45,6 @@ std::string error_of(const std::vector<std::string>& overrides) {
   ADD_FAILURE() << "expected an error for override " << overrides.front();
   return {};
 }
-
 
 TEST(PlatformOverrides, AppliedOnTopOfAPreset) {
   const Platform base = load_platform(kPresets + "/connectx-ddr.toml");

@@ -30,7 +30,6 @@ using fabric::Status;
 const fs::path kPresetDir = TWINFAB_TEST_PRESET_DIR;
 constexpr const char* kSource = "test-platform.toml";
 
-
 // Sets (or unsets) an environment variable for the lifetime of the object, so that a
 // developer's own TWINFAB_PLATFORM_PATH never changes what these tests see.
 class ScopedEnv {

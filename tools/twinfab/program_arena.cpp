@@ -86,7 +86,8 @@ Ranges merged(Ranges ranges, std::uintptr_t gap) {
 /// cache line); false when the file has no usable section headers.
 bool live_from_sections(const std::vector<char>& image, const Elf64_Ehdr& header, ProgramLayout& layout) {
   if (header.e_shoff == 0 || header.e_shnum == 0 || header.e_shentsize != sizeof(Elf64_Shdr) ||
-      header.e_shoff > image.size() || std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > image.size() - header.e_shoff)
+      header.e_shoff > image.size() ||
+      std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr) > image.size() - header.e_shoff)
     return false;
   std::vector<Elf64_Shdr> sections(header.e_shnum);
   std::memcpy(sections.data(), image.data() + header.e_shoff, sections.size() * sizeof(Elf64_Shdr));
@@ -295,7 +296,8 @@ ProgramLayout read_layout(const std::vector<char>& image, const std::string& pro
     for (const Elf64_Rela& r : layout.relocations)
       if (ELF64_R_TYPE(r.r_info) != R_X86_64_NONE && !is_live(layout, r.r_offset, sizeof(std::uint64_t)))
         sections_suffice = false;
-    if ((layout.init != 0 && !is_live(layout, layout.init, 1)) || (layout.fini != 0 && !is_live(layout, layout.fini, 1)) ||
+    if ((layout.init != 0 && !is_live(layout, layout.init, 1)) ||
+        (layout.fini != 0 && !is_live(layout, layout.fini, 1)) ||
         (layout.init_count != 0 && !is_live(layout, layout.init_array, layout.init_count * sizeof(void*))) ||
         (layout.fini_count != 0 && !is_live(layout, layout.fini_array, layout.fini_count * sizeof(void*))) ||
         (layout.eh_frame != 0 && !eh_frame_ends_in_range(image, layout)))
@@ -429,8 +431,7 @@ ProgramArena::ProgramArena(const std::vector<char>& image, void* template_handle
   if (layout.fini != 0 || layout.fini_count != 0) {
     static const bool registered = std::atexit(run_finalizers) == 0;
     (void)registered;
-    finalizers().push_back(Finalizers{base_of(0), stride_, copies, layout.fini, layout.fini_array,
-                                      layout.fini_count});
+    finalizers().push_back(Finalizers{base_of(0), stride_, copies, layout.fini, layout.fini_array, layout.fini_count});
   }
 
   // Constructors, in ld.so's order (DT_INIT, then DT_INIT_ARRAY), copy by copy.

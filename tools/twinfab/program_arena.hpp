@@ -46,15 +46,11 @@ class ProgramArena {
 
   /// Copy `i`'s main (0 <= i < copies).
   MainFunction main_of(unsigned i) const;
-  /// Bytes from one copy to the next (the memory a copy costs, once its neighbours
-  /// fill the gaps between its sections).
-  std::size_t stride_bytes() const noexcept { return stride_; }
-
  private:
   /// Where vaddr 0 of copy `i` is.
   char* base_of(unsigned i) const noexcept { return arena_ + std::size_t{i} * stride_ - first_vaddr_; }
 
-  std::size_t stride_ = 0;
+  std::size_t stride_ = 0;  ///< bytes from one copy to the next
   unsigned copies_ = 0;
   char* arena_ = nullptr;
   std::uintptr_t main_offset_ = 0;  ///< main's address in a copy, from the copy's base

@@ -52,12 +52,13 @@ fi
 # starts; in the micro-VM's emulated CPU that was ~0.4 s of a 2-rank job's ~3 s
 # (measured 2026-12-07: 2.99 -> 2.58 s on average). Only what a launch on this one
 # node uses; a value already in the environment wins.
-for selection in plm=isolated 'ras=^slurm,gridengine' routed=direct rmaps=round_robin errmgr=default_hnp \
-    state=hnp shmem=mmap schizo=ompi regx=naive odls=default iof=hnp pmix=ext3x reachable=weighted \
-    ess=hnp,env,pmi,singleton rtc=hwloc; do
-  name=OMPI_MCA_${selection%%=*}
-  eval "[ -n \"\${$name+set}\" ] || export $name='${selection#*=}'"
-done
+export OMPI_MCA_plm="${OMPI_MCA_plm-isolated}" OMPI_MCA_ras="${OMPI_MCA_ras-^slurm,gridengine}" \
+  OMPI_MCA_routed="${OMPI_MCA_routed-direct}" OMPI_MCA_rmaps="${OMPI_MCA_rmaps-round_robin}" \
+  OMPI_MCA_errmgr="${OMPI_MCA_errmgr-default_hnp}" OMPI_MCA_state="${OMPI_MCA_state-hnp}" \
+  OMPI_MCA_shmem="${OMPI_MCA_shmem-mmap}" OMPI_MCA_schizo="${OMPI_MCA_schizo-ompi}" \
+  OMPI_MCA_regx="${OMPI_MCA_regx-naive}" OMPI_MCA_odls="${OMPI_MCA_odls-default}" OMPI_MCA_iof="${OMPI_MCA_iof-hnp}" \
+  OMPI_MCA_pmix="${OMPI_MCA_pmix-ext3x}" OMPI_MCA_reachable="${OMPI_MCA_reachable-weighted}" \
+  OMPI_MCA_ess="${OMPI_MCA_ess-hnp,env,pmi,singleton}" OMPI_MCA_rtc="${OMPI_MCA_rtc-hwloc}"
 # --allow-run-as-root: the VM runs tests as root; --oversubscribe: 4 ranks on 2 vCPUs.
 # A rank that dies makes mpirun end the job with an error (never a hang).
 if [ "$expect_failure" = 0 ] && [ -z "$expect_output" ]; then
