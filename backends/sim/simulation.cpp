@@ -2,13 +2,18 @@
 
 #include <malloc.h>
 #include <simgrid/Exception.hpp>
+#include <xbt/config.hpp>
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <exception>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "backends/sim/memory_mappings.hpp"
+#include "backends/sim/rank_stack_arena.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "backends/sim/sim_fabric.hpp"
 #include "backends/sim/sim_oob.hpp"
@@ -30,23 +35,36 @@ namespace {
 /// twinfab sim: two mappings per rank's copy), the ranks run without guard pages: a
 /// rank that overflows its stack (TWINFAB_SIM_STACK_KIB, 1 MiB by default) then
 /// corrupts memory instead of faulting, which the info line says.
-void fit_stack_guards(unsigned nranks) {
+/// TWINFAB_SIM_STACK_GUARDS=0 drops them at any size (what a run above the cap
+/// does, at a smaller scale). Returns whether the guards stay.
+bool fit_stack_guards(unsigned nranks) {
+  bool wanted = true;
+  if (const char* value = std::getenv("TWINFAB_SIM_STACK_GUARDS")) {
+    if (std::string_view(value) != "0" && std::string_view(value) != "1")
+      throw Error(Status::InvalidArgument,
+                  fmt::format("TWINFAB_SIM_STACK_GUARDS='{}' is not 0 or 1 (0: ranks' stacks without guard pages, "
+                              "1: with them where vm.max_map_count allows, the default)",
+                              value));
+    wanted = std::string_view(value) == "1";
+  }
   const std::size_t limit = memory_mapping_limit();
-  if (limit == 0) return;
-  const std::size_t mapped = memory_mapping_count();
   constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
-  if (mapped + kGuardMappings * nranks + kSlack <= limit) return;
+  const std::size_t needed = memory_mapping_count() + kGuardMappings * nranks + kSlack;
+  if (wanted && (limit == 0 || needed <= limit)) return true;
   s4u::Engine::set_config("contexts/guard-size:0");
-  // Without a guard, SimGrid takes a stack with calloc, which clears whatever of the
+  // Without a guard, SimGrid takes a stack with calloc (from RankStackArena where the
+  // executable interposes calloc). From the heap, calloc clears whatever of the
   // heap's top chunk the stack reuses: with glibc's 128 KiB top pad that was ~135 KiB
   // written, so resident, per rank (a 16384-rank ring: 2.97 GB against 0.76 GB with
   // guards). Without the pad the heap grows by what is asked and the clear is a page.
   mallopt(M_TOP_PAD, 0);
-  fabric::log().info(
-      "sim: {} ranks with stack guard pages would need ~{} memory mappings, more than vm.max_map_count ({}): "
-      "running without guard pages (a stack overflow is not caught; raise the limit with sysctl -w "
-      "vm.max_map_count=N to keep them)",
-      nranks, mapped + kGuardMappings * nranks + kSlack, limit);
+  if (wanted)
+    fabric::log().info(
+        "sim: {} ranks with stack guard pages would need ~{} memory mappings, more than vm.max_map_count ({}): "
+        "running without guard pages (a stack overflow is not caught; raise the limit with sysctl -w "
+        "vm.max_map_count=N to keep them)",
+        nranks, needed, limit);
+  return false;
 }
 
 }  // namespace
@@ -72,13 +90,19 @@ unsigned check_placement(const Platform& p, unsigned nranks, unsigned ranks_per_
 void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body, unsigned ranks_per_host) {
   const Platform& p = fabric_->platform();
   ranks_per_host = check_placement(p, nranks, ranks_per_host);
-  fit_stack_guards(nranks);
+  const bool guards = fit_stack_guards(nranks);
 
   SimOob oob_shared(nranks);
   std::vector<std::exception_ptr> errors(nranks);
   std::vector<bool> finished(nranks, false);
   bool ending_run = false;  // a rank failed and stopped the others
   SimFabric* fabric = fabric_.get();
+  // Without guard pages, the stacks SimGrid creates in this loop come from one
+  // mapping (rank_stack_arena.hpp says why).
+  std::optional<RankStackArena::Armed> stacks_in_arena;
+  if (!guards)
+    stacks_in_arena.emplace(
+        nranks, std::size_t{1024} * static_cast<std::size_t>(simgrid::config::get_value<int>("contexts/stack-size")));
   for (unsigned r = 0; r < nranks; ++r) {
     const unsigned host = r / ranks_per_host;
     s4u::Actor::create(fmt::format("rank{}", r), fabric->hca(host).host(), [&, r, host, fabric]() {
@@ -105,6 +129,7 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
       fabric->forget_runtime(s4u::this_actor::get_pid());
     });
   }
+  stacks_in_arena.reset();
   s4u::Engine::get_instance()->run();
   // A failed rank's error (the ranks its failure stopped report nothing).
   for (auto& e : errors)
