@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 namespace twinfab::sim {
@@ -78,8 +79,10 @@ bool RankStackArena::give_back(void* p) noexcept {
   if (at < begin || at >= g_end.load(std::memory_order_relaxed)) return false;
   char* const slot = begin + static_cast<std::size_t>(at - begin) / g_slot_bytes * g_slot_bytes;
   // The stack's pages go back to the kernel now (and read as zero if the slot is
-  // handed out again, as calloc promises).
+  // handed out again, as calloc promises). errno kept: free() does not change it.
+  const int saved_errno = errno;
   madvise(slot, g_slot_bytes, MADV_DONTNEED);
+  errno = saved_errno;
   g_in_use.fetch_sub(1);
   return true;
 }
