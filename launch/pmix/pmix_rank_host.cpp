@@ -33,8 +33,8 @@ namespace twinfab::mpi::capi {
 namespace {
 
 /// A non-negative number from environment variable `name`, or `fallback` when unset;
-/// anything else is an error naming the variable.
-double number_from_environment(const char* name, double fallback) {
+/// anything else is an error naming the variable. (Unused without the verbs backend.)
+[[maybe_unused]] double number_from_environment(const char* name, double fallback) {
   const char* text = std::getenv(name);
   if (text == nullptr) return fallback;
   char* end = nullptr;

@@ -96,7 +96,7 @@ TEST(ComputationMeter, RefusesABadScaleOrThreshold) {
 TEST(ComputationMeter, TheThreadCpuClockCountsComputation) {
   const double start = ComputationMeter::thread_cpu_seconds();
   volatile double x = 0;
-  while (ComputationMeter::thread_cpu_seconds() - start < 0.002) x += 1;
+  while (ComputationMeter::thread_cpu_seconds() - start < 0.002) x = x + 1;
   EXPECT_GE(ComputationMeter::thread_cpu_seconds() - start, 0.002);
 }
 
