@@ -1,4 +1,4 @@
-#include "rank_stack_arena.hpp"
+#include "backends/sim/rank_stack_arena.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

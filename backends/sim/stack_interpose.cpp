@@ -6,7 +6,7 @@
 // Sanitizer builds leave calloc and free to the sanitizer's interceptors.
 #include <cstddef>
 
-#include "rank_stack_arena.hpp"
+#include "backends/sim/rank_stack_arena.hpp"
 
 #ifndef TWINFAB_SANITIZE
 
