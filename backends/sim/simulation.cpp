@@ -47,10 +47,11 @@ bool fit_stack_guards(unsigned nranks) {
                               value));
     wanted = std::string_view(value) == "1";
   }
-  const std::size_t limit = memory_mapping_limit();
+  const std::size_t limit = wanted ? memory_mapping_limit() : 0;
+  if (wanted && limit == 0) return true;  // no limit known
   constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
-  const std::size_t needed = memory_mapping_count() + kGuardMappings * nranks + kSlack;
-  if (wanted && (limit == 0 || needed <= limit)) return true;
+  const std::size_t needed = wanted ? memory_mapping_count() + kGuardMappings * nranks + kSlack : 0;
+  if (wanted && needed <= limit) return true;
   s4u::Engine::set_config("contexts/guard-size:0");
   // Without a guard, SimGrid takes a stack with calloc (from RankStackArena where the
   // executable interposes calloc). From the heap, calloc clears whatever of the
