@@ -12,11 +12,20 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
 
 namespace twinfab::fabric {
+
+/// A barrier a rank has started and not necessarily finished (OobExchange::start_barrier()).
+class PendingBarrier {
+ public:
+  virtual ~PendingBarrier() = default;
+  /// Whether every rank has started it: then it is over for this rank.
+  virtual bool done() const = 0;
+};
 
 class OobExchange {
  public:
@@ -32,6 +41,18 @@ class OobExchange {
   virtual std::vector<std::byte> get(int rank) const = 0;
   /// Synchronisation only.
   virtual void barrier() { fence(); }
+  /// A barrier that returns at once, for a rank that must keep serving the others until
+  /// all have arrived (a UD channel at its end answers the re-sends of peers that missed
+  /// its last ACK): it polls done() between its own waits. When the barrier completes,
+  /// every rank blocked in its runtime's Runtime::wait() (not wait_for_completion()) is
+  /// woken, and one that waits later returns at once, so the loop
+  /// `while (!b->done()) { if (work() == 0 && !b->done()) runtime.wait(cqs, deadline); }`
+  /// ends without a bounded deadline. Collective, like barrier(): every rank calls it at
+  /// the same point of its sequence of fences and barriers, and keeps the handle until
+  /// done(). Null when this exchange cannot (the default; so far only the simulator's
+  /// can, where a rank's helper agent costs memory that a 16,384-rank run counts): the
+  /// caller then blocks in barrier() while one of its agents does the serving.
+  virtual std::unique_ptr<PendingBarrier> start_barrier() { return nullptr; }
   /// The host (node) this rank runs on: ranks on the same host, which share its
   /// memory, have the same value, ranks on different hosts different ones (a
   /// non-negative id, not necessarily 0..hosts-1). Local: no communication. Empty when

@@ -25,6 +25,7 @@ class OobKeys::View final : public OobExchange {
   }
   std::vector<std::byte> get(int rank) const override { return keys_.part_of(rank, key_); }
   void barrier() override { keys_.shared_.barrier(); }
+  std::unique_ptr<PendingBarrier> start_barrier() override { return keys_.shared_.start_barrier(); }
   std::optional<int> node() const noexcept override { return keys_.shared_.node(); }
   std::vector<int> local_ranks() const override { return keys_.shared_.local_ranks(); }
   bool hosts_shared() const override { return keys_.shared_.hosts_shared(); }

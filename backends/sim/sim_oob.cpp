@@ -4,12 +4,31 @@
 
 #include <algorithm>
 
+#include "backends/sim/sim_fabric.hpp"
+#include "backends/sim/sim_runtime.hpp"
 #include "fabric/error.hpp"
 
 namespace twinfab::sim {
 
-SimOob::SimOob(unsigned size)
-    : pending_(size), visible_(size), barrier_(simgrid::s4u::Barrier::create(size)) {}
+namespace {
+
+class SimPendingBarrier final : public fabric::PendingBarrier {
+ public:
+  SimPendingBarrier(const std::uint64_t& current_round, std::uint64_t round)
+      : current_round_(current_round), round_(round) {}
+  bool done() const override { return current_round_ > round_; }
+
+ private:
+  const std::uint64_t& current_round_;
+  const std::uint64_t round_;
+};
+
+}  // namespace
+
+SimOob::SimOob(unsigned size, SimFabric* fabric)
+    : pending_(size), visible_(size), barrier_(simgrid::s4u::Barrier::create(size)), fabric_(fabric) {}
+
+SimOob::~SimOob() = default;
 
 void SimOobView::put(std::span<const std::byte> blob) { shared_.pending_[rank_].assign(blob.begin(), blob.end()); }
 
@@ -18,6 +37,23 @@ void SimOobView::fence() {
   shared_.barrier_->wait();
   shared_.visible_[rank_] = shared_.pending_[rank_];
   shared_.barrier_->wait();
+}
+
+std::unique_ptr<fabric::PendingBarrier> SimOobView::start_barrier() {
+  if (shared_.fabric_ == nullptr) return nullptr;
+  const std::uint64_t round = shared_.started_round_;
+  if (++shared_.started_ < shared_.size()) {
+    shared_.started_waiters_.push_back(shared_.fabric_->shared_runtime_of_self());
+  } else {
+    shared_.started_ = 0;
+    ++shared_.started_round_;
+    // Woken now, at this date: as the last rank reaching an s4u barrier releases the
+    // others (notify_memory() schedules the wake-up from maestro).
+    for (const std::shared_ptr<SimRuntime>& runtime : shared_.started_waiters_) runtime->notify_memory();
+    shared_.started_waiters_.clear();
+    shared_.started_waiters_.shrink_to_fit();
+  }
+  return std::make_unique<SimPendingBarrier>(shared_.started_round_, round);
 }
 
 std::vector<std::byte> SimOobView::get(int rank) const {

@@ -4,16 +4,24 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fabric/oob_exchange.hpp"
 
 namespace twinfab::sim {
 
+class SimFabric;
+class SimRuntime;
+
 /// The state all ranks of one run share.
 class SimOob {
  public:
-  explicit SimOob(unsigned size);
+  /// `fabric`: where the ranks' runtimes are, so that a started barrier can wake those
+  /// waiting for it; without one, start_barrier() is not offered.
+  explicit SimOob(unsigned size, SimFabric* fabric = nullptr);
+  ~SimOob();
   unsigned size() const noexcept { return static_cast<unsigned>(pending_.size()); }
 
  private:
@@ -21,6 +29,13 @@ class SimOob {
   std::vector<std::vector<std::byte>> pending_;  // written by put, rank-private slots
   std::vector<std::vector<std::byte>> visible_;  // as of the last fence
   simgrid::s4u::BarrierPtr barrier_;
+  // Started barriers (start_barrier()): the round in progress, how many ranks started
+  // it, and the runtimes of those to wake when the last one does. Actors run one at a
+  // time, so no lock.
+  SimFabric* fabric_;
+  std::uint64_t started_round_ = 0;
+  unsigned started_ = 0;
+  std::vector<std::shared_ptr<SimRuntime>> started_waiters_;
 };
 
 /// One rank's handle.
@@ -34,6 +49,9 @@ class SimOobView final : public fabric::OobExchange {
   int size() const noexcept override { return static_cast<int>(shared_.size()); }
   void put(std::span<const std::byte> blob) override;
   void fence() override;
+  /// Takes no simulated time, as barrier(): it is done at the date the last rank starts
+  /// it, and the others' Runtime::wait() returns then.
+  std::unique_ptr<fabric::PendingBarrier> start_barrier() override;
   std::vector<std::byte> get(int rank) const override;
   std::optional<int> node() const noexcept override { return static_cast<int>(host_); }
   std::vector<int> local_ranks() const override;

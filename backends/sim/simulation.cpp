@@ -93,11 +93,11 @@ void Simulation::run(unsigned nranks, const std::function<void(RankEnv&)>& body,
   ranks_per_host = check_placement(p, nranks, ranks_per_host);
   const bool guards = fit_stack_guards(nranks);
 
-  SimOob oob_shared(nranks);
+  SimFabric* fabric = fabric_.get();
+  SimOob oob_shared(nranks, fabric);
   std::vector<std::exception_ptr> errors(nranks);
   std::vector<bool> finished(nranks, false);
   bool ending_run = false;  // a rank failed and stopped the others
-  SimFabric* fabric = fabric_.get();
   // Without guard pages, the stacks SimGrid creates in this loop come from one
   // mapping (rank_stack_arena.hpp says why).
   std::optional<RankStackArena::Armed> stacks_in_arena;

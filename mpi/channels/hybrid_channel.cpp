@@ -78,11 +78,21 @@ void HybridChannel::shutdown() {
       runtime_.wait_for_completion(w.sources, w.deadline);
     }
   }
-  // 2. ...then every rank meets the others while an agent keeps both channels going
-  // for those still draining (they need this rank's ACKs and credits). The agent looks
-  // at its stop flag every kStopCheckInterval: the rank must not touch the channels while
-  // the agent uses them (a wake-up datagram from here would, on hardware, from a
-  // second thread).
+  // 2. ...then every rank meets the others while it keeps both channels going for those
+  // still draining (they need this rank's ACKs and credits): by polling a barrier where
+  // the exchange offers one (the simulator), else in a fence while an agent does it.
+  if (const std::unique_ptr<fabric::PendingBarrier> barrier = oob_.start_barrier()) {
+    while (!barrier->done()) {
+      if (progress() == 0 && !barrier->done()) {
+        const WaitSet w = wait_set();
+        runtime_.wait(w.sources, w.deadline);  // wait(): the barrier's end wakes it
+      }
+    }
+    return;
+  }
+  // The agent looks at its stop flag every kStopCheckInterval: the rank must not touch
+  // the channels while the agent uses them (a wake-up datagram from here would, on
+  // hardware, from a second thread).
   std::atomic<bool> stop{false};
   std::unique_ptr<fabric::Agent> agent = runtime_.spawn("hybrid-shutdown", [&] {
     while (!stop.load(std::memory_order_acquire)) {

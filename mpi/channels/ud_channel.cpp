@@ -676,13 +676,22 @@ void UdChannel::shutdown() {
   while (!drained()) {
     if (progress() == 0 && !drained()) wait_once();
   }
+  // 2. Meet the others, answering meanwhile peers whose last ACK from this rank was
+  //    lost (they re-send, and must hear from us to finish step 1): by polling a
+  //    barrier where the exchange offers one (the simulator: no agent, whose stack and
+  //    actor were a quarter of a 16,384-rank UD run's memory), else in a fence while an
+  //    agent answers. Every rank takes the same kind of step, as both are collective.
+  if (const std::unique_ptr<fabric::PendingBarrier> barrier = oob_.start_barrier()) {
+    while (!barrier->done()) {
+      if (progress() == 0 && !barrier->done()) wait_once();
+    }
+    return;
+  }
   if (peers_.empty()) {
     // Nobody sent this rank anything, so nobody waits for an ACK from it.
     oob_.fence();
     return;
   }
-  // 2. Meet the others in a fence, while an agent answers peers whose last ACK from
-  //    this rank was lost (they re-send, and must hear from us to finish step 1).
   stop_.store(false, std::memory_order_relaxed);
   std::unique_ptr<fabric::Agent> agent = runtime_.spawn("ud-shutdown", [this] {
     while (!stop_.load(std::memory_order_acquire)) {

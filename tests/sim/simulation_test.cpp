@@ -46,6 +46,43 @@ TEST(Simulation, RanksRunWithTheirOwnDevicesAndExchange) {
   });
 }
 
+// A started barrier (OobExchange::start_barrier()): the UD channel's end polls one
+// instead of keeping an agent. Ranks start it at different dates; those that wait for
+// it in Runtime::wait() on a CQ where nothing will come wake when the last one starts,
+// at its date, and not before; a second round works the same; a rank that starts it
+// last finds it done at once.
+TEST(Simulation, AStartedBarrierWakesItsWaitersWhenTheLastRankStartsIt) {
+  testing::run_forked([] {
+    sim::Platform platform = sim::load_platform("ideal");
+    platform.hosts = 4;
+    sim::Simulation s(platform);
+    std::vector<double> ended(4, -1), second(4, -1);
+    std::vector<int> waits(4, 0);
+    s.run(4, [&](sim::RankEnv& env) {
+      auto cq = env.device.create_cq(4);  // nothing ever completes in it
+      fabric::CompletionQueue* src[] = {cq.get()};
+      for (int round = 0; round < 2; ++round) {
+        env.runtime.sleep_for(1e-6 * (env.rank + 1) * (round + 1));  // rank 3 starts last
+        std::unique_ptr<fabric::PendingBarrier> b = env.oob.start_barrier();
+        ASSERT_NE(b, nullptr);
+        if (env.rank == 3) {
+          EXPECT_TRUE(b->done());
+        }
+        while (!b->done()) {
+          ++waits[env.rank];
+          env.runtime.wait(src, fabric::Runtime::kForever);
+        }
+        (round == 0 ? ended : second)[env.rank] = env.runtime.now();
+      }
+    }, 1);
+    for (int r = 0; r < 4; ++r) {
+      EXPECT_NEAR(ended[r], 4e-6, 1e-12) << "rank " << r;
+      EXPECT_NEAR(second[r], 4e-6 + 8e-6, 1e-12) << "rank " << r;
+      EXPECT_EQ(waits[r], r == 3 ? 0 : 2) << "rank " << r;  // one wake-up per round, no spurious ones
+    }
+  });
+}
+
 TEST(Simulation, AnExceptionInARankIsRethrown) {
   testing::run_forked([] {
     sim::Simulation s(sim::load_platform("ideal"));

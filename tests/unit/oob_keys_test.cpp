@@ -1,9 +1,11 @@
 // OobKeys (fabric/oob_keys.hpp): parts of one rank that publish blobs under keys of
 // their own do not overwrite each other, each reads its peers' part under its key, a
-// key a rank never published reads empty, and a truncated blob is an error.
+// key a rank never published reads empty, a truncated blob is an error, and a view
+// starts the shared exchange's barrier (or none, as it).
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "fabric/error.hpp"
@@ -29,10 +31,29 @@ class FakeOob final : public fabric::OobExchange {
     return it == store_.visible.end() ? std::vector<std::byte>{} : it->second;
   }
   std::optional<int> node() const noexcept override { return std::nullopt; }
+  std::unique_ptr<fabric::PendingBarrier> start_barrier() override {
+    struct Done final : fabric::PendingBarrier {
+      bool done() const override { return true; }
+    };
+    ++barriers_started;
+    return std::make_unique<Done>();
+  }
+  int barriers_started = 0;
 
  private:
   Store& store_;
   int rank_;
+};
+
+/// An exchange that offers no started barrier (the contract's default).
+class BlockingOnlyOob final : public fabric::OobExchange {
+ public:
+  int rank() const noexcept override { return 0; }
+  int size() const noexcept override { return 1; }
+  void put(std::span<const std::byte>) override {}
+  void fence() override {}
+  std::vector<std::byte> get(int) const override { return {}; }
+  std::optional<int> node() const noexcept override { return std::nullopt; }
 };
 
 std::vector<std::byte> bytes(const std::string& s) {
@@ -61,6 +82,21 @@ TEST(OobKeys, EachKeyKeepsItsOwnPart) {
   EXPECT_TRUE(keys0.view(1).get(1).empty());
   EXPECT_EQ(keys0.view(1).rank(), 0);
   EXPECT_EQ(keys0.view(1).size(), 2);
+}
+
+// A channel behind a key view (the hybrid's UD and RC) ends by a started barrier when
+// the shared exchange has one, and falls back to its agent when it has none.
+TEST(OobKeys, AViewStartsTheSharedExchangesBarrierOrNone) {
+  Store store;
+  FakeOob oob0(store, 0);
+  fabric::OobKeys keys(oob0);
+  std::unique_ptr<fabric::PendingBarrier> b = keys.view(1).start_barrier();
+  ASSERT_NE(b, nullptr);
+  EXPECT_TRUE(b->done());
+  EXPECT_EQ(oob0.barriers_started, 1);
+  BlockingOnlyOob blocking;
+  fabric::OobKeys blocking_keys(blocking);
+  EXPECT_EQ(blocking_keys.view(0).start_barrier(), nullptr);
 }
 
 TEST(OobKeys, ATruncatedBlobIsAnError) {
