@@ -163,6 +163,14 @@ void Config::validate() const {
   if (hybrid_max_rc > 65536)
     throw Error(ErrorClass::MPI_ERR_ARG, "hybrid_max_rc (TWINFAB_HYBRID_MAX_RC)",
                 fmt::format("{} is above 65536", hybrid_max_rc));
+  if (rma_lock_backoff_us > 1000)
+    throw Error(ErrorClass::MPI_ERR_ARG, "rma_lock_backoff_us (TWINFAB_RMA_LOCK_BACKOFF)",
+                fmt::format("{} is outside [0, 1000] microseconds (the most any wait lasts)", rma_lock_backoff_us));
+  if (rma_lock_fair > 1)
+    throw Error(ErrorClass::MPI_ERR_ARG, "rma_lock_fair (TWINFAB_RMA_LOCK_FAIR)",
+                fmt::format("{} is neither 0 (seed 001's plain test-and-set) nor 1 (a re-lock leaves the lock free "
+                            "for a round trip first)",
+                            rma_lock_fair));
   if (shm > 1)
     throw Error(ErrorClass::MPI_ERR_ARG, "shm (TWINFAB_SHM)",
                 fmt::format("{} is neither 0 (off) nor 1 (shared memory between the ranks of a host)", shm));
@@ -293,6 +301,8 @@ void apply_from(Config& base, const Lookup& lookup) {
                {"progress", RmaLockDesign::TargetProgress}});
   choice_from(lookup, "TWINFAB_RMA_ACCUMULATE", base.rma_accumulate,
               {{"messages", RmaAccumulate::Messages}, {"atomics", RmaAccumulate::Atomics}});
+  override_from(lookup, "TWINFAB_RMA_LOCK_BACKOFF", base.rma_lock_backoff_us);
+  override_from(lookup, "TWINFAB_RMA_LOCK_FAIR", base.rma_lock_fair);
   choice_from(lookup, "TWINFAB_TRANSPORT", base.transport,
               {{"rc", Transport::Rc}, {"ud", Transport::Ud}, {"hybrid", Transport::Hybrid}});
   override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);

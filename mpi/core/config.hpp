@@ -72,6 +72,12 @@
 //   TWINFAB_RMA_LOCK          auto | ts | mcs | thread | event | progress: the passive-target
 //                             lock design (seed 001 ch. 4). auto: ts where the device has
 //                             remote atomics, progress otherwise
+//   TWINFAB_RMA_LOCK_BACKOFF  ts: microseconds the first wait after a failed attempt lasts,
+//                             doubling up to 1000 (1; 0: no backoff, the next attempt at
+//                             once, seed 001 sec. 4.4.5's "without backoff")
+//   TWINFAB_RMA_LOCK_FAIR     ts: 1 (default), a re-lock right after one's own release
+//                             first leaves the lock free for a round trip; 0, seed 001's
+//                             plain test-and-set, which such a rank can hold for ever
 //
 // Collective algorithms (docs/collectives.md; the words in collective_config.hpp):
 //   TWINFAB_ALLREDUCE, TWINFAB_ALLGATHER, TWINFAB_BCAST, TWINFAB_ALLTOALL,
@@ -210,6 +216,8 @@ struct Config {
   RmaDesign rma = RmaDesign::Auto;
   RmaLockDesign rma_lock = RmaLockDesign::Auto;
   RmaAccumulate rma_accumulate = RmaAccumulate::Messages;
+  std::uint32_t rma_lock_backoff_us = 1;
+  std::uint32_t rma_lock_fair = 1;
   /// The channel (mpi/channels) and the UD channel's parameters (ud_channel.hpp).
   Transport transport = Transport::Rc;
   std::uint32_t ud_window = 64;

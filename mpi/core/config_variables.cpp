@@ -42,7 +42,7 @@ using VarGroup = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 61> kVariables{{
+const std::array<ConfigVariable, 63> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -124,6 +124,15 @@ const std::array<ConfigVariable, 61> kVariables{{
      "included; needs remote atomics, TWINFAB_RMA=rdma and 8-byte-aligned target elements; not on dynamic or "
      "shared windows).",
      VarKind::Choice, VarGroup::OneSided, kRmaAccumulateWords, TWINFAB_CONFIG_FIELD(rma_accumulate)},
+    {"TWINFAB_RMA_LOCK_BACKOFF",
+     "The ts lock design: microseconds the first wait after a failed attempt lasts, doubling up to 1000 (0 .. "
+     "1000; 0: no backoff, the next attempt at once, seed 001's 'without backoff').",
+     VarKind::Unsigned32, VarGroup::OneSided, {}, TWINFAB_CONFIG_FIELD(rma_lock_backoff_us)},
+    {"TWINFAB_RMA_LOCK_FAIR",
+     "The ts lock design: 1, a rank that locks again within a round trip of its own release first leaves the "
+     "lock free for that round trip (others are not starved); 0, seed 001's plain test-and-set, where such a "
+     "rank wins every time.",
+     VarKind::Unsigned32, VarGroup::OneSided, {}, TWINFAB_CONFIG_FIELD(rma_lock_fair)},
     {"TWINFAB_TRANSPORT",
      "The channel under the protocols: rc (a reliable connection per peer, with RDMA), ud (one unreliable-"
      "datagram QP per process, reliability in the library, packets only; seed 004) or hybrid (UD to every peer, "

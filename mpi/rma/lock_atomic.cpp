@@ -44,10 +44,11 @@ namespace twinfab::mpi::rma {
 
 namespace {
 
-/// Exponential backoff of the test-and-set design: the first wait after a failed
-/// attempt, and the most any wait lasts (seconds of the runtime's clock).
-constexpr double kBackoffInitial = 1e-6;
+/// Exponential backoff of the test-and-set design: the most any wait lasts (seconds of
+/// the runtime's clock; the first is TWINFAB_RMA_LOCK_BACKOFF), and the least a lock
+/// round trip is taken to last.
 constexpr double kBackoffMax = 1e-3;
+constexpr double kLeastRoundTrip = 1e-6;
 /// Quick re-locks of one target in a row after which a rank leaves the lock free for a
 /// round trip (ts_acquire()). 1: every one. Measured with MPICH's linked_list_bench_lock_excl
 /// and _shr (4 ranks): with every 8th (and every 4th for _shr) the ranks that backed off
@@ -117,9 +118,11 @@ void RmaEngine::ts_acquire(Window& window, int target, LockType type) {
   // others for ever (found by MPICH's linked_list_bench_lock_excl: 4 ranks, one
   // spinning on its own element while the others backed off). Every
   // kRelocksBeforeCourtesy-th such quick re-lock in a row therefore first leaves the
-  // lock free for one round trip.
+  // lock free for one round trip, unless TWINFAB_RMA_LOCK_FAIR=0 asks for seed 001's
+  // plain design.
   const auto now = [this] { return context_.runtime().now(); };
-  if (state.released_at >= 0 && now() < state.released_at + state.lock_round_trip) {
+  const Config& config = context_.config();
+  if (config.rma_lock_fair != 0 && state.released_at >= 0 && now() < state.released_at + state.lock_round_trip) {
     if (++state.quick_relocks % kRelocksBeforeCourtesy == 0) {
       const double until = state.released_at + state.lock_round_trip;
       while (now() < until) context_.progress_or_wait(until);
@@ -127,7 +130,8 @@ void RmaEngine::ts_acquire(Window& window, int target, LockType type) {
   } else {
     state.quick_relocks = 0;
   }
-  double backoff = kBackoffInitial;
+  // 0: no backoff, the next attempt at once (seed 001 sec. 4.4.5's "without backoff").
+  double backoff = config.rma_lock_backoff_us * 1e-6;
   std::uint64_t expected = 0;
   for (;;) {
     const std::uint64_t desired = type == LockType::Exclusive ? kExclusiveLockWord : expected + 1;
@@ -135,7 +139,7 @@ void RmaEngine::ts_acquire(Window& window, int target, LockType type) {
     const double attempt_start = now();
     const std::uint64_t old =
         remote_atomic(window, target, ControlLayout::kLockWord, RdmaOp::Kind::CompareSwap, expected, desired, true);
-    state.lock_round_trip = std::max(kBackoffInitial, now() - attempt_start);
+    state.lock_round_trip = std::max(kLeastRoundTrip, now() - attempt_start);
     if (old == expected) break;
     if (type == LockType::Shared && old != kExclusiveLockWord) {
       expected = old;  // other shared holders: try again at once with their count
@@ -143,9 +147,11 @@ void RmaEngine::ts_acquire(Window& window, int target, LockType type) {
     }
     // Held against us: back off, then try from a free lock.
     expected = 0;
-    const double until = now() + backoff;
-    while (now() < until) context_.progress_or_wait(until);
-    backoff = std::min(backoff * 2, kBackoffMax);
+    if (backoff > 0) {
+      const double until = now() + backoff;
+      while (now() < until) context_.progress_or_wait(until);
+      backoff = std::min(backoff * 2, kBackoffMax);
+    }
   }
 }
 

@@ -62,7 +62,12 @@ struct LockService::Link {
 
 LockService::LockService(fabric::Device& device, RmaLockDesign design, int rank, std::vector<Peer> peers,
                          std::uint64_t* own_grant, std::uint64_t* messages)
-    : device_(device), design_(design), rank_(rank), peers_(std::move(peers)), own_grant_(own_grant),
+    : device_(device),
+      work_(device),
+      design_(design),
+      rank_(rank),
+      peers_(std::move(peers)),
+      own_grant_(own_grant),
       messages_(messages) {
   const std::size_t n = peers_.size();
   const fabric::DeviceCapabilities& caps = device_.capabilities();
@@ -272,6 +277,8 @@ void LockService::serve(const fabric::WorkCompletion& wc, std::vector<LockTable:
   } else if (wc.status == fabric::WcStatus::Success) {
     const Message m = reinterpret_cast<Buffers*>(buffers_.data())[peer].recv[slot_of(wc.wr_id)];
     post_server_recv(peer, slot_of(wc.wr_id));
+    work_.packet_received();
+    work_.packet_from_queue();
     try {
       switch (m.kind) {
         case Message::Request:
@@ -333,6 +340,7 @@ void LockService::write_grant(const LockTable::Grant& grant) {
   // Counted before it is posted: the origin may see the grant, and read the counters
   // after a barrier, before this thread would get to count it afterwards.
   count_message();
+  work_.packet_sent();
   const fabric::Status s = links_[p]->server->post_send(wr);
   if (s != fabric::Status::Ok) {
     std::atomic_ref<std::uint64_t>(*messages_).fetch_sub(1, std::memory_order_relaxed);
@@ -389,6 +397,7 @@ void LockService::send(int target, Message message, const char* where) {
   wr.wr_id = wr_id(kClientSend, target);
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = {&sge, 1};
+  work_.packet_sent();  // before the post, which starts after the work (Context::post_rdma)
   const fabric::Status s = link.client->post_send(wr);
   if (s != fabric::Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, fmt::format("{}(rank={})", where, target),

@@ -54,6 +54,7 @@
 #include "fabric/queue_pair.hpp"
 #include "fabric/runtime.hpp"
 #include "mpi/core/config.hpp"
+#include "mpi/core/host_work.hpp"
 #include "mpi/rma/lock_table.hpp"
 
 namespace twinfab::mpi::rma {
@@ -115,6 +116,11 @@ class LockService {
   /// Polls the client CQ; throws mpi::Error (MPI_ERR_OTHER) when a message to `target`
   /// failed. Sends a liveness probe when `waiting_since` is long ago.
   void check(int target, double waiting_since, const char* where);
+  /// The origin saw `target`'s agent's grant in its memory: the library's work for it
+  /// is charged as for a packet received (mpi/core/host_work.hpp), as the agent's for
+  /// each message it takes and each grant it writes, and the origin's for each message
+  /// it sends: the seed's thread designs paid MPICH2's progress engine for all of them.
+  void grant_seen() const { work_.packet_received(); }
 
   /// Collective with the window's free (after its barrier): sends every member's agent
   /// a Close and joins this rank's agent.
@@ -130,6 +136,7 @@ class LockService {
   void poll_client(const char* where);
 
   fabric::Device& device_;
+  HostWork work_;  ///< charged to whoever does the work: the rank or its agent
   RmaLockDesign design_;
   int rank_;
   std::vector<Peer> peers_;

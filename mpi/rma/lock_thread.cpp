@@ -58,6 +58,7 @@ void RmaEngine::service_acquire(Window& window, int target, LockType type, const
                                                                       : LockService::kLivenessInterval);
     context_.progress_or_wait_for_memory(deadline);
   }
+  if (target != window.rank()) service.grant_seen();
 }
 
 void RmaEngine::service_release(Window& window, int target, const char* where) {

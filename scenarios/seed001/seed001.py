@@ -70,13 +70,17 @@ class Experiment:
         self.name = name
         self.rows = []
 
-    def run(self, program, args, n=2, rma="rdma", lock="ts", plat="infinihost-sdr"):
+    def run(self, program, args, n=2, rma="rdma", lock="ts", plat="infinihost-sdr", env=None, label=None):
+        """env: more TWINFAB_* parameters for this run; label: the rows' lock column
+        instead of the design's name (a variant of a design, e.g. 'ts-plain')."""
         exe = build(program)
-        env = dict(os.environ, TWINFAB_RMA=rma, TWINFAB_RMA_LOCK=lock)
+        extra = env or {}
+        env = dict(os.environ, TWINFAB_RMA=rma, TWINFAB_RMA_LOCK=lock, **extra)
         cmd = [TWINFAB, "sim", "-n", str(n), "--platform", platform(plat), "--", exe] + [str(a) for a in args]
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if p.returncode != 0:
-            die(f"TWINFAB_RMA={rma} TWINFAB_RMA_LOCK={lock} {' '.join(cmd)} exited {p.returncode}:\n"
+            settings = " ".join(f"{k}={v}" for k, v in extra.items())
+            die(f"TWINFAB_RMA={rma} TWINFAB_RMA_LOCK={lock} {settings} {' '.join(cmd)} exited {p.returncode}:\n"
                 f"{p.stdout}{p.stderr}")
         got = 0
         for line in p.stdout.splitlines():
@@ -85,6 +89,8 @@ class Experiment:
                 row = dict(zip(FIELDS, fields))
                 row["value"] = float(row["value"])
                 row["platform"] = plat
+                if label is not None:
+                    row["lock"] = label
                 self.rows.append(row)
                 got += 1
         if got == 0:
