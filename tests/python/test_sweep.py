@@ -64,13 +64,17 @@ def test_bad_point_fails_before_any_point_runs(exit_status_program, tmp_path):
 
 def test_interrupted_sweep_keeps_a_consistent_cache_and_resumes(exit_status_program, pingpong_program, tmp_path):
     cache = tmp_path / "cache"
+    # The hung workers carry a marker of this test in their arguments (exit_status
+    # ignores it), so that the check below does not see test_run's own "hang" job when
+    # ctest runs the two at once.
+    marker = f"sweep-{os.getpid()}-{tmp_path.name}"
     script = textwrap.dedent(f"""
         import twinfab
         progs = {{"quick": {pingpong_program!r}, "hang": {exit_status_program!r}}}
         def point(p):
             if p["i"] == 0:
                 return twinfab.Program(progs["quick"], 2, args=[10, 8])
-            return twinfab.Program(progs["hang"], 2, args=["hang"])
+            return twinfab.Program(progs["hang"], 2, args=["hang", {marker!r}])
         twinfab.sweep(point, {{"i": [0, 1, 2]}}, cache_dir={str(cache)!r}, jobs=3, progress=False)
     """)
     p = subprocess.Popen([_paths.PYTHON, "-c", script], env=dict(os.environ), stderr=subprocess.PIPE, text=True)
@@ -86,7 +90,7 @@ def test_interrupted_sweep_keeps_a_consistent_cache_and_resumes(exit_status_prog
     for f in files:
         json.load(open(cache / f))  # complete, parseable entries only
     # the hung points' workers were killed with the sweep
-    out = subprocess.run(["pgrep", "-f", "twinfab._point.*hang"], capture_output=True, text=True).stdout
+    out = subprocess.run(["pgrep", "-f", f"twinfab._point.*hang.*{marker}"], capture_output=True, text=True).stdout
     assert out.strip() == ""
     # resume: the finished point comes from the cache
     df = twinfab.sweep(lambda p: twinfab.Program(pingpong_program, 2, args=[10, 8]) if p["i"] == 0 else None,
