@@ -529,12 +529,13 @@ void read_network(const Section& root, Platform& p) {
 
 void read_hca(const Section& root, Platform& p) {
   Section s(root.reader(), root.table("hca"), "hca",
-            {"post_overhead", "wqe_processing", "message_gap", "pcie_latency", "pcie_bandwidth", "atomic_latency", "read_response_latency", "poll_overhead",
+            {"post_overhead", "wqe_processing", "pipeline_latency", "message_gap", "pcie_latency", "pcie_bandwidth", "atomic_latency", "read_response_latency", "poll_overhead",
              "header_bytes", "icm_cache_entries", "icm_miss_penalty", "ack_timeout", "retry_count", "rnr_retry",
              "min_rnr_timer", "event_latency", "pcie_full_duplex"});
   HcaParams& h = p.hca;
   s.time("post_overhead", h.post_overhead);
   s.time("wqe_processing", h.wqe_processing);
+  s.time("pipeline_latency", h.pipeline_latency);
   s.time("message_gap", h.message_gap);
   s.time("pcie_latency", h.pcie_latency);
   s.bandwidth("pcie_bandwidth", h.pcie_bandwidth, /*required=*/true);

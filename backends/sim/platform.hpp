@@ -28,6 +28,11 @@ struct FatTreeShape {
 struct HcaParams {
   double post_overhead = 0;     ///< CPU time to build a WQE and ring the doorbell
   double wqe_processing = 0;    ///< HCA time per work request (message rate limit)
+  /// HCA time per work request that overlaps the next one's (a pipelined engine, as a
+  /// TCP/iWARP offload's stages): part of an isolated message's latency, like
+  /// wqe_processing, but not of its message rate. 0: the whole per-message time is
+  /// wqe_processing, which the HCA spends on one work request at a time.
+  double pipeline_latency = 0;
   /// The least time between two work requests the HCA starts (LogGP's g), when longer
   /// than wqe_processing: a message rate below what the latency implies (a software
   /// device sharing its host's CPUs with the processes, as rxe in the micro-VM). Not

@@ -97,7 +97,7 @@ namespace {
 /// target. Split over the two PCIe "limiter" links of the route, so SimGrid's route
 /// latency carries it and a message needs no extra timer in the common case.
 double fixed_one_way_cost(const Platform& p) {
-  return p.hca.post_overhead + p.hca.wqe_processing + 3 * p.hca.pcie_latency;
+  return p.hca.post_overhead + p.hca.wqe_processing + p.hca.pipeline_latency + 3 * p.hca.pcie_latency;
 }
 
 /// The latency of a route through `cables` cables and so `cables - 1` switches, the

@@ -10,7 +10,8 @@ uint64_t predicted_wire_bytes(const Platform& p, uint64_t bytes) {
 }
 
 double predicted_one_way(const Platform& p, uint64_t bytes) {
-  const double fixed = p.hca.post_overhead + p.hca.wqe_processing + 3 * p.hca.pcie_latency;
+  const double fixed =
+      p.hca.post_overhead + p.hca.wqe_processing + p.hca.pipeline_latency + 3 * p.hca.pcie_latency;
   const double route = 2 * p.link_latency + p.switch_latency;
   const double bw = std::min(p.link_bandwidth, p.hca.pcie_bandwidth);
   return fixed + route + static_cast<double>(predicted_wire_bytes(p, bytes)) / bw;

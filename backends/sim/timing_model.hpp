@@ -2,7 +2,8 @@
 //
 // An isolated RC message of s payload bytes between two hosts behind one switch takes
 //
-//   T(s) = post_overhead + wqe_processing + 3 * pcie_latency      (fixed HCA/PCIe part)
+//   T(s) = post_overhead + wqe_processing + pipeline_latency
+//        + 3 * pcie_latency                                      (fixed HCA/PCIe part)
 //        + 2 * link_latency + switch_latency                      (route)
 //        + wire_bytes(s) / min(link_bandwidth, pcie_bandwidth)    (serialisation)
 //

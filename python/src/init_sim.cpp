@@ -67,6 +67,7 @@ py::dict to_dict(const sim::Platform& p) {
       "network"_a = py::dict("link_bandwidth"_a = p.link_bandwidth, "link_latency"_a = p.link_latency,
                              "switch_latency"_a = p.switch_latency, "mtu"_a = p.mtu),
       "hca"_a = py::dict("post_overhead"_a = h.post_overhead, "wqe_processing"_a = h.wqe_processing,
+                         "pipeline_latency"_a = h.pipeline_latency,
                          "message_gap"_a = h.message_gap,
                          "pcie_latency"_a = h.pcie_latency, "pcie_bandwidth"_a = h.pcie_bandwidth,
                          "pcie_full_duplex"_a = h.pcie_full_duplex,

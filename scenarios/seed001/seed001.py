@@ -70,13 +70,18 @@ class Experiment:
         self.name = name
         self.rows = []
 
-    def run(self, program, args, n=2, rma="rdma", lock="ts", plat="infinihost-sdr", env=None, label=None):
+    def run(self, program, args, n=2, rma="rdma", lock="ts", plat="infinihost-sdr", env=None, label=None,
+            sets=(), plat_label=None):
         """env: more TWINFAB_* parameters for this run; label: the rows' lock column
-        instead of the design's name (a variant of a design, e.g. 'ts-plain')."""
+        instead of the design's name (a variant of a design, e.g. 'ts-plain'); sets:
+        platform overrides (`twinfab sim --set KEY=VALUE`), with plat_label the rows'
+        platform column for them."""
         exe = build(program)
         extra = env or {}
         env = dict(os.environ, TWINFAB_RMA=rma, TWINFAB_RMA_LOCK=lock, **extra)
-        cmd = [TWINFAB, "sim", "-n", str(n), "--platform", platform(plat), "--", exe] + [str(a) for a in args]
+        overrides = [arg for s in sets for arg in ("--set", s)]
+        cmd = [TWINFAB, "sim", "-n", str(n), "--platform", platform(plat)] + overrides + ["--", exe] + \
+            [str(a) for a in args]
         p = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if p.returncode != 0:
             settings = " ".join(f"{k}={v}" for k, v in extra.items())
@@ -88,7 +93,7 @@ class Experiment:
             if len(fields) == 6 and fields[0] != "experiment":
                 row = dict(zip(FIELDS, fields))
                 row["value"] = float(row["value"])
-                row["platform"] = plat
+                row["platform"] = plat_label or plat
                 if label is not None:
                     row["lock"] = label
                 self.rows.append(row)

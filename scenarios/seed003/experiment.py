@@ -74,10 +74,11 @@ def run(ctx):
           plots.markdown_table(table, ["collective", "bytes", "configuration", "twinfab_us", "seed_us", "ratio"]),
           "\nConfigurations: `default` = twinfab's defaults (shared-memory channel, node-aware collectives), "
           "`flat_shm` = TWINFAB_COLL_NODE_AWARE=0, `hca_only` = also TWINFAB_SHM=0 (every message through the "
-          "HCA). The seed falls between `default` and `flat_shm`: node-aware algorithms are newer than the "
-          "seed's MVAPICH2 0.9.8, and flat ones send 8 messages per host at once through the adapter, which "
-          "the preset serialises at its fitted per-message cost (hca.wqe_processing; seed 003 gives no message "
-          "rate). The MPI library's own work per message is modelled (docs/model.md, \"Host software\").\n",
+          "HCA). `flat_shm` is what MVAPICH2 0.9.8 is assumed to have run (the seed does not say): flat "
+          "algorithms send 8 messages per host at once through the adapter, which takes one per "
+          "hca.wqe_processing, and the preset's value of it was fitted to this allreduce (2026-12-07; the "
+          "allgather is a check, not fitted). `default` shows what node-aware algorithms save on this "
+          "platform. The MPI library's own work per message is modelled (docs/model.md, \"Host software\").\n",
           f"\n# Seed 000's PMB barrier on {s['seed000_platform']}, one process per node\n",
           plots.markdown_table(b, ["nodes", "twinfab_us", "seed_us", "ratio"]),
           "\nSeed 000's figures are OSU MVAPICH2's from its comparison table (its caption reads PingPong, the "

@@ -93,6 +93,26 @@ TEST(TimingModel, TheMessageGapSetsTheRateNotTheLatency) {
   EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteBw, 8), 0.25, 0.01);
 }
 
+// hca.pipeline_latency: in a message's latency as wqe_processing is, but the HCA takes
+// the next work request after wqe_processing alone (a pipelined offload engine).
+TEST(TimingModel, PipelineLatencySetsTheLatencyNotTheRate) {
+  sim::Platform p = sim::load_platform("connectx-ddr");
+  p.hca.wqe_processing = 1e-6;  // 1 M messages/s
+  const double rate = perf_on(p, tools::PerfTest::WriteBw, 8);
+  p.hca.pipeline_latency = 3e-6;
+  const double one_way_us = sim::predicted_one_way(p, 8) * 1e6;
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteLat, 8), one_way_us, 0.01 * one_way_us);
+  // The same rate, less the pipeline's fill over 200 messages (~3 %)...
+  const double pipelined = perf_on(p, tools::PerfTest::WriteBw, 8);
+  EXPECT_NEAR(pipelined, rate, 0.05 * rate);
+  EXPECT_NEAR(rate, 1.0, 0.05) << "M messages/s";
+  // ...where the same 4 us per message all spent in wqe_processing allow 0.25 M/s.
+  p.hca.wqe_processing = 4e-6;
+  p.hca.pipeline_latency = 0;
+  EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteLat, 8), one_way_us, 0.01 * one_way_us);
+  EXPECT_LT(perf_on(p, tools::PerfTest::WriteBw, 8), 0.3 * pipelined);
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, TimingModel,
                          ::testing::Values("infinihost-sdr", "connectx-ddr", "chelsio-t3-iwarp", "connectx6-hdr"),
                          [](const auto& info) {

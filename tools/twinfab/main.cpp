@@ -84,9 +84,11 @@ std::string describe_platform(const sim::Platform& p) {
   out += fmt::format("  hosts {} x {} rank(s), {}, link {:.3g} Gb/s, latency {:.3g} us, switch {:.3g} us, MTU {}\n",
                      p.hosts, p.ranks_per_host, p.topology == sim::Topology::SingleSwitch ? "single switch" : "fat tree",
                      p.link_bandwidth * 8 / 1e9, p.link_latency * 1e6, p.switch_latency * 1e6, p.mtu);
-  out += fmt::format("  HCA: post {:.3g} us, WQE {:.3g} us, PCIe {:.3g} us / {:.3g} GB/s, atomic {:.3g} us, ICM {} "
+  const std::string pipelined =
+      p.hca.pipeline_latency > 0 ? fmt::format(" (+ {:.3g} us pipelined)", p.hca.pipeline_latency * 1e6) : "";
+  out += fmt::format("  HCA: post {:.3g} us, WQE {:.3g} us{}, PCIe {:.3g} us / {:.3g} GB/s, atomic {:.3g} us, ICM {} "
                      "entries (miss {:.3g} us)\n",
-                     p.hca.post_overhead * 1e6, p.hca.wqe_processing * 1e6, p.hca.pcie_latency * 1e6,
+                     p.hca.post_overhead * 1e6, p.hca.wqe_processing * 1e6, pipelined, p.hca.pcie_latency * 1e6,
                      p.hca.pcie_bandwidth / 1e9, p.hca.atomic_latency * 1e6, p.hca.icm_cache_entries,
                      p.hca.icm_miss_penalty * 1e6);
   return out;
