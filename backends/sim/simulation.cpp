@@ -47,11 +47,18 @@ bool fit_stack_guards(unsigned nranks) {
                               value));
     wanted = std::string_view(value) == "1";
   }
-  const std::size_t limit = wanted ? memory_mapping_limit() : 0;
-  if (wanted && limit == 0) return true;  // no limit known
-  constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
-  const std::size_t needed = wanted ? memory_mapping_count() + kGuardMappings * nranks + kSlack : 0;
-  if (wanted && needed <= limit) return true;
+  if (wanted) {
+    const std::size_t limit = memory_mapping_limit();
+    if (limit == 0) return true;  // no limit known
+    constexpr std::size_t kGuardMappings = 2, kSlack = 1024;  // heap growth, SimGrid, libraries
+    const std::size_t needed = memory_mapping_count() + kGuardMappings * nranks + kSlack;
+    if (needed <= limit) return true;
+    fabric::log().info(
+        "sim: {} ranks with stack guard pages would need ~{} memory mappings, more than vm.max_map_count ({}): "
+        "running without guard pages (a stack overflow is not caught; raise the limit with sysctl -w "
+        "vm.max_map_count=N to keep them)",
+        nranks, needed, limit);
+  }
   s4u::Engine::set_config("contexts/guard-size:0");
   // Without a guard, SimGrid takes a stack with calloc (from RankStackArena where the
   // executable interposes calloc). From the heap, calloc clears whatever of the
@@ -59,12 +66,6 @@ bool fit_stack_guards(unsigned nranks) {
   // written, so resident, per rank (a 16384-rank ring: 2.97 GB against 0.76 GB with
   // guards). Without the pad the heap grows by what is asked and the clear is a page.
   mallopt(M_TOP_PAD, 0);
-  if (wanted)
-    fabric::log().info(
-        "sim: {} ranks with stack guard pages would need ~{} memory mappings, more than vm.max_map_count ({}): "
-        "running without guard pages (a stack overflow is not caught; raise the limit with sysctl -w "
-        "vm.max_map_count=N to keep them)",
-        nranks, needed, limit);
   return false;
 }
 

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   MPI_Win_lock_all(0, win);
   MPI_Barrier(MPI_COMM_WORLD);
   double value = 0, median = -1;
-  double* times = malloc((size_t)(n > 0 ? n : 1) * sizeof *times);
+  double* times = malloc((size_t)n * sizeof *times);
   if (strcmp(mode, "put-pingpong") == 0) {
     volatile int64_t* mine = (volatile int64_t*)base;
     double t0 = 0, last = 0;
@@ -105,8 +105,12 @@ int main(int argc, char** argv) {
   }
   MPI_Win_unlock_all(win);
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0 && median >= 0) printf("%s %.3f %.3f\n", mode, value, median);
-  if (rank == 0 && median < 0) printf("%s %.3f\n", mode, value);
+  if (rank == 0) {
+    if (median >= 0)
+      printf("%s %.3f %.3f\n", mode, value, median);
+    else
+      printf("%s %.3f\n", mode, value);
+  }
   free(times);
   MPI_Win_free(&win);
   free(buf);
