@@ -64,6 +64,7 @@ LockService::LockService(fabric::Device& device, RmaLockDesign design, int rank,
                          std::uint64_t* own_grant, std::uint64_t* messages)
     : device_(device),
       work_(device),
+      mutex_(device.runtime()),
       design_(design),
       rank_(rank),
       peers_(std::move(peers)),
@@ -271,14 +272,17 @@ void LockService::agent_body() {
 
 void LockService::serve(const fabric::WorkCompletion& wc, std::vector<LockTable::Grant>& grants) {
   const int peer = peer_of(wc.wr_id);
+  const bool own_write = kind_of(wc.wr_id) == kServerWrite || kind_of(wc.wr_id) == kServerHello;
+  if (!own_write && wc.status == fabric::WcStatus::Success) {
+    work_.packet_received();  // a message taken from the receive queue
+    work_.packet_from_queue();
+  }
   std::lock_guard guard(mutex_);
-  if (kind_of(wc.wr_id) == kServerWrite || kind_of(wc.wr_id) == kServerHello) {
+  if (own_write) {
     --writes_in_flight_;
   } else if (wc.status == fabric::WcStatus::Success) {
     const Message m = reinterpret_cast<Buffers*>(buffers_.data())[peer].recv[slot_of(wc.wr_id)];
     post_server_recv(peer, slot_of(wc.wr_id));
-    work_.packet_received();
-    work_.packet_from_queue();
     try {
       switch (m.kind) {
         case Message::Request:

@@ -38,16 +38,18 @@
 // failed held or waited for, so the others keep going.
 //
 // Thread rules: the rank calls everything but the agent's body; the table and the
-// close counts are shared with the agent under mutex_, which is never held across a
-// runtime call.
+// close counts are shared with the agent under mutex_ (an AgentMutex: in the simulator
+// the rank and its agent are actors of one OS thread), which is never held across a
+// runtime call that waits (a post under it is allowed).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
+#include <mutex>  // std::lock_guard
 #include <vector>
 
+#include "fabric/agent_mutex.hpp"
 #include "fabric/completion_queue.hpp"
 #include "fabric/device.hpp"
 #include "fabric/memory_region.hpp"
@@ -137,6 +139,7 @@ class LockService {
 
   fabric::Device& device_;
   HostWork work_;  ///< charged to whoever does the work: the rank or its agent
+  fabric::AgentMutex mutex_;
   RmaLockDesign design_;
   int rank_;
   std::vector<Peer> peers_;
@@ -152,7 +155,6 @@ class LockService {
   std::vector<std::byte> buffers_;
   std::unique_ptr<fabric::MemoryRegion> region_;
 
-  std::mutex mutex_;
   LockTable table_;                 ///< under mutex_
   std::vector<bool> closed_;        ///< under mutex_: by member, Close received or link failed
   std::uint32_t writes_in_flight_ = 0;  ///< under mutex_: the agent's grant writes not completed
