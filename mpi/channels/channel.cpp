@@ -29,6 +29,7 @@ ChannelCounters& ChannelCounters::operator+=(const ChannelCounters& c) noexcept 
   sum.shm_packets_received += c.shm_packets_received;
   sum.shm_single_copies += c.shm_single_copies;
   sum.srq_growths += c.srq_growths;
+  sum.ud_receive_growths += c.ud_receive_growths;
   sum.fastpath_rings += c.fastpath_rings;
   sum.fastpath_packets_sent += c.fastpath_packets_sent;
   sum.fastpath_packets_received += c.fastpath_packets_received;

@@ -116,7 +116,12 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   storage_ = BufferStorage(total);
   region_ = device_.register_memory(storage_.get(), total, fabric::Access::LocalWrite);
   base_sge_ = region_->sge(0, 0);
-  for (std::uint32_t i = recv_buffers_; i-- > 0;) post_receive(i);
+  // A rank posts a few receive buffers and more as bursts come (grow_receives): a
+  // rank with few peers, the common case at scale, then holds a few head slots and
+  // posted receives (seed 004's UD prototype likewise grew its pool above a base
+  // for the applications that needed it).
+  recv_depth_ = std::min(config.ud_recv_initial, recv_buffers_);
+  for (std::uint32_t i = recv_buffers_; i-- > recv_buffers_ - recv_depth_;) post_receive(i);
   slots_.resize(send_buffers_);
   for (std::uint32_t i = send_buffers_; i-- > 0;) free_slots_.push_back(i);
   for (std::uint32_t i = kControlSlots; i-- > 0;) free_controls_.push_back(i);
@@ -585,6 +590,15 @@ std::span<const std::byte> UdChannel::received_datagram(std::uint32_t slot, std:
   return std::span(at + fabric::kUdGrhBytes, byte_len - fabric::kUdGrhBytes);
 }
 
+void UdChannel::grow_receives() {
+  // reposts_ holds the buffers taken since the last re-post: what the look found gone.
+  if (recv_depth_ >= recv_buffers_ || reposts_.size() < recv_depth_ / 2) return;
+  const std::uint32_t from = recv_buffers_ - recv_depth_;
+  recv_depth_ = std::min(recv_buffers_, recv_depth_ * 2);
+  for (std::uint32_t i = from; i-- > recv_buffers_ - recv_depth_;) post_receive(i);
+  ++counters_.ud_receive_growths;
+}
+
 void UdChannel::repost_consumed() {
   for (const std::uint32_t slot : reposts_) post_receive(slot);
   reposts_.clear();
@@ -614,6 +628,7 @@ std::size_t UdChannel::poll_receives(double& now) {
     events += n;
     if (n < completions_.size()) break;
   }
+  if (events > 0) grow_receives();
   return events;
 }
 

@@ -30,8 +30,10 @@
 //    reentrant: a delivery may send); packets the agent takes in are copied and handed
 //    to the protocols by the rank's next progress(), in order, and a Wake datagram to
 //    the rank's own QP ends a wait whose completion the agent consumed.
-//  - Buffers: `ud_recv_buffers` receive buffers of GRH + MTU bytes, shared by every
-//    peer (one receive queue: no per-peer memory); `ud_send_buffers` send buffers of
+//  - Buffers: up to `ud_recv_buffers` receive buffers of GRH + MTU bytes, shared by
+//    every peer (one receive queue: no per-peer memory); `ud_recv_initial` are posted
+//    at start and their number doubles when a look at the receive CQ finds half of
+//    them taken (as MVAPICH's SRQ limit, see grow_receives); `ud_send_buffers` send buffers of
 //    an MTU, a packet's buffer held until its ACK (re-sends go from it); small
 //    control buffers for ACKs and NACKs. Memory comes from BufferStorage, so only the
 //    buffers used cost pages. Per peer: an address handle (on first send) and the two
@@ -163,6 +165,10 @@ class UdChannel final : public Channel {
   void take_ack(int peer, Peer& p, std::uint32_t ack);
   void release_slot(std::uint32_t slot);
   void post_receive(std::uint32_t slot);
+  /// Doubles the receive buffers posted (up to recv_buffers_) when the last look at the
+  /// receive CQ found at least half of them taken: a burst that could have found none
+  /// posted. The new buffers come from below those posted (see post_receive's order).
+  void grow_receives();
   /// Posts the receive buffers consumed since the last call (see reposts_).
   void repost_consumed();
   void reap_sends();
@@ -213,7 +219,8 @@ class UdChannel final : public Channel {
   UdReliabilityParameters params_;
   std::uint32_t datagram_bytes_ = 0;  ///< the MTU: the largest datagram, headers included
   ChannelCapabilities capabilities_;
-  const std::uint32_t recv_buffers_;
+  const std::uint32_t recv_buffers_;  ///< the most receive buffers posted (the storage's)
+  std::uint32_t recv_depth_ = 0;      ///< receive buffers in use: slots [recv_buffers_ - depth, recv_buffers_)
   const std::uint32_t send_buffers_;
 
   std::unique_ptr<fabric::CompletionQueue> recv_cq_;

@@ -147,6 +147,11 @@ void Config::validate() const {
   if (ud_recv_buffers < 2 || ud_recv_buffers > 65536)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_recv_buffers (TWINFAB_UD_RECV_BUFFERS)",
                 fmt::format("{} is outside [2, 65536]", ud_recv_buffers));
+  // Above TWINFAB_UD_RECV_BUFFERS it is not an error: the channel posts at most that
+  // many (so lowering the maximum alone stays valid).
+  if (ud_recv_initial < 2 || ud_recv_initial > 65536)
+    throw Error(ErrorClass::MPI_ERR_ARG, "ud_recv_initial (TWINFAB_UD_RECV_INITIAL)",
+                fmt::format("{} is outside [2, 65536]", ud_recv_initial));
   if (ud_ack_after > ud_window)
     throw Error(ErrorClass::MPI_ERR_ARG, "ud_ack_after (TWINFAB_UD_ACK_AFTER)",
                 fmt::format("{} is above TWINFAB_UD_WINDOW ({}): the window would stop the sender first", ud_ack_after,
@@ -308,6 +313,7 @@ void apply_from(Config& base, const Lookup& lookup) {
   override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);
   override_from(lookup, "TWINFAB_UD_SEND_BUFFERS", base.ud_send_buffers);
   override_from(lookup, "TWINFAB_UD_RECV_BUFFERS", base.ud_recv_buffers);
+  override_from(lookup, "TWINFAB_UD_RECV_INITIAL", base.ud_recv_initial);
   override_from(lookup, "TWINFAB_UD_ACK_AFTER", base.ud_ack_after);
   override_from(lookup, "TWINFAB_UD_ACK_DELAY", base.ud_ack_delay_us);
   override_from(lookup, "TWINFAB_UD_RETRANSMIT_TIMEOUT", base.ud_retransmit_timeout_us);

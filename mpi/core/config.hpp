@@ -53,7 +53,10 @@
 //                             ranks of its host (cells of its segment)
 //   TWINFAB_UD_WINDOW         UD: unacknowledged packets per peer (the sliding window)
 //   TWINFAB_UD_SEND_BUFFERS   UD: registered send buffers of an MTU (held until ACKed)
-//   TWINFAB_UD_RECV_BUFFERS   UD: receive buffers of an MTU, shared by every peer
+//   TWINFAB_UD_RECV_BUFFERS   UD: the most receive buffers of an MTU posted, shared by
+//                             every peer
+//   TWINFAB_UD_RECV_INITIAL   UD: receive buffers posted at start (doubled when a look
+//                             finds half of them taken, up to TWINFAB_UD_RECV_BUFFERS)
 //   TWINFAB_UD_ACK_AFTER      UD: owed ACKs that are sent at once (0: window / 4)
 //   TWINFAB_UD_ACK_DELAY      UD: microseconds an owed ACK waits for a packet to ride on
 //   TWINFAB_UD_RETRANSMIT_TIMEOUT  UD: microseconds without ACK before a re-send
@@ -223,6 +226,7 @@ struct Config {
   std::uint32_t ud_window = 64;
   std::uint32_t ud_send_buffers = 256;
   std::uint32_t ud_recv_buffers = 256;
+  std::uint32_t ud_recv_initial = 16;
   std::uint32_t ud_ack_after = 0;
   std::uint32_t ud_ack_delay_us = 200;
   std::uint32_t ud_retransmit_timeout_us = 400000;

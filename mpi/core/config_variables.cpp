@@ -42,7 +42,7 @@ using VarGroup = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 63> kVariables{{
+const std::array<ConfigVariable, 64> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -145,9 +145,13 @@ const std::array<ConfigVariable, 63> kVariables{{
      "65536).",
      VarKind::Unsigned32, VarGroup::Transport, {}, TWINFAB_CONFIG_FIELD(ud_send_buffers)},
     {"TWINFAB_UD_RECV_BUFFERS",
-     "UD: receive buffers of an MTU shared by every peer (2 .. 65536); a datagram finding none is lost and sent "
-     "again.",
+     "UD: the most receive buffers of an MTU posted, shared by every peer (2 .. 65536); a datagram finding none "
+     "is lost and sent again.",
      VarKind::Unsigned32, VarGroup::Transport, {}, TWINFAB_CONFIG_FIELD(ud_recv_buffers)},
+    {"TWINFAB_UD_RECV_INITIAL",
+     "UD: receive buffers posted at MPI_Init (2 .. 65536, at most TWINFAB_UD_RECV_BUFFERS are); doubled when a look "
+     "at the receive queue finds half of them taken.",
+     VarKind::Unsigned32, VarGroup::Transport, {}, TWINFAB_CONFIG_FIELD(ud_recv_initial)},
     {"TWINFAB_UD_ACK_AFTER",
      "UD: owed acknowledgements that are sent at once rather than riding on a later packet (0: a quarter of the "
      "window).",
