@@ -31,7 +31,7 @@ constexpr int kAggregate = MPI_T_PVAR_CLASS_AGGREGATE;
 constexpr int kLevel = MPI_T_PVAR_CLASS_LEVEL;
 constexpr int kHighwater = MPI_T_PVAR_CLASS_HIGHWATERMARK;
 
-const std::array<PerformanceVariable, 58> kPvars{{
+const std::array<PerformanceVariable, 59> kPvars{{
     // ---- the point-to-point engine (Pt2ptCounters): sender side for the protocols
     {"twinfab_pt2pt_tiny_messages",
      "Messages this rank sent to another rank with the tiny protocol (envelope and data in one packet, up to "
@@ -122,6 +122,10 @@ const std::array<PerformanceVariable, 58> kPvars{{
      "UD: times the receive buffers posted doubled (a look at the receive queue found half of them taken; from "
      "TWINFAB_UD_RECV_INITIAL up to TWINFAB_UD_RECV_BUFFERS).",
      kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(ud_receive_growths)},
+    {"twinfab_channel_ud_receive_overruns",
+     "UD: looks at the receive queue that found every receive posted taken (a datagram may have found none and been "
+     "dropped); each asks the peers it heard from to send again what they have in flight.",
+     kCounter, PvarGroup::Channel, TWINFAB_CHANNEL(ud_receive_overruns)},
     {"twinfab_channel_shm_packets_sent",
      "Shared memory (TWINFAB_SHM=1): packets this rank sent to ranks of its host through shared memory.", kCounter,
      PvarGroup::Channel, TWINFAB_CHANNEL(shm_packets_sent)},

@@ -30,6 +30,7 @@ ChannelCounters& ChannelCounters::operator+=(const ChannelCounters& c) noexcept 
   sum.shm_single_copies += c.shm_single_copies;
   sum.srq_growths += c.srq_growths;
   sum.ud_receive_growths += c.ud_receive_growths;
+  sum.ud_receive_overruns += c.ud_receive_overruns;
   sum.fastpath_rings += c.fastpath_rings;
   sum.fastpath_packets_sent += c.fastpath_packets_sent;
   sum.fastpath_packets_received += c.fastpath_packets_received;

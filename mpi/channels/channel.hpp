@@ -133,6 +133,7 @@ struct ChannelCounters {
   std::uint64_t agent_wakeups = 0;        ///< the reliability agent's wake-ups (UD thread and hybrid)
   std::uint64_t agent_packets = 0;        ///< datagrams the reliability agent took in
   std::uint64_t ud_receive_growths = 0;   ///< times the UD receive buffers posted doubled
+  std::uint64_t ud_receive_overruns = 0;  ///< looks that found every UD receive posted taken
   // The shared-memory channel (also counted in packets_sent/received and rdma_posted):
   std::uint64_t shm_packets_sent = 0;      ///< packets to ranks of this host through shared memory
   std::uint64_t shm_packets_received = 0;  ///< packets from them

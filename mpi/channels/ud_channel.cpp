@@ -121,6 +121,7 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   // posted receives (seed 004's UD prototype likewise grew its pool above a base
   // for the applications that needed it).
   recv_depth_ = std::min(config.ud_recv_initial, recv_buffers_);
+  recv_posted_after_look_ = recv_depth_;
   for (std::uint32_t i = recv_buffers_; i-- > recv_buffers_ - recv_depth_;) post_receive(i);
   slots_.resize(send_buffers_);
   for (std::uint32_t i = send_buffers_; i-- > 0;) free_slots_.push_back(i);
@@ -411,12 +412,19 @@ void UdChannel::handle_datagram(std::span<const std::byte> bytes, double now) {
     return;
   }
   Peer& p = peer_state(peer);
+  if (p.look != looks_) {
+    p.look = looks_;
+    look_peers_.push_back(peer);
+  }
   take_ack(peer, p, d.header.ack);
   switch (d.header.kind) {
     case UdKind::Ack:
-      if ((d.header.flags & kUdFlagProbeReply) != 0) {
+      if ((d.header.flags & (kUdFlagProbeReply | kUdFlagOverrun)) != 0) {
         scratch_slots_.clear();
-        p.send.probe_answered(now, scratch_slots_);
+        if ((d.header.flags & kUdFlagOverrun) != 0)
+          p.send.overrun(now, params_.nack_holdoff, scratch_slots_);
+        else
+          p.send.probe_answered(now, scratch_slots_);
         for (const std::uint32_t slot : scratch_slots_) {
           if (send_wr_outstanding_ >= send_wr_limit_) break;  // the timeout sends it
           resend(peer, p, slot);
@@ -606,6 +614,8 @@ void UdChannel::repost_consumed() {
 
 std::size_t UdChannel::poll_receives(double& now) {
   std::size_t events = 0;
+  ++looks_;
+  look_peers_.clear();
   for (;;) {
     const std::size_t n = recv_cq_->poll(completions_);
     if (n == 0) break;
@@ -628,8 +638,24 @@ std::size_t UdChannel::poll_receives(double& now) {
     events += n;
     if (n < completions_.size()) break;
   }
-  if (events > 0) grow_receives();
+  if (events > 0) {
+    // This look took as many buffers as were posted when the last one ended (the
+    // re-posts since may have come after the datagrams): one more would have found
+    // none and been dropped, silently, as UD does.
+    const bool overrun = reposts_.size() >= recv_posted_after_look_;
+    grow_receives();
+    if (overrun) report_overrun();
+  }
+  recv_posted_after_look_ = recv_depth_ - static_cast<std::uint32_t>(reposts_.size());
   return events;
+}
+
+void UdChannel::report_overrun() {
+  ++counters_.ud_receive_overruns;
+  // The new buffers first (the re-sends must find them), then the peers, in the order
+  // their datagrams came.
+  repost_consumed();
+  for (const int peer : look_peers_) send_control(peer, peer_state(peer), UdKind::Ack, 0, kUdFlagOverrun);
 }
 
 std::size_t UdChannel::progress() {

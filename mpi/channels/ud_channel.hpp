@@ -33,7 +33,9 @@
 //  - Buffers: up to `ud_recv_buffers` receive buffers of GRH + MTU bytes, shared by
 //    every peer (one receive queue: no per-peer memory); `ud_recv_initial` are posted
 //    at start and their number doubles when a look at the receive CQ finds half of
-//    them taken (as MVAPICH's SRQ limit, see grow_receives); `ud_send_buffers` send buffers of
+//    them taken (as MVAPICH's SRQ limit, see grow_receives); a look that found them
+//    all taken asks the peers it heard from to send again (report_overrun), as RC's
+//    receiver-not-ready NAK would; `ud_send_buffers` send buffers of
 //    an MTU, a packet's buffer held until its ACK (re-sends go from it); small
 //    control buffers for ACKs and NACKs. Memory comes from BufferStorage, so only the
 //    buffers used cost pages. Per peer: an address handle (on first send) and the two
@@ -110,6 +112,7 @@ class UdChannel final : public Channel {
     std::unique_ptr<fabric::AddressHandle> handle;  ///< made at the first datagram to the peer
     std::unique_ptr<fabric::AddressHandle> interrupt_handle;  ///< the peer's interrupt QP (hybrid)
     LazyFifo<DeferredOperation> pending;  ///< packets only (UD has no RDMA); nothing allocated while empty
+    std::uint32_t look = 0;  ///< the last look at the receive CQ that found a datagram from it (looks_)
     bool timed = false;    ///< in timed_peers_
     bool flushing = false;  ///< in flush_list_
   };
@@ -169,6 +172,11 @@ class UdChannel final : public Channel {
   /// receive CQ found at least half of them taken: a burst that could have found none
   /// posted. The new buffers come from below those posted (see post_receive's order).
   void grow_receives();
+  /// After a look that found every posted receive taken: an Ack flagged kUdFlagOverrun
+  /// to each peer whose datagrams it found (look_peers_), which sends again what it
+  /// has in flight. A peer none of whose datagrams found a receive is not known; its
+  /// tail-loss Probe or timeout recovers them.
+  void report_overrun();
   /// Posts the receive buffers consumed since the last call (see reposts_).
   void repost_consumed();
   void reap_sends();
@@ -221,6 +229,7 @@ class UdChannel final : public Channel {
   ChannelCapabilities capabilities_;
   const std::uint32_t recv_buffers_;  ///< the most receive buffers posted (the storage's)
   std::uint32_t recv_depth_ = 0;      ///< receive buffers in use: slots [recv_buffers_ - depth, recv_buffers_)
+  std::uint32_t recv_posted_after_look_ = 0;  ///< receives posted when the last look at the CQ ended
   const std::uint32_t send_buffers_;
 
   std::unique_ptr<fabric::CompletionQueue> recv_cq_;
@@ -248,6 +257,8 @@ class UdChannel final : public Channel {
   std::vector<int> flush_list_;   ///< peers whose pending FIFO may move (each once)
   std::vector<std::uint32_t> scratch_slots_;
   std::vector<std::uint32_t> reposts_;  ///< receive buffers handed up, not posted again yet
+  std::uint32_t looks_ = 0;             ///< looks at the receive CQ (poll_receives calls)
+  std::vector<int> look_peers_;         ///< the peers whose datagrams the current look found
   std::vector<int> scratch_peers_;
   std::uint64_t pending_total_ = 0;
   double next_timer_ = UdSendWindow::kNever;  ///< no timer of any peer is due before it

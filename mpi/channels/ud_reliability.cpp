@@ -58,6 +58,18 @@ void UdSendWindow::probe_answered(double now, std::vector<std::uint32_t>& slots)
   }
 }
 
+void UdSendWindow::overrun(double now, double holdoff, std::vector<std::uint32_t>& slots) {
+  const std::size_t before = slots.size();
+  for (InFlight& f : in_flight_) {
+    if (now - f.sent_at < holdoff) continue;
+    f.sent_at = now;
+    slots.push_back(f.slot);
+  }
+  // An outstanding Probe most likely found no receive either: the re-sends may be
+  // probed anew (as after a timeout).
+  if (slots.size() > before) probing_ = false;
+}
+
 double UdSendWindow::deadline(double timeout, double probe_delay) const noexcept {
   double earliest = kNever;
   for (const InFlight& f : in_flight_) earliest = std::min(earliest, f.sent_at + timeout);

@@ -103,6 +103,12 @@ class UdSendWindow {
   /// before the Probe and still in flight, marked re-sent at `now`. Nothing without an
   /// outstanding Probe.
   void probe_answered(double now, std::vector<std::uint32_t>& slots);
+  /// The receiver's receive queue ran out (an Ack flagged kUdFlagOverrun, its ACK
+  /// already applied): appends the packets still in flight that were not sent in the
+  /// last `holdoff` seconds (those may still be on their way, and a receiver that
+  /// keeps running out must not draw a re-send of everything at each look), marked
+  /// re-sent at `now`.
+  void overrun(double now, double holdoff, std::vector<std::uint32_t>& slots);
   /// When the oldest packet's timeout expires, or a Probe is due, whichever is first
   /// (kNever: nothing in flight).
   double deadline(double timeout, double probe_delay) const noexcept;

@@ -3,7 +3,8 @@
 // Every datagram of the UD channel (ud_channel.hpp) starts with a 16-byte UdHeader:
 //
 //   Data  UdHeader, PacketHeader (packet.hpp), payload: one MPI packet, sequenced
-//   Ack   UdHeader alone: "I have every packet of yours below `ack`"
+//   Ack   UdHeader alone: "I have every packet of yours below `ack`" (flags: the
+//         answer to a Probe; or "my receives ran out, send the rest again")
 //   Nack  UdHeader alone: the same, and "packet `seq` is missing: send it again"
 //   Probe UdHeader alone: "answer with your ACK now" (a tail-loss probe, below)
 //   Stop  UdHeader alone, to this rank itself: ends the shutdown agent or the
@@ -36,6 +37,10 @@ std::string_view to_string(UdKind kind) noexcept;
 /// UdHeader::flags
 inline constexpr std::uint8_t kUdFlagAckRequest = 1u << 0;  ///< Data: acknowledge at once (the sender's window fills)
 inline constexpr std::uint8_t kUdFlagProbeReply = 1u << 1;  ///< Ack: the answer to a Probe
+/// Ack: the receiver found every receive it had posted taken, so what the peer sent
+/// after `ack` may have found none and been dropped: send it again (UD's stand-in
+/// for RC's receiver-not-ready NAK; ud_channel.hpp).
+inline constexpr std::uint8_t kUdFlagOverrun = 1u << 2;
 
 /// Identifies the channel's datagrams ("tU"): a datagram from anything else is dropped.
 inline constexpr std::uint16_t kUdMagic = 0x5574;

@@ -83,6 +83,46 @@ TEST(UdReceiveBuffers, AFloodDoublesThemUpToTheMostAndEverythingArrivesInOrder) 
   });
 }
 
+// A burst larger than the receives posted reaches a receiver that computes (no MPI
+// call for 1 ms, longer than the sender's tail-loss probe waits, so the probe finds no
+// receive either). Back in MPI, the receiver's look finds every receive taken and asks
+// the sender to send the rest again: the burst completes at once, not after the 0.4 s
+// retransmission timeout.
+TEST(UdReceiveBuffers, AReceiverThatRanOutAsksForTheRestAtOnce) {
+  run_ranks("connectx-ddr", 2, ud_config(4, 64), [](Context& c) {
+    const auto& world = c.world();
+    const auto& ints = c.datatype(BasicKind::Int);
+    const int burst = 12;
+    const double start = c.runtime().now();
+    if (world.rank() == 0) {
+      std::vector<int> out(burst);
+      std::vector<RequestId> requests;
+      for (int i = 0; i < burst; ++i) {
+        out[static_cast<std::size_t>(i)] = i;
+        requests.push_back(c.isend(&out[static_cast<std::size_t>(i)], 1, ints, 1, 5, world));
+      }
+      c.waitall(requests);
+    } else {
+      c.runtime().sleep_for(1e-3);
+      for (int i = 0; i < burst; ++i) {
+        int v = -1;
+        c.recv(&v, 1, ints, 0, 5, world);
+        ASSERT_EQ(v, i);
+      }
+    }
+    int done = 0;
+    if (world.rank() == 0)
+      c.recv(&done, 1, ints, 1, 6, world);
+    else
+      c.send(&done, 1, ints, 0, 6, world);
+    const auto& counters = c.channel_counters();
+    EXPECT_LT(c.runtime().now() - start, 0.01) << "the retransmission timeout (0.4 s) was waited for";
+    EXPECT_EQ(counters.retransmissions, 0u);
+    if (world.rank() == 1) EXPECT_GE(counters.ud_receive_overruns, 1u);
+    if (world.rank() == 0) EXPECT_GE(counters.nack_retransmissions, 1u) << "the rest, sent again on the overrun's ACK";
+  });
+}
+
 TEST(UdReceiveBuffers, AnInitialAboveTheMostPostsTheMost) {
   run_ranks("connectx-ddr", 2, ud_config(512, 8), [](Context& c) {
     flood(c, 500);

@@ -197,6 +197,21 @@ TEST(UdReceiveWindow, GapIsNackedAfterThreePacketsOrTheHoldoffNotOnReordering) {
   EXPECT_TRUE(q.nack_due(0.001, 0.001)) << "a gap that lasts is a loss";
 }
 
+TEST(UdSendWindow, AnOverrunResendsWhatIsInFlightExceptTheJustSent) {
+  UdSendWindow send;
+  std::vector<std::uint32_t> freed, slots;
+  for (std::uint32_t i = 0; i < 4; ++i) send.sent(10 + i, 1.0);  // seq 0..3 at t = 1 s
+  send.sent(14, 1.5);                                             // seq 4, just sent
+  send.acknowledged(1, freed);                                    // seq 0 arrived
+  send.overrun(1.5001, 1e-3, slots);
+  EXPECT_EQ(slots, (std::vector<std::uint32_t>{11, 12, 13})) << "seq 4 may still be on its way";
+  slots.clear();
+  send.overrun(1.5002, 1e-3, slots);
+  EXPECT_TRUE(slots.empty()) << "a second overrun within the hold-off re-sends nothing";
+  send.overrun(1.6, 1e-3, slots);
+  EXPECT_EQ(slots, (std::vector<std::uint32_t>{11, 12, 13, 14}));
+}
+
 /// Two windows over a link that drops and reorders, driven like the channel drives
 /// them: every packet must come out once and in order, whatever the loss.
 class LossyLink : public ::testing::TestWithParam<double> {};
