@@ -8,7 +8,7 @@
 //
 // Shared (std::shared_ptr) between the actor's runtime and the deadlines it set, which
 // may outlive the runtime: a deadline of an older block finds a newer generation and
-// does nothing.
+// does nothing, unless the newer block's deadline is the same date (deadline_due).
 //
 // An actor that blocks while using CPU time (a sleep or polling wait on a host whose
 // cores are shared: docs/model.md, "Agents and CPU time") cannot suspend itself:
@@ -21,6 +21,8 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 
 namespace twinfab::sim {
@@ -30,6 +32,24 @@ struct ActorWake {
   bool blocked = false;
   bool signalled = false;
   std::uint64_t generation = 0;  ///< of the current block; a deadline of an older one is stale
+  /// The current block's deadline (-1: none). A deadline event queued by an older block
+  /// for that very date wakes this one too (the date is this block's deadline as well),
+  /// so a block finding such an event queued (queued_at) queues none: a UD rank blocks
+  /// between messages until the same timer date again and again, and an event per
+  /// block filled the queue with stale ones.
+  double deadline_due = -1;
+  /// The dates of deadline events queued for this actor that have not run (a few; the
+  /// rest are not tracked, and a block then queues its own).
+  std::array<double, 4> queued{-1, -1, -1, -1};
+  /// Whether a deadline event at `due` is queued for this actor and has not run.
+  bool queued_at(double due) const noexcept {
+    return std::find(queued.begin(), queued.end(), due) != queued.end();
+  }
+  /// A deadline event at `due` was queued.
+  void queue(double due) noexcept {
+    const auto free = std::find(queued.begin(), queued.end(), -1.0);
+    if (free != queued.end()) *free = due;
+  }
   simgrid::s4u::Exec* exec = nullptr;  ///< set while blocked on an execution: waking cancels it
   double exec_remaining = 0;           ///< flops the cancelled execution had left
   /// Whether the execution is a computation (sleep_for), whose remaining flops matter;
@@ -78,6 +98,13 @@ struct ActorWake {
   /// A deadline set for block `of_generation` is due.
   void deadline(std::uint64_t of_generation) {
     if (of_generation == generation) wake();
+  }
+  /// The deadline event queued at `due` for block `of_generation` runs: wakes the actor
+  /// if that is its block or the current block's deadline is this date.
+  void deadline_event(std::uint64_t of_generation, double due) {
+    const auto it = std::find(queued.begin(), queued.end(), due);
+    if (it != queued.end()) *it = -1;
+    if (of_generation == generation || due == deadline_due) wake();
   }
 };
 

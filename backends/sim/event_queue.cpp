@@ -52,7 +52,7 @@ void EventQueue::run_due(const std::shared_ptr<State>& state) {
     Event e = std::move(heap.back());
     heap.pop_back();
     if (e.wake != nullptr) {
-      e.wake->deadline(e.generation);
+      e.wake->deadline_event(e.generation, e.due);
     } else if (e.departs) {
       state->depart(e.to, e.message);
     } else {

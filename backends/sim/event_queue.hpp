@@ -15,7 +15,9 @@
 // scattered heap node; the array of pending events stays a few kilobytes.
 //
 // A deadline whose actor was woken earlier stays queued until its date and then does
-// nothing (as the SimGrid timers did).
+// nothing (as the SimGrid timers did), unless the actor's current block has that same
+// deadline: then it wakes that block, which queued no event of its own
+// (actor_wake.hpp's deadline_due and queued).
 //
 // Events are queued from whichever context runs (usually an actor), not through a
 // simcall: safe because twinfab's actors run one at a time (contexts/nthreads:1, set by

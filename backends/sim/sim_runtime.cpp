@@ -278,10 +278,17 @@ bool SimRuntime::block(Waiter& w, double until, Cpu cpu, double* cpu_left, bool 
     w.until = until;  // what deliver_completion asks (blocked_on)
     w.cpu = cpu;
     const std::uint64_t generation = ++k.generation;
-    if (std::isfinite(until) && until > now) {
-      // In the fabric's event queue, with the packets: same-date deadlines and
-      // deliveries wake their actors in the order they were set (event_queue.hpp).
+    const bool timed = std::isfinite(until) && until > now;
+    k.deadline_due = timed ? until : -1;
+    // In the fabric's event queue, with the packets: same-date deadlines and deliveries
+    // wake their actors in the order they were set (event_queue.hpp). Not when an event
+    // of an earlier block is queued for this very date: it wakes this block
+    // (actor_wake.hpp). A UD rank blocks between messages until the same timer date
+    // again and again (its computations' short blocks in between), and an event per
+    // block put ~1,300 instructions per message of a ping-pong into the queue's heap.
+    if (timed && !k.queued_at(until)) {
       fabric_.events().wake_at(until, w.wake, generation);
+      k.queue(until);
     }
     k.actor = s4u::Actor::self();
     try {

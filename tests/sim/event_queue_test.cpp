@@ -3,6 +3,7 @@
 // of identical ranks keeps running them in one stable order.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <vector>
 
 #include "backends/sim/simulation.hpp"
@@ -50,6 +51,42 @@ TEST(EventQueue, ADeadlineEarlierThanThosePendingIsNotHeldBack) {
     });
     EXPECT_DOUBLE_EQ(woke[1], 1e-3);
     EXPECT_DOUBLE_EQ(woke[0], 5e-3);
+  });
+}
+
+// A rank that blocks again and again until one date, woken early in between (a UD
+// channel waits until its next timer between messages): the date's event is queued by
+// the first block only, and it wakes the last block at that date. Rank 1 starts three
+// barriers that end rank 0's waits early; rank 0's last wait ends at the deadline.
+TEST(EventQueue, BlocksSharingADeadlineAreWokenAtItByOneEvent) {
+  testing::run_forked([] {
+    sim::Platform p = sim::load_platform("ideal");
+    p.hosts = 2;
+    sim::Simulation s(p);
+    const double deadline = 100e-6;
+    std::vector<double> early;
+    double last = -1;
+    int last_waits = 0;
+    s.run(2, [&](sim::RankEnv& env) {
+      auto cq = env.device.create_cq(4);  // nothing ever completes in it
+      fabric::CompletionQueue* src[] = {cq.get()};
+      for (int round = 1; round <= 3; ++round) {
+        if (env.rank == 1) env.runtime.sleep_for(10e-6 * round - env.runtime.now());
+        std::unique_ptr<fabric::PendingBarrier> b = env.oob.start_barrier();
+        while (!b->done()) env.runtime.wait(src, deadline);
+        if (env.rank == 0) early.push_back(env.runtime.now());
+      }
+      if (env.rank != 0) return;
+      while (env.runtime.now() < deadline) {
+        ++last_waits;
+        env.runtime.wait(src, deadline);
+      }
+      last = env.runtime.now();
+    });
+    ASSERT_EQ(early.size(), 3u);
+    for (std::size_t i = 0; i < early.size(); ++i) EXPECT_NEAR(early[i], 10e-6 * static_cast<double>(i + 1), 1e-12);
+    EXPECT_DOUBLE_EQ(last, deadline);
+    EXPECT_EQ(last_waits, 1) << "no spurious wake-up before the deadline";
   });
 }
 
