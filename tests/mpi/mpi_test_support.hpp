@@ -57,6 +57,36 @@ inline std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
 
 /// Runs `f`, which must throw mpi::Error of class `expected` with `fragment` in its
 /// message.
+/// Rank 0 sends `count` ints (0, 1, ...) to rank 1 with tag `tag` at once; rank 1 first
+/// computes `receiver_busy` seconds of simulated time (no MPI call: the messages wait
+/// in its queues), then receives them and checks each value. Then rank 1 answers with
+/// tag `tag` + 1, so both return after the flood.
+inline void flood_a_busy_receiver(Context& c, int count, double receiver_busy, int tag) {
+  const auto& world = c.world();
+  const auto& ints = c.datatype(BasicKind::Int);
+  if (world.rank() == 0) {
+    std::vector<int> out(static_cast<std::size_t>(count));
+    std::vector<mpi::RequestId> requests;
+    for (int i = 0; i < count; ++i) {
+      out[static_cast<std::size_t>(i)] = i;
+      requests.push_back(c.isend(&out[static_cast<std::size_t>(i)], 1, ints, 1, tag, world));
+    }
+    c.waitall(requests);
+  } else {
+    c.runtime().sleep_for(receiver_busy);
+    for (int i = 0; i < count; ++i) {
+      int v = -1;
+      c.recv(&v, 1, ints, 0, tag, world);
+      ASSERT_EQ(v, i);
+    }
+  }
+  int done = 0;
+  if (world.rank() == 0)
+    c.recv(&done, 1, ints, 1, tag + 1, world);
+  else
+    c.send(&done, 1, ints, 0, tag + 1, world);
+}
+
 template <class F>
 void expect_error(F&& f, mpi::ErrorClass expected, const std::string& fragment) {
   try {

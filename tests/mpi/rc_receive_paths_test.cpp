@@ -24,7 +24,6 @@ using mpi::RequestId;
 void exchange_and_flood(Context& c, int rounds, int flood) {
   const auto& world = c.world();
   const auto& bytes = c.datatype(BasicKind::Byte);
-  const auto& ints = c.datatype(BasicKind::Int);
   const int me = world.rank();
   const int other = 1 - me;
   for (const std::size_t size : {std::size_t{8}, std::size_t{100}, std::size_t{4000}, std::size_t{20000},
@@ -43,27 +42,7 @@ void exchange_and_flood(Context& c, int rounds, int flood) {
       ASSERT_EQ(std::memcmp(in.data(), expected.data(), size), 0) << size << " bytes, round " << i;
     }
   }
-  if (me == 0) {
-    std::vector<int> out(static_cast<std::size_t>(flood));
-    std::vector<RequestId> requests;
-    for (int i = 0; i < flood; ++i) {
-      out[static_cast<std::size_t>(i)] = i;
-      requests.push_back(c.isend(&out[static_cast<std::size_t>(i)], 1, ints, 1, 3, world));
-    }
-    c.waitall(requests);
-  } else {
-    c.runtime().sleep_for(1e-3);
-    for (int i = 0; i < flood; ++i) {
-      int v = -1;
-      c.recv(&v, 1, ints, 0, 3, world);
-      ASSERT_EQ(v, i);
-    }
-  }
-  int done = 0;
-  if (me == 0)
-    c.recv(&done, 1, ints, 1, 4, world);
-  else
-    c.send(&done, 1, ints, 0, 4, world);
+  flood_a_busy_receiver(c, flood, 1e-3, 3);
 }
 
 // Both ranks' contexts must refuse `config` on `platform` with MPI_ERR_ARG naming `what`.

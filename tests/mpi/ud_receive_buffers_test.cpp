@@ -91,30 +91,8 @@ TEST(UdReceiveBuffers, AFloodDoublesThemUpToTheMostAndEverythingArrivesInOrder) 
 TEST(UdReceiveBuffers, AReceiverThatRanOutAsksForTheRestAtOnce) {
   run_ranks("connectx-ddr", 2, ud_config(4, 64), [](Context& c) {
     const auto& world = c.world();
-    const auto& ints = c.datatype(BasicKind::Int);
-    const int burst = 12;
     const double start = c.runtime().now();
-    if (world.rank() == 0) {
-      std::vector<int> out(burst);
-      std::vector<RequestId> requests;
-      for (int i = 0; i < burst; ++i) {
-        out[static_cast<std::size_t>(i)] = i;
-        requests.push_back(c.isend(&out[static_cast<std::size_t>(i)], 1, ints, 1, 5, world));
-      }
-      c.waitall(requests);
-    } else {
-      c.runtime().sleep_for(1e-3);
-      for (int i = 0; i < burst; ++i) {
-        int v = -1;
-        c.recv(&v, 1, ints, 0, 5, world);
-        ASSERT_EQ(v, i);
-      }
-    }
-    int done = 0;
-    if (world.rank() == 0)
-      c.recv(&done, 1, ints, 1, 6, world);
-    else
-      c.send(&done, 1, ints, 0, 6, world);
+    flood_a_busy_receiver(c, 12, 1e-3, 5);
     const auto& counters = c.channel_counters();
     EXPECT_LT(c.runtime().now() - start, 0.01) << "the retransmission timeout (0.4 s) was waited for";
     EXPECT_EQ(counters.retransmissions, 0u);
