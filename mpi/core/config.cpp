@@ -176,6 +176,10 @@ void Config::validate() const {
                 fmt::format("{} is neither 0 (seed 001's plain test-and-set) nor 1 (a re-lock leaves the lock free "
                             "for a round trip first)",
                             rma_lock_fair));
+  if (rma_piggyback_bytes > 65536)
+    throw Error(
+        ErrorClass::MPI_ERR_ARG, "rma_piggyback_bytes (TWINFAB_RMA_PIGGYBACK)",
+        fmt::format("{} is above 65536 bytes (a put is held only when it fits in one packet)", rma_piggyback_bytes));
   if (shm > 1)
     throw Error(ErrorClass::MPI_ERR_ARG, "shm (TWINFAB_SHM)",
                 fmt::format("{} is neither 0 (off) nor 1 (shared memory between the ranks of a host)", shm));
@@ -308,6 +312,7 @@ void apply_from(Config& base, const Lookup& lookup) {
               {{"messages", RmaAccumulate::Messages}, {"atomics", RmaAccumulate::Atomics}});
   override_from(lookup, "TWINFAB_RMA_LOCK_BACKOFF", base.rma_lock_backoff_us);
   override_from(lookup, "TWINFAB_RMA_LOCK_FAIR", base.rma_lock_fair);
+  override_from(lookup, "TWINFAB_RMA_PIGGYBACK", base.rma_piggyback_bytes);
   choice_from(lookup, "TWINFAB_TRANSPORT", base.transport,
               {{"rc", Transport::Rc}, {"ud", Transport::Ud}, {"hybrid", Transport::Hybrid}});
   override_from(lookup, "TWINFAB_UD_WINDOW", base.ud_window);

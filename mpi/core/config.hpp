@@ -81,6 +81,10 @@
 //   TWINFAB_RMA_LOCK_FAIR     ts: 1 (default), a re-lock right after one's own release
 //                             first leaves the lock free for a round trip; 0, seed 001's
 //                             plain test-and-set, which such a rank can hold for ever
+//   TWINFAB_RMA_PIGGYBACK     bytes: in an access epoch of MPI_Win_start, puts of up to this
+//                             many bytes travel as messages and the last one to each
+//                             target carries the epoch's end (MPICH2 ch3, seed 003's
+//                             MVAPICH2-1SC); 0 (default): off, seed 001's designs
 //
 // Collective algorithms (docs/collectives.md; the words in collective_config.hpp):
 //   TWINFAB_ALLREDUCE, TWINFAB_ALLGATHER, TWINFAB_BCAST, TWINFAB_ALLTOALL,
@@ -221,6 +225,7 @@ struct Config {
   RmaAccumulate rma_accumulate = RmaAccumulate::Messages;
   std::uint32_t rma_lock_backoff_us = 1;
   std::uint32_t rma_lock_fair = 1;
+  std::uint32_t rma_piggyback_bytes = 0;
   /// The channel (mpi/channels) and the UD channel's parameters (ud_channel.hpp).
   Transport transport = Transport::Rc;
   std::uint32_t ud_window = 64;

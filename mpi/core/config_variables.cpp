@@ -42,7 +42,7 @@ using VarGroup = ConfigVariableGroup;
   [](const Config& c) -> std::uint64_t { return static_cast<std::uint64_t>(c.field); },        \
       [](Config& c, std::uint64_t v) { c.field = static_cast<decltype(Config::field)>(v); }
 
-const std::array<ConfigVariable, 64> kVariables{{
+const std::array<ConfigVariable, 65> kVariables{{
     {"TWINFAB_PACKET_SIZE",
      "Bytes of one pre-registered packet buffer, header included (256 .. 16 MiB). A tiny message and each "
      "piece of a short one travel in one packet.",
@@ -133,6 +133,12 @@ const std::array<ConfigVariable, 64> kVariables{{
      "lock free for that round trip (others are not starved); 0, seed 001's plain test-and-set, where such a "
      "rank wins every time.",
      VarKind::Unsigned32, VarGroup::OneSided, {}, TWINFAB_CONFIG_FIELD(rma_lock_fair)},
+    {"TWINFAB_RMA_PIGGYBACK",
+     "Bytes (0 .. 65536; 0, the default: off): in an access epoch of MPI_Win_start, puts of up to this many "
+     "bytes travel as messages, each held until the next operation to its target, and the last one carries "
+     "the epoch's end, one message fewer per epoch (MPICH2 ch3's flag on the last operation; seed 003's "
+     "MVAPICH2-1SC sent small puts so). A put that does not fit in one packet, or with a request, is not held.",
+     VarKind::Unsigned32, VarGroup::OneSided, {}, TWINFAB_CONFIG_FIELD(rma_piggyback_bytes)},
     {"TWINFAB_TRANSPORT",
      "The channel under the protocols: rc (a reliable connection per peer, with RDMA), ud (one unreliable-"
      "datagram QP per process, reliability in the library, packets only; seed 004) or hybrid (UD to every peer, "

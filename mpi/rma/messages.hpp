@@ -47,9 +47,15 @@ enum class MessageKind : std::uint8_t {
               ///< (applied in order after its operations, so they are complete)
 };
 
+/// ControlHeader::op of a Put that also ends the sender's access epoch (MPI_Win_start)
+/// to the target: the target counts it as a Completed message once it applied the put
+/// (TWINFAB_RMA_PIGGYBACK; MPICH2 ch3 flags an epoch's last operation so).
+inline constexpr std::uint8_t kPutEndsEpoch = 1;
+
 struct ControlHeader {
   MessageKind kind = MessageKind::Put;
-  std::uint8_t op = 0;           ///< mpi::Op of an accumulate; LockType of a LockRequest
+  /// mpi::Op of an accumulate; LockType of a LockRequest; kPutEndsEpoch or 0 for a Put
+  std::uint8_t op = 0;
   std::uint8_t basic_kind = 0;   ///< mpi::BasicKind of the elements an accumulate combines
   std::uint8_t data_inline = 0;  ///< 1: the data follows the blocks in this message
   std::uint32_t block_count = 0;

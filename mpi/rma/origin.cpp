@@ -151,9 +151,10 @@ void RmaEngine::internal_done(RequestId internal) {
   user_requests_.erase(it);
 }
 
-std::vector<RequestId> RmaEngine::send_operation(Window& window, int target, ControlHeader header,
-                                                 const std::vector<Block>& blocks, const void* data,
-                                                 std::int64_t data_count, const DatatypePtr& data_type) {
+std::shared_ptr<std::vector<std::byte>> RmaEngine::operation_message(ControlHeader& header,
+                                                                     const std::vector<Block>& blocks, const void* data,
+                                                                     std::int64_t data_count,
+                                                                     const DatatypePtr& data_type) {
   const std::uint64_t data_bytes = data_type ? static_cast<std::uint64_t>(data_count * data_type->size()) : 0;
   header.block_count = static_cast<std::uint32_t>(blocks.size());
   if (data_type) header.data_bytes = data_bytes;  // a get says the size of its reply itself
@@ -167,6 +168,14 @@ std::vector<RequestId> RmaEngine::send_operation(Window& window, int target, Con
   if (!blocks.empty()) std::memcpy(message->data() + sizeof header, blocks.data(), blocks.size() * sizeof(Block));
   if (header.data_inline && data_bytes > 0)
     pack(data, data_count, *data_type, 0, std::span(message->data() + head, data_bytes), "MPI_Put");
+  return message;
+}
+
+std::vector<RequestId> RmaEngine::send_operation(Window& window, int target, ControlHeader header,
+                                                 const std::vector<Block>& blocks, const void* data,
+                                                 std::int64_t data_count, const DatatypePtr& data_type) {
+  const std::shared_ptr<std::vector<std::byte>> message =
+      operation_message(header, blocks, data, data_count, data_type);
   TargetState& state = window.target(target);
   const DatatypePtr& bytes = context_.datatype(BasicKind::Byte);
   std::vector<RequestId> ids;
@@ -174,12 +183,48 @@ std::vector<RequestId> RmaEngine::send_operation(Window& window, int target, Con
                                kTagControl, *window.comm));
   state.requests.push_back(InFlightMessage{ids.back(), message});
   ++counters_.messages;
-  if (!header.data_inline && data_bytes > 0) {
+  if (!header.data_inline && header.data_bytes > 0 && data_type) {
     ids.push_back(context_.isend(data, data_count, data_type, target, kTagData, *window.comm));
     state.requests.push_back(InFlightMessage{ids.back(), nullptr});
   }
   ++state.unflushed_messages;
   return ids;
+}
+
+bool RmaEngine::hold_put(Window& window, int target, std::uint64_t offset, const std::vector<Block>& blocks,
+                         const void* origin, std::int64_t count, const DatatypePtr& type, RequestId* request) {
+  // Only in an access epoch of MPI_Win_start (whose end can ride on the put), only
+  // without a request (MPI_Rput's completes when sent), only small puts to another rank.
+  const std::uint64_t bytes = static_cast<std::uint64_t>(count * type->size());
+  if (!window.epoch.started || request != nullptr || target == window.rank() ||
+      bytes > context_.config().rma_piggyback_bytes)
+    return false;
+  ControlHeader header;
+  header.kind = MessageKind::Put;
+  header.target_offset = offset;
+  std::shared_ptr<std::vector<std::byte>> message = operation_message(header, blocks, origin, count, type);
+  if (!header.data_inline) return false;  // the data would go apart: not one message
+  window.target(target).held_put = std::move(message);
+  return true;
+}
+
+void RmaEngine::send_held_put(Window& window, int target, bool ends_epoch) {
+  TargetState& state = window.target(target);
+  if (!state.held_put) return;
+  std::shared_ptr<std::vector<std::byte>> message = std::move(state.held_put);
+  state.held_put.reset();
+  if (ends_epoch) {
+    ControlHeader header;
+    std::memcpy(&header, message->data(), sizeof header);
+    header.op = kPutEndsEpoch;
+    std::memcpy(message->data(), &header, sizeof header);
+  }
+  const RequestId id = context_.isend(message->data(), static_cast<std::int64_t>(message->size()),
+                                      context_.datatype(BasicKind::Byte), target, kTagControl, *window.comm);
+  state.requests.push_back(InFlightMessage{id, std::move(message)});
+  ++counters_.messages;
+  // Applied in order behind what went before; one that ends the epoch needs no flush.
+  if (!ends_epoch) ++state.unflushed_messages;
 }
 
 std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base,
@@ -304,6 +349,7 @@ std::optional<std::uint64_t> RmaEngine::begin_transfer(Window& window, std::int6
     return std::nullopt;
   }
   check_access(window, target, where);
+  send_held_put(window, target, false);  // operations to a target go in the order issued
   if (origin_count * origin_type->size() != target_count * target_type->size())
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(origin_count={}, target_count={})", where, origin_count,
                                                      target_count),
@@ -332,6 +378,7 @@ void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_coun
     link_request(request, {});
     return;
   }
+  if (hold_put(window, target, offset, blocks, origin, origin_count, origin_type, request)) return;
   if (uses_rdma(window, target)) {
     rdma_put(window, target, origin, origin_count, origin_type, offset, blocks, request);
     return;
@@ -417,6 +464,7 @@ void RmaEngine::accumulate(Window& window, const void* origin, std::int64_t orig
   }
   const BasicKind basic = accumulate_kind(origin_type, target_type, op, where);
   check_access(window, target, where);
+  send_held_put(window, target, false);
   if (origin_count * origin_type->size() != target_count * target_type->size())
     throw Error(ErrorClass::MPI_ERR_ARG, fmt::format("{}(origin_count={}, target_count={})", where, origin_count,
                                                      target_count),
@@ -468,6 +516,7 @@ void RmaEngine::get_accumulate(Window& window, const void* origin, std::int64_t 
     throw Error(ErrorClass::MPI_ERR_TYPE, fmt::format("{}(result_datatype)", where),
                 "the result's elements must be of the target's predefined type");
   check_access(window, target, where);
+  send_held_put(window, target, false);
   const std::int64_t target_bytes = target_count * target_type->size();
   if ((op != Op::NoOp && origin_count * origin_type->size() != target_bytes) ||
       result_count * result_type->size() != target_bytes)
@@ -529,6 +578,7 @@ void RmaEngine::compare_and_swap(Window& window, const void* origin, const void*
     throw Error(ErrorClass::MPI_ERR_BUFFER, where, "the origin, compare and result buffers must not be NULL");
   if (target == kProcNull) return;
   check_access(window, target, where);
+  send_held_put(window, target, false);
   std::vector<Block> blocks;
   const std::uint64_t offset = target_range(window, target, target_disp, 1, *type, blocks, where);
   window.epoch.fence_had_ops = true;

@@ -201,6 +201,19 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   std::vector<RequestId> send_operation(Window& window, int target, ControlHeader header,
                                         const std::vector<Block>& blocks, const void* data, std::int64_t data_count,
                                         const DatatypePtr& data_type);
+  /// An operation's control message: the header (its block count, data size and
+  /// data_inline set here), the blocks, and the data when it fits in one packet.
+  std::shared_ptr<std::vector<std::byte>> operation_message(ControlHeader& header, const std::vector<Block>& blocks,
+                                                            const void* data, std::int64_t data_count,
+                                                            const DatatypePtr& data_type);
+  /// TWINFAB_RMA_PIGGYBACK: holds a put of `bytes` to `target` as its control message
+  /// (TargetState::held_put) instead of sending it, when the put qualifies; false when not.
+  bool hold_put(Window& window, int target, std::uint64_t offset, const std::vector<Block>& blocks, const void* origin,
+                std::int64_t count, const DatatypePtr& type, RequestId* request);
+  /// Sends the put held for `target`, if any; `ends_epoch`: flagged as the end of this
+  /// rank's access epoch there (kPutEndsEpoch), which the target counts as it counts a
+  /// Completed message.
+  void send_held_put(Window& window, int target, bool ends_epoch);
   std::uint32_t reply_tag(Window& window);
   void rdma_put(Window& window, int target, const void* origin, std::int64_t count, const DatatypePtr& type,
                 std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);

@@ -263,13 +263,19 @@ void RmaEngine::complete(Window& window, const char* where) {
   //    send/receive design, seed 001's baseline): the target applies it in order behind
   //    them, so no round trip is needed first;
   //  - otherwise the RDMA-written counter of seed 001 §3.3, right behind the data where
-  //    the device places one QP's writes in order.
+  //    the device places one QP's writes in order;
+  //  - or, with TWINFAB_RMA_PIGGYBACK, the flag of a held last put (send_held_put).
   // Without in-order placement (iWARP), RDMA data must be complete at the target before
   // either leaves.
   const bool in_order = context_.capabilities().in_order_placement;
   for (int target : window.epoch.start_group) {
     TargetState& state = window.target(target);
     if (target != window.rank() && !in_order) wait_until([&] { return state.rdma_in_flight == 0; });
+    if (state.held_put) {  // the epoch's last operation carries its end (TWINFAB_RMA_PIGGYBACK)
+      send_held_put(window, target, true);
+      state.unflushed_messages = 0;
+      continue;
+    }
     const bool by_message = target != window.rank() && (window.design == RmaDesign::SendRecv ||
                                                         state.unflushed_messages > 0 || !state.requests.empty());
     if (by_message) {

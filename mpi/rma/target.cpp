@@ -147,6 +147,7 @@ bool RmaEngine::apply(Window& window, IncomingOperation& op) {
     case MessageKind::Put:
       if (valid && h.data_inline) scatter_blocks(base, p.blocks, data.data());
       ++counters_.operations_applied;
+      if (h.op == kPutEndsEpoch) ++window.completes_received[origin];  // as a Completed behind it
       break;
     case MessageKind::Get:
       // A copy of the window's data as it is now, not a send straight out of the

@@ -139,6 +139,10 @@ struct TargetState {
   /// Operations sent as messages since the last flush round trip: when nonzero, a
   /// flush asks the target (FlushRequest) and waits for its acknowledgement.
   std::uint64_t unflushed_messages = 0;
+  /// TWINFAB_RMA_PIGGYBACK: the last small put of the open MPI_Win_start epoch, as its
+  /// control message (data inline), not sent yet: it goes before the next operation to
+  /// the target, or from MPI_Win_complete carrying the epoch's end (one message fewer).
+  std::shared_ptr<std::vector<std::byte>> held_put;
   std::uint64_t flushes_sent = 0;
   std::uint64_t flushes_acked = 0;
   /// The first error the target reported in an acknowledgement (e.g. MPI_ERR_RMA_RANGE

@@ -37,6 +37,7 @@ TEST(ConfigEnvironment, EveryRefusalNamesItsVariable) {
         {"TWINFAB_REGCACHE_MAX_BYTES", "0"},   {"TWINFAB_EAGER_THRESHOLD", "abc"},
         {"TWINFAB_RMA_LOCK_BACKOFF", "1001"},  {"TWINFAB_RMA_LOCK_FAIR", "2"},
         {"TWINFAB_UD_RECV_INITIAL", "1"},      {"TWINFAB_UD_RECV_INITIAL", "65537"},
+        {"TWINFAB_RMA_PIGGYBACK", "65537"},
     };
     for (const auto& [name, value] : bad) {
       const std::string text = refusal(name, value);

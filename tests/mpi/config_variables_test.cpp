@@ -32,8 +32,8 @@ TEST(ConfigVariables, OnePerFieldWithUniqueNames) {
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
                                 f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36,
                                 f37, f38, f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49, f50, f51, f52,
-                                f53, f54, f55, f56, f57, f58, f59, f60, f61, f62, f63, f64] = c;
-  EXPECT_EQ(mpi::config_variables().size(), 64u);
+                                f53, f54, f55, f56, f57, f58, f59, f60, f61, f62, f63, f64, f65] = c;
+  EXPECT_EQ(mpi::config_variables().size(), 65u);
   std::set<std::string> names;
   for (const auto& v : mpi::config_variables()) {
     EXPECT_TRUE(names.insert(std::string(v.name)).second) << v.name;
@@ -115,6 +115,7 @@ TEST(ConfigVariables, SetChecksAsMpiInitWouldAndChangesNothingWhenRefused) {
   EXPECT_TRUE(refused("TWINFAB_SRQ_LIMIT", c.srq_size));       // the pool would grow at once
   EXPECT_TRUE(refused("TWINFAB_SRQ_MAX_SIZE", c.srq_size - 1));
   EXPECT_TRUE(refused("TWINFAB_FASTPATH_BUFFERS", 2));
+  EXPECT_TRUE(refused("TWINFAB_RMA_PIGGYBACK", 65537));
   EXPECT_THROW(mpi::set_config_variable(c, mpi::config_variables().size(), 1), mpi::Error);
   EXPECT_TRUE(same(c, before));
 }

@@ -77,7 +77,7 @@ static unsigned long long read_cvar(const char* name) {
 static void check_cvar_info(int want_env) {
   int num = 0;
   T_OK(MPI_T_cvar_get_num(&num));
-  T_CHECK(num == 64, "%d control variables", num);
+  T_CHECK(num == 65, "%d control variables", num);
   int from_env = 0;
   for (int i = 0; i < num; ++i) {
     char name[64], desc[512];
@@ -199,7 +199,7 @@ static void write_cvars(void) {
 
   /* Bad handles, indices, pointers. */
   T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(-1, NULL, &stale, &count));
-  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(64, NULL, &stale, &count));
+  T_CODE(MPI_T_ERR_INVALID_INDEX, MPI_T_cvar_handle_alloc(65, NULL, &stale, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, NULL, &count));
   T_CODE(MPI_T_ERR_INVALID, MPI_T_cvar_handle_alloc(0, NULL, &stale, NULL));
   T_CODE(MPI_T_ERR_INVALID_HANDLE, MPI_T_cvar_read(MPI_T_CVAR_HANDLE_NULL, &u));
