@@ -209,6 +209,8 @@ bool RmaEngine::hold_put(Window& window, int target, std::uint64_t offset, const
 }
 
 void RmaEngine::send_held_put(Window& window, int target, bool ends_epoch) {
+  // Off (the default), nothing is ever held: no lookup on every operation's path.
+  if (context_.config().rma_piggyback_bytes == 0) return;
   TargetState& state = window.target(target);
   if (!state.held_put) return;
   std::shared_ptr<std::vector<std::byte>> message = std::move(state.held_put);
