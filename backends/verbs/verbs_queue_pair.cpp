@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <typeinfo>
 
 #include "backends/verbs/host_runtime.hpp"
 #include "backends/verbs/verbs_address_handle.hpp"
@@ -433,7 +434,9 @@ Status VerbsQueuePair::check_send_fully(const fabric::SendWr& wr, uint64_t total
   }
   if (transport_ == Transport::UD) {
     if (wr.ah == nullptr) return fail(Status::InvalidArgument, "post_send: a UD send needs SendWr::ah");
-    if (dynamic_cast<const VerbsAddressHandle*>(wr.ah) == nullptr) {
+    // VerbsAddressHandle is final: comparing the dynamic type is the whole dynamic_cast,
+    // at a fraction of its cost on every UD send.
+    if (typeid(*wr.ah) != typeid(VerbsAddressHandle)) {
       return fail(Status::InvalidArgument, "post_send: SendWr::ah was not made by a verbs device");
     }
     if (total_bytes > caps.mtu) {

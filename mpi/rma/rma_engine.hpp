@@ -206,8 +206,10 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   std::shared_ptr<std::vector<std::byte>> operation_message(ControlHeader& header, const std::vector<Block>& blocks,
                                                             const void* data, std::int64_t data_count,
                                                             const DatatypePtr& data_type);
-  /// TWINFAB_RMA_PIGGYBACK: holds a put of `bytes` to `target` as its control message
-  /// (TargetState::held_put) instead of sending it, when the put qualifies; false when not.
+  /// TWINFAB_RMA_PIGGYBACK: holds the put of (`count`, `type`) at `origin` to `target` as
+  /// its control message (TargetState::held_put) instead of sending it, when it
+  /// qualifies (an MPI_Win_start epoch, no request, another rank, at most the variable's
+  /// bytes, one packet); false, nothing held, when not.
   bool hold_put(Window& window, int target, std::uint64_t offset, const std::vector<Block>& blocks, const void* origin,
                 std::int64_t count, const DatatypePtr& type, RequestId* request);
   /// Sends the put held for `target`, if any; `ends_epoch`: flagged as the end of this
