@@ -151,6 +151,12 @@ void RmaEngine::internal_done(RequestId internal) {
   user_requests_.erase(it);
 }
 
+std::uint64_t RmaEngine::message_inline_limit() const {
+  const Config& config = context_.config();
+  const std::uint64_t limit = config.packet_size - kPacketHeaderBytes;
+  return config.tiny_threshold != 0 ? std::min(limit, config.tiny_threshold) : limit;
+}
+
 std::shared_ptr<std::vector<std::byte>> RmaEngine::operation_message(ControlHeader& header,
                                                                      const std::vector<Block>& blocks, const void* data,
                                                                      std::int64_t data_count,
@@ -159,10 +165,7 @@ std::shared_ptr<std::vector<std::byte>> RmaEngine::operation_message(ControlHead
   header.block_count = static_cast<std::uint32_t>(blocks.size());
   if (data_type) header.data_bytes = data_bytes;  // a get says the size of its reply itself
   const std::size_t head = sizeof(ControlHeader) + blocks.size() * sizeof(Block);
-  const Config& config = context_.config();
-  std::uint64_t inline_limit = config.packet_size - kPacketHeaderBytes;
-  if (config.tiny_threshold != 0) inline_limit = std::min(inline_limit, config.tiny_threshold);
-  header.data_inline = head + data_bytes <= inline_limit ? 1 : 0;
+  header.data_inline = head + data_bytes <= message_inline_limit() ? 1 : 0;
   auto message = std::make_shared<std::vector<std::byte>>(head + (header.data_inline ? data_bytes : 0));
   std::memcpy(message->data(), &header, sizeof header);
   if (!blocks.empty()) std::memcpy(message->data() + sizeof header, blocks.data(), blocks.size() * sizeof(Block));
@@ -199,12 +202,12 @@ bool RmaEngine::hold_put(Window& window, int target, std::uint64_t offset, const
   if (!window.epoch.started || request != nullptr || target == window.rank() ||
       bytes > context_.config().rma_piggyback_bytes)
     return false;
+  // The data would go apart: not one message (checked before anything is packed).
+  if (sizeof(ControlHeader) + blocks.size() * sizeof(Block) + bytes > message_inline_limit()) return false;
   ControlHeader header;
   header.kind = MessageKind::Put;
   header.target_offset = offset;
-  std::shared_ptr<std::vector<std::byte>> message = operation_message(header, blocks, origin, count, type);
-  if (!header.data_inline) return false;  // the data would go apart: not one message
-  window.target(target).held_put = std::move(message);
+  window.target(target).held_put = operation_message(header, blocks, origin, count, type);
   return true;
 }
 

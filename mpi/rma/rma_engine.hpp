@@ -201,6 +201,8 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   std::vector<RequestId> send_operation(Window& window, int target, ControlHeader header,
                                         const std::vector<Block>& blocks, const void* data, std::int64_t data_count,
                                         const DatatypePtr& data_type);
+  /// The most bytes (header, blocks, data) one control message carries: one packet.
+  std::uint64_t message_inline_limit() const;
   /// An operation's control message: the header (its block count, data size and
   /// data_inline set here), the blocks, and the data when it fits in one packet.
   std::shared_ptr<std::vector<std::byte>> operation_message(ControlHeader& header, const std::vector<Block>& blocks,

@@ -55,8 +55,6 @@ inline std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
   return v;
 }
 
-/// Runs `f`, which must throw mpi::Error of class `expected` with `fragment` in its
-/// message.
 /// Rank 0 sends `count` ints (0, 1, ...) to rank 1 with tag `tag` at once; rank 1 first
 /// computes `receiver_busy` seconds of simulated time (no MPI call: the messages wait
 /// in its queues), then receives them and checks each value. Then rank 1 answers with
@@ -87,6 +85,8 @@ inline void flood_a_busy_receiver(Context& c, int count, double receiver_busy, i
     c.send(&done, 1, ints, 0, tag + 1, world);
 }
 
+/// Runs `f`, which must throw mpi::Error of class `expected` with `fragment` in its
+/// message.
 template <class F>
 void expect_error(F&& f, mpi::ErrorClass expected, const std::string& fragment) {
   try {
