@@ -15,6 +15,11 @@
 #                                         ping-pong in MPI (rma_lat put-pingpong)
 #   ib_read_lat -s 8 (typical, us)    vs  MPI_Get + MPI_Win_flush, 8 B
 #   ib_write_bw -s 1048576 (MB/s)     vs  16 x 1 MiB MPI_Put + MPI_Win_flush
+# and, as the device's floor for the same work without MPI, twinfab's own verbs path
+# (`twinfab perf --backend verbs`, two threads of one process):
+#   write-complete-lat -s 8: an RDMA write timed to its completion at the writer, the
+#                            work of put+flush (perftest has no such test)
+#   read-lat -s 8:           an RDMA read timed to its completion, ib_read_lat's work
 # The median and the best rep of each are reported, with their ratios (the VM's TCG
 # noise only adds time, so targets are judged on the best reps, as
 # bench/vm_mpi_perftest.sh does). Targets (issue 30): put+flush <= 1.2 x ib_write_lat,
@@ -55,6 +60,11 @@ if [[ ${1:-} == --in-vm ]]; then
     done
     out=$(mpi put-bw 20); printf '%s\n' "$out"
     v=$(awk '$1 == "put-bw" { print $2 }' <<<"$out"); echo "RESULT bw twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
+    for lat in write-complete-lat:writecomplete read-lat:readlat; do
+      out=$(timeout -k 5 300 "$build/tools/twinfab/twinfab" perf "${lat%%:*}" --backend verbs -d "$dev" -s 8 -n 1000 2>&1)
+      printf '%s\n' "$out"
+      v=$(row 8 5 <<<"$out"); echo "RESULT ${lat##*:} fabric ${v:-FAILED}"; [[ -n $v ]] || status=1
+    done
   done
   exit "$status"
 fi
@@ -69,29 +79,40 @@ mkdir -p "$build/bench"
 source "$HERE/lib/stats.sh"  # median, best
 failed=0 missed=0
 cd "$build" || exit 2
-printf '%-6s %-30s %23s %8s %23s %8s  %s\n' device figure "perftest/twinfab median" ratio "perftest/twinfab best" \
+printf '%-6s %-32s %23s %8s %23s %8s  %s\n' device figure "reference/figure median" ratio "reference/figure best" \
   ratio target
 for d in "${devices[@]}"; do
   log=$build/vm_rma_perftest-$d.log
   "$REPO/ci/vm/run" --device "$d" --rw "$build" -- bash "$HERE/vm_rma_perftest.sh" --in-vm "$build" "$reps" >"$log" 2>&1 || failed=1
-  # figure name, perftest's RESULT key, twinfab's, kind, target ratio
+  # figure name, the reference's tool and RESULT key, the figure's tool and key, kind,
+  # target ratio ("fabric" is twinfab's verbs path without MPI)
   # Latencies: perftest's t_typical (the median of its iterations) against the median of
   # twinfab's operations timed one by one, the targets' figure; then the means (t_avg
   # against twinfab's total time / N), where the VM's stalls weigh in.
-  for spec in "8 B put+flush [us]:writelat:writelat:lat:1.2" "8 B put ping-pong [us]:writelat:pingpong:lat:-" \
-              "8 B get+flush [us]:readlat:readlat:lat:1.2" "8 B put+flush, means [us]:writelat_mean:writelat_mean:lat:-" \
-              "8 B get+flush, means [us]:readlat_mean:readlat_mean:lat:-" "1 MiB put bandwidth [MB/s]:bw:bw:bw:0.85"; do
-    IFS=: read -r name pkey tkey kind target <<<"$spec"
-    ps=$(awk -v f="$pkey" '$1 == "RESULT" && $2 == f && $3 == "perftest" { printf "%s ", $4 }' "$log")
-    ts=$(awk -v f="$tkey" '$1 == "RESULT" && $2 == f && $3 == "twinfab" { printf "%s ", $4 }' "$log")
+  for spec in "8 B put+flush [us]:perftest:writelat:twinfab:writelat:lat:1.2" \
+              "8 B put ping-pong [us]:perftest:writelat:twinfab:pingpong:lat:-" \
+              "8 B write+completion, no MPI [us]:perftest:writelat:fabric:writecomplete:lat:-" \
+              "8 B put+flush/write+completion:fabric:writecomplete:twinfab:writelat:lat:-" \
+              "8 B get+flush [us]:perftest:readlat:twinfab:readlat:lat:1.2" \
+              "8 B read, no MPI [us]:perftest:readlat:fabric:readlat:lat:-" \
+              "8 B put+flush, means [us]:perftest:writelat_mean:twinfab:writelat_mean:lat:-" \
+              "8 B get+flush, means [us]:perftest:readlat_mean:twinfab:readlat_mean:lat:-" \
+              "1 MiB put bandwidth [MB/s]:perftest:bw:twinfab:bw:bw:0.85"; do
+    IFS=: read -r name ptool pkey ttool tkey kind target <<<"$spec"
+    ps=$(awk -v f="$pkey" -v t="$ptool" '$1 == "RESULT" && $2 == f && $3 == t { printf "%s ", $4 }' "$log")
+    ts=$(awk -v f="$tkey" -v t="$ttool" '$1 == "RESULT" && $2 == f && $3 == t { printf "%s ", $4 }' "$log")
     p=$(median <<<"$ps") t=$(median <<<"$ts") pb=$(best "$kind" <<<"$ps") tb=$(best "$kind" <<<"$ts")
     if [[ -z $p || -z $t ]]; then
-      printf '%-6s %-30s %s\n' "$d" "$name" "no figure (see $log)"; failed=1; continue
+      printf '%-6s %-32s %s\n' "$d" "$name" "no figure (see $log)"; failed=1; continue
     fi
     r=$(awk -v a="$t" -v b="$p" 'BEGIN { printf "%.2f", a / b }')
     rb=$(awk -v a="$tb" -v b="$pb" 'BEGIN { printf "%.2f", a / b }')
     if [[ $target == - && $tkey == pingpong ]]; then
       ok="(like for like with ib_write_lat's pattern; no target)"
+    elif [[ $target == - && $ttool == fabric ]]; then
+      ok="(the device's own time for the work, no MPI; no target)"
+    elif [[ $target == - && $ptool == fabric ]]; then
+      ok="(MPI's cost over the same work on the device; no target)"
     elif [[ $target == - ]]; then
       ok="(means; no target)"
     elif [[ $kind == lat ]]; then
@@ -100,7 +121,7 @@ for d in "${devices[@]}"; do
       ok=$(awk -v r="$rb" -v t="$target" 'BEGIN { print (r >= t) ? "target met (>= " t ")" : "target NOT met (>= " t ")" }')
     fi
     [[ $ok == *"NOT met"* ]] && missed=1
-    printf '%-6s %-30s %11s/%-11s %8s %11s/%-11s %8s  %s\n' "$d" "$name" "$p" "$t" "$r" "$pb" "$tb" "$rb" "$ok"
+    printf '%-6s %-32s %11s/%-11s %8s %11s/%-11s %8s  %s\n' "$d" "$name" "$p" "$t" "$r" "$pb" "$tb" "$rb" "$ok"
   done
 done
 ((failed)) && exit 1

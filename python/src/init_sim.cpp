@@ -204,9 +204,9 @@ void init_sim(py::module_& m) {
       },
       "test"_a, "platform"_a = "connectx-ddr", "overrides"_a = py::dict(), "sizes"_a = std::vector<std::uint64_t>{},
       "iterations"_a = 1000, "tx_depth"_a = 128,
-      "A perftest-style test (write-lat, read-lat, send-lat, atomic-lat, write-bw, send-bw) on two simulated "
-      "hosts, as `twinfab perf --backend sim`; latencies in microseconds, bandwidth in MB/s (2^20). Once per "
-      "process.");
+      "A perftest-style test (write-lat, read-lat, send-lat, atomic-lat, write-bw, send-bw, write-complete-lat) on "
+      "two simulated hosts, as `twinfab perf --backend sim`; latencies in microseconds, bandwidth in MB/s (2^20). "
+      "Once per process.");
   m.attr("perf_tests") = tools::perf_test_names();
 }
 

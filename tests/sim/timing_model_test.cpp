@@ -83,6 +83,19 @@ TEST(TimingModel, AReadPaysTheRespondersReadTimeOnTopOfItsRoundTrip) {
               0.02 * round_trip_us);
 }
 
+// A write is complete at the writer once its acknowledgement has come back: its own
+// one-way time plus a small packet's (what MPI_Put + MPI_Win_flush wait for, and twice
+// what write-lat, half a ping-pong of writes, reports for a small write).
+TEST(TimingModel, AWriteCompletesAtTheWriterWhenItsAcknowledgementReturns) {
+  const sim::Platform p = sim::load_platform("connectx-ddr");
+  const double ack_us = sim::predicted_one_way(p, 8) * 1e6;
+  for (const uint64_t bytes : {uint64_t{8}, uint64_t{4096}}) {
+    const double expected_us = sim::predicted_one_way(p, bytes) * 1e6 + ack_us;
+    EXPECT_NEAR(perf_on(p, tools::PerfTest::WriteCompleteLat, bytes), expected_us, 0.02 * expected_us)
+        << bytes << " bytes";
+  }
+}
+
 // hca.message_gap: the HCA starts one work request per gap, but a message alone does
 // not pay it.
 TEST(TimingModel, TheMessageGapSetsTheRateNotTheLatency) {

@@ -267,7 +267,11 @@ int main(int argc, char** argv) {
   info->add_option("--platform", a.platform, "With --backend sim: a preset name or a TOML file");
 
   auto* perf = app.add_subcommand("perf", "perftest-style latency/bandwidth tables");
-  perf->add_option("test", a.test, "write-lat, read-lat, send-lat, atomic-lat, write-bw or send-bw")->required();
+  perf->add_option(
+          "test", a.test,
+          "write-lat, read-lat, send-lat, atomic-lat, write-bw, send-bw or write-complete-lat (a write timed to its "
+          "completion, as MPI_Put + MPI_Win_flush)")
+      ->required();
   perf->add_option("--backend", a.backend, "sim or verbs")->capture_default_str();
   perf->add_option("--platform", a.platform, "Simulated platform: preset name or TOML path")->capture_default_str();
   perf->add_option("--device,-d", a.device, "RDMA device (verbs; default $TWINFAB_DEVICE or the first active one)");

@@ -24,7 +24,8 @@ struct TestName {
 };
 constexpr TestName kNames[] = {{PerfTest::WriteLat, "write-lat"}, {PerfTest::ReadLat, "read-lat"},
                                {PerfTest::SendLat, "send-lat"},   {PerfTest::AtomicLat, "atomic-lat"},
-                               {PerfTest::WriteBw, "write-bw"},   {PerfTest::SendBw, "send-bw"}};
+                               {PerfTest::WriteBw, "write-bw"},   {PerfTest::SendBw, "send-bw"},
+                               {PerfTest::WriteCompleteLat, "write-complete-lat"}};
 
 constexpr double kWaitLimit = 60.0;  // seconds (simulated or real) before a stuck test fails
 constexpr uint64_t kDoneWrId = ~0ull;
@@ -447,8 +448,11 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
       }
       case PerfTest::ReadLat:
       case PerfTest::AtomicLat:
+      case PerfTest::WriteCompleteLat:
         if (rank == 0) {
-          auto op = options.test == PerfTest::ReadLat ? fabric::Opcode::RdmaRead : fabric::Opcode::AtomicFetchAdd;
+          const auto op = options.test == PerfTest::ReadLat     ? fabric::Opcode::RdmaRead
+                          : options.test == PerfTest::AtomicLat ? fabric::Opcode::AtomicFetchAdd
+                                                                : fabric::Opcode::RdmaWrite;
           auto s = one_sided_lat(ep, op, bytes, iters);
           if (report) report->latency.push_back(latency_stats(bytes, std::move(s)));
         }

@@ -17,7 +17,10 @@
 
 namespace twinfab::tools {
 
-enum class PerfTest { WriteLat, ReadLat, SendLat, AtomicLat, WriteBw, SendBw };
+/// WriteCompleteLat: an RDMA write timed from its post to its completion at the writer,
+/// the work of MPI_Put + MPI_Win_flush (perftest has no such test: ib_write_lat times
+/// half a ping-pong of writes, each detected by the peer polling its memory).
+enum class PerfTest { WriteLat, ReadLat, SendLat, AtomicLat, WriteBw, SendBw, WriteCompleteLat };
 
 /// "write-lat" -> PerfTest::WriteLat; throws fabric::Error(InvalidArgument) listing
 /// the valid names otherwise.
