@@ -271,6 +271,7 @@ class UnexpectedQueue {
   /// Removes and returns the earliest-arrived message a receive asking for `wanted`
   /// (wildcards allowed) accepts, or nothing (the receive is posted instead).
   std::optional<Message> match(const Envelope& wanted) {
+    if (size_ == 0) return std::nullopt;  // the common case of a progress hook's poll: no lookup
     auto context_it = contexts_.find(wanted.context_id);
     if (context_it == contexts_.end()) return std::nullopt;
     Context& context = context_it->second;
@@ -290,6 +291,7 @@ class UnexpectedQueue {
   /// The message match() would return, left in the queue (MPI_Probe/MPI_Iprobe), or
   /// null. The pointer stays valid until that message is removed.
   const Message* probe(const Envelope& wanted) const {
+    if (size_ == 0) return nullptr;
     auto context_it = contexts_.find(wanted.context_id);
     if (context_it == contexts_.end()) return nullptr;
     // find() does not modify; the const_cast only lets it share the iterator types.

@@ -98,7 +98,7 @@ RmaEngine::PendingAtomic RmaEngine::post_atomic_at(Window& window, int target, s
 
 std::uint64_t RmaEngine::wait_atomic(Window& window, const PendingAtomic& pending) {
   if (pending.done) return pending.value;
-  while (rdma_.count(pending.cookie) != 0) context_.progress_or_wait();
+  while (rdma_.contains(pending.cookie)) context_.progress_or_wait();
   return load_control(window.control()[pending.slot]);
 }
 

@@ -112,8 +112,8 @@ void RmaEngine::lock(Window& window, LockType type, int target, int assertions, 
   if (e.started || (e.fence && e.fence_had_ops))
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
                 "an active-target epoch is open on this window");
-  auto it = window.targets.find(target);
-  if (it != window.targets.end() && it->second.lock != TargetState::Lock::None)
+  const TargetState* state = window.find_target(target);
+  if (state != nullptr && state->lock != TargetState::Lock::None)
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
                 "this rank already holds a lock on the target");
   e.fence = false;
@@ -124,8 +124,8 @@ void RmaEngine::lock(Window& window, LockType type, int target, int assertions, 
 void RmaEngine::unlock(Window& window, int target, const char* where) {
   if (target == kProcNull) return;
   check_rank(window, target, where);
-  auto it = window.targets.find(target);
-  if (window.epoch.lock_all || it == window.targets.end() || it->second.lock == TargetState::Lock::None)
+  const TargetState* state = window.find_target(target);
+  if (window.epoch.lock_all || state == nullptr || state->lock == TargetState::Lock::None)
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
                 "this rank holds no lock on the target (MPI_Win_lock first)");
   release(window, target, where);

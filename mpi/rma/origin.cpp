@@ -43,6 +43,24 @@ std::vector<std::byte> packed(const void* buffer, std::int64_t count, const Data
   return out;
 }
 
+/// Lends the engine's block vector to one call, its capacity kept between calls: a put
+/// or a get allocated a vector for its target layout every time. A nested call (none
+/// today) would find it lent out and start from an empty one.
+class ScratchBlocks {
+ public:
+  explicit ScratchBlocks(std::vector<Block>& home) : home_(home) { blocks.swap(home_); }
+  ~ScratchBlocks() {
+    blocks.clear();
+    home_.swap(blocks);
+  }
+  ScratchBlocks(const ScratchBlocks&) = delete;
+  ScratchBlocks& operator=(const ScratchBlocks&) = delete;
+  std::vector<Block> blocks;
+
+ private:
+  std::vector<Block>& home_;
+};
+
 }  // namespace
 
 void RmaEngine::check_access(Window& window, int target, const char* where) {
@@ -53,8 +71,8 @@ void RmaEngine::check_access(Window& window, int target, const char* where) {
   const EpochState& e = window.epoch;
   if (e.fence || e.lock_all) return;
   if (e.started && std::binary_search(e.start_group.begin(), e.start_group.end(), target)) return;
-  auto it = window.targets.find(target);
-  if (it != window.targets.end() && it->second.lock != TargetState::Lock::None) return;
+  const TargetState* state = window.find_target(target);
+  if (state != nullptr && state->lock != TargetState::Lock::None) return;
   throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(target_rank={})", where, target),
               e.started ? "the target is not in the group of MPI_Win_start"
                         : "no access epoch is open to this target (MPI_Win_fence, MPI_Win_start, MPI_Win_lock or "
@@ -122,15 +140,6 @@ std::uint32_t RmaEngine::reply_tag(Window& window) {
   const std::uint32_t tag = kTagReplyBase + window.next_reply_tag;
   window.next_reply_tag = (window.next_reply_tag + 1) % kReplyTagCycle;
   return tag;
-}
-
-std::uint32_t RmaEngine::new_cookie(RdmaInFlight entry) {
-  do {
-    next_cookie_ = (next_cookie_ + 1) & ~kForeignCookieBit;
-  } while (next_cookie_ == 0 || rdma_.count(next_cookie_ | kForeignCookieBit) != 0);
-  const std::uint32_t cookie = next_cookie_ | kForeignCookieBit;
-  rdma_.emplace(cookie, std::move(entry));
-  return cookie;
 }
 
 void RmaEngine::link_request(RequestId* user, const std::vector<RequestId>& internal) {
@@ -247,6 +256,7 @@ std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind ki
   const std::uint32_t inline_limit = context_.max_inline_write();
   TargetState& state = window.target(target);
   std::uint64_t position = 0;
+  std::uint32_t posted = 0;
   for (const Block& b : blocks) {
     for (std::uint64_t done = 0; done < static_cast<std::uint64_t>(b.length); done += kRdmaChunk) {
       const std::uint64_t n = std::min<std::uint64_t>(kRdmaChunk, static_cast<std::uint64_t>(b.length) - done);
@@ -262,7 +272,8 @@ std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind ki
       op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(b.offset) + done;
       op.rkey = peer.rkey;
       base.inline_data = op.inline_data;
-      op.cookie = new_cookie(base);
+      // Each piece keeps what the operation needs alive; the last one takes it over.
+      op.cookie = ++posted == pieces ? new_cookie(std::move(base)) : new_cookie(base);
       ++state.rdma_in_flight;
       if (op.inline_data) ++state.rdma_inline_in_flight;
       if (kind != RdmaOp::Kind::Read) ++state.writes_unconfirmed;
@@ -308,6 +319,9 @@ void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t 
   std::byte* sink;
   if (is_one_run(count, *type)) {
     sink = const_cast<std::byte*>(contiguous_start(origin, *type));
+    if (bytes <= BounceSlots::kSlotBytes && blocks.size() == 1 &&
+        bounce_get(window, target, sink, bytes, offset, blocks.front(), request))
+      return;
     base.region = context_.registration().acquire(sink, bytes);
   } else {
     // Read into a staging buffer, unpacked into the origin's layout when the last piece
@@ -320,11 +334,45 @@ void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t 
   post_pieces(window, target, RdmaOp::Kind::Read, std::move(base), sink, offset, blocks, request);
 }
 
+bool RmaEngine::bounce_get(Window& window, int target, std::byte* sink, std::uint64_t bytes, std::uint64_t offset,
+                           const Block& block, RequestId* request) {
+  if (!bounce_) bounce_ = std::make_unique<BounceSlots>(context_.device());
+  const std::optional<std::uint32_t> slot = bounce_->take();
+  if (!slot) return false;
+  const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
+  RdmaInFlight entry;
+  entry.window = window.id;
+  entry.target = target;
+  entry.copy_to = sink;
+  entry.bounce_slot = *slot;
+  entry.copy_bytes = static_cast<std::uint32_t>(bytes);
+  if (request != nullptr) {
+    *request = context_.start_generalized();
+    entry.user_request = *request;
+    entry.user_remaining = std::make_shared<std::uint32_t>(1);
+  }
+  RdmaOp op;
+  op.kind = RdmaOp::Kind::Read;
+  op.local = bounce_->sge(*slot, entry.copy_bytes);
+  op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(block.offset);
+  op.rkey = peer.rkey;
+  op.cookie = new_cookie(std::move(entry));
+  ++window.target(target).rdma_in_flight;
+  ++counters_.rdma_reads;
+  context_.post_rdma(window.comm->world_rank(target), op);
+  return true;
+}
+
 void RmaEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {
-  auto it = rdma_.find(cookie);
-  if (it == rdma_.end()) return;
-  RdmaInFlight entry = std::move(it->second);
-  rdma_.erase(it);
+  RdmaInFlight entry;
+  if (!rdma_.take(cookie, entry)) return;
+  if (entry.copy_to != nullptr) {  // a small get, read into a bounce slot
+    if (status == fabric::WcStatus::Success) {
+      std::memcpy(entry.copy_to, bounce_->data(entry.bounce_slot), entry.copy_bytes);
+      work_.copied(entry.copy_bytes);
+    }
+    bounce_->give_back(entry.bounce_slot);
+  }
   for (auto& w : windows_) {
     if (w->id != entry.window) continue;
     TargetState& state = w->target(entry.target);
@@ -372,7 +420,8 @@ std::optional<std::uint64_t> RmaEngine::begin_transfer(Window& window, std::int6
 void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_count, const DatatypePtr& origin_type,
                     int target, std::int64_t target_disp, std::int64_t target_count, const DatatypePtr& target_type,
                     const char* where, RequestId* request) {
-  std::vector<Block> blocks;
+  ScratchBlocks scratch(blocks_scratch_);
+  std::vector<Block>& blocks = scratch.blocks;
   const std::optional<std::uint64_t> at = begin_transfer(window, origin_count, origin_type, target, target_disp,
                                                          target_count, target_type, blocks, where, request);
   if (!at) return;
@@ -397,7 +446,8 @@ void RmaEngine::put(Window& window, const void* origin, std::int64_t origin_coun
 void RmaEngine::get(Window& window, void* origin, std::int64_t origin_count, const DatatypePtr& origin_type,
                     int target, std::int64_t target_disp, std::int64_t target_count, const DatatypePtr& target_type,
                     const char* where, RequestId* request) {
-  std::vector<Block> blocks;
+  ScratchBlocks scratch(blocks_scratch_);
+  std::vector<Block>& blocks = scratch.blocks;
   const std::optional<std::uint64_t> at = begin_transfer(window, origin_count, origin_type, target, target_disp,
                                                          target_count, target_type, blocks, where, request);
   if (!at) return;

@@ -54,7 +54,10 @@
 #include <vector>
 
 #include "mpi/core/context.hpp"
+#include "mpi/core/host_work.hpp"
 #include "mpi/core/op.hpp"
+#include "mpi/rma/bounce_slots.hpp"
+#include "mpi/rma/in_flight_table.hpp"
 #include "mpi/rma/loopback.hpp"
 #include "mpi/rma/messages.hpp"
 #include "mpi/rma/window.hpp"
@@ -166,6 +169,11 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
     RequestId user_request = kRequestNull;  ///< completed with the operation's last work request
     std::shared_ptr<std::uint32_t> user_remaining;  ///< work requests of that operation not done
     std::uint64_t* result = nullptr;  ///< atomics: where the old value lands (a control slot)
+    /// A small get read into bounce slot `bounce_slot` (BounceSlots): its `copy_bytes`
+    /// go to `copy_to` when the read completes.
+    std::byte* copy_to = nullptr;
+    std::uint32_t bounce_slot = 0;
+    std::uint32_t copy_bytes = 0;
     bool inline_data = false;         ///< a write whose data was copied at post
     bool done = false;
     fabric::WcStatus status = fabric::WcStatus::Success;
@@ -223,7 +231,11 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
                 std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
   void rdma_get(Window& window, int target, void* origin, std::int64_t count, const DatatypePtr& type,
                 std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
-  std::uint32_t new_cookie(RdmaInFlight entry);
+  std::uint32_t new_cookie(RdmaInFlight entry) { return rdma_.insert(std::move(entry)); }
+  /// A get of `bytes` (at most BounceSlots::kSlotBytes) into the contiguous `sink`, read
+  /// into a bounce slot; false when no slot is free (nothing posted).
+  bool bounce_get(Window& window, int target, std::byte* sink, std::uint64_t bytes, std::uint64_t offset,
+                  const Block& block, RequestId* request);
   /// Posts one RDMA write or read per piece (at most 1 GiB) of the target's `blocks`,
   /// moving consecutive bytes at `local` (in base.region; writes of at most the inline
   /// size without a region, inline). Each piece's completion gets a copy of `base`;
@@ -341,8 +353,13 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   Context& context_;
   std::uint32_t next_window_id_ = 1;
   std::vector<std::unique_ptr<Window>> windows_;  ///< live, in creation order
-  std::unordered_map<std::uint32_t, RdmaInFlight> rdma_;
-  std::uint32_t next_cookie_ = 0;
+  /// Charges the copies out of bounce slots where the host is modelled.
+  HostWork work_;
+  /// Made at the first small get; declared before rdma_, whose entries name its slots.
+  std::unique_ptr<BounceSlots> bounce_;
+  InFlightTable<RdmaInFlight> rdma_;
+  /// Put's and get's target layouts, the capacity reused (ScratchBlocks in origin.cpp).
+  std::vector<Block> blocks_scratch_;
   std::unordered_map<RequestId, UserRequest> user_requests_;
   RmaCounters& counters_;  ///< the Context's
   bool hooked_ = false;

@@ -102,8 +102,8 @@ void RmaEngine::complete_all(Window& window, bool local, const char* where) {
 void RmaEngine::flush(Window& window, int target, bool local, const char* where) {
   if (target == kProcNull) return;
   check_rank(window, target, where);
-  auto it = window.targets.find(target);
-  const bool locked = it != window.targets.end() && it->second.lock != TargetState::Lock::None;
+  const TargetState* state = window.find_target(target);
+  const bool locked = state != nullptr && state->lock != TargetState::Lock::None;
   if (!locked && !window.epoch.lock_all)
     throw Error(ErrorClass::MPI_ERR_RMA_SYNC, fmt::format("{}(rank={})", where, target),
                 "flush needs a passive-target epoch (MPI_Win_lock or MPI_Win_lock_all) to this target");

@@ -284,7 +284,26 @@ class Window {
   int rank() const noexcept { return comm->rank(); }
   int size_of_group() const noexcept { return comm->size(); }
   std::uint64_t* control() noexcept { return control_words.data(); }
-  TargetState& target(int rank) { return targets[rank]; }
+  /// The state of `rank` as a target of this rank's operations (made at first use).
+  /// The last one is remembered: an operation and its flush look it up ~7 times, and
+  /// `targets` never drops an entry, whose address a rehash keeps.
+  TargetState& target(int rank) {
+    if (rank != last_target_rank_) {
+      last_target_ = &targets[rank];
+      last_target_rank_ = rank;
+    }
+    return *last_target_;
+  }
+  /// target() for a rank that may never have been one: null then, and nothing made.
+  TargetState* find_target(int rank) {
+    if (rank == last_target_rank_) return last_target_;
+    auto it = targets.find(rank);
+    return it == targets.end() ? nullptr : &target(rank);
+  }
+
+ private:
+  int last_target_rank_ = -1;
+  TargetState* last_target_ = nullptr;
 };
 
 }  // namespace twinfab::mpi::rma

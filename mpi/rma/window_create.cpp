@@ -33,7 +33,9 @@ void check_size(std::int64_t size, int disp_unit, const char* where) {
 
 }  // namespace
 
-RmaEngine::RmaEngine(Context& context) : context_(context), counters_(context.rma_counters()) { context_.set_rdma_completion_handler(this); }
+RmaEngine::RmaEngine(Context& context) : context_(context), work_(context.device()), counters_(context.rma_counters()) {
+  context_.set_rdma_completion_handler(this);
+}
 
 RmaEngine::~RmaEngine() {
   if (hooked_) context_.remove_progress_hook(this);
