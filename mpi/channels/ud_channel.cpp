@@ -97,6 +97,13 @@ UdChannel::UdChannel(fabric::Device& device, fabric::OobExchange& oob, const Con
   cqs_ = {recv_cq_.get(), send_cq_.get()};
   fabric::QpConfig qp_config = fabric::ud_qp_config(send_cq_.get(), recv_cq_.get(), send_wr_limit_, recv_buffers_);
   qp_config.max_recv_sge = head_bytes_ > 0 ? 2 : 1;
+  // Datagrams that fit a send head slot (headers and up to 64 bytes of payload) go
+  // inline, as the RC channel's small packets do and as perftest's ib_send_lat sends:
+  // the device copies them at post and reads no memory region for them (on rxe the
+  // kernel otherwise looks the region up and copies from it). The send buffer is still
+  // kept, for retransmission.
+  qp_config.max_inline = std::min<std::uint32_t>(caps.max_inline, kSendHeadBytes);
+  max_inline_ = qp_config.max_inline;
   qp_ = device_.create_qp(qp_config);
   if (const Status s = qp_->connect(nullptr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, where,
@@ -283,6 +290,7 @@ void UdChannel::post_slot(int peer, Peer& p, std::uint32_t slot, bool to_interru
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = std::span(&sge, 1);
   wr.ah = to_interrupt_qp ? &interrupt_handle_for(peer, p) : &handle_for(peer, p);
+  if (sge.length <= max_inline_) wr.flags = fabric::SendFlags::Signaled | fabric::SendFlags::Inline;
   if (const Status s = qp_->post_send(wr); s != Status::Ok)
     throw Error(ErrorClass::MPI_ERR_OTHER, "UD channel",
                 fmt::format("sending to rank {} failed: {} ({})", peer, fabric::to_string(s), qp_->last_error()));
@@ -309,6 +317,7 @@ fabric::SendWr UdChannel::control_datagram(std::uint32_t index, const UdHeader& 
   wr.wr_id = wr_id;
   wr.opcode = fabric::Opcode::Send;
   wr.sg_list = std::span(&sge, 1);
+  if (sge.length <= max_inline_) wr.flags = fabric::SendFlags::Signaled | fabric::SendFlags::Inline;
   return wr;
 }
 

@@ -249,6 +249,7 @@ class UdChannel final : public Channel {
   std::vector<std::uint32_t> free_controls_;
   std::uint32_t send_wr_outstanding_ = 0;
   std::uint32_t send_wr_limit_ = 0;
+  std::uint32_t max_inline_ = 0;  ///< the UD QP's: datagrams up to this size are posted inline
 
   std::unordered_map<int, Peer> peers_;
   int cached_peer_ = -1;
