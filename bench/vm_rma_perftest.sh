@@ -17,8 +17,9 @@
 #   ib_write_bw -s 1048576 (MB/s)     vs  16 x 1 MiB MPI_Put + MPI_Win_flush
 # and, as the device's floor for the same work without MPI, twinfab's own verbs path
 # (`twinfab perf --backend verbs`, two threads of one process):
-#   write-complete-lat -s 8: an RDMA write timed to its completion at the writer, the
-#                            work of put+flush (perftest has no such test)
+#   write-complete-lat -s 8 -I 64: an RDMA write (inline, as MPI_Put posts it) timed to
+#                            its completion at the writer, the work of put+flush
+#                            (perftest has no such test)
 #   read-lat -s 8:           an RDMA read timed to its completion, ib_read_lat's work
 # The median and the best rep of each are reported, with their ratios (the VM's TCG
 # noise only adds time, so targets are judged on the best reps, as
@@ -61,7 +62,9 @@ if [[ ${1:-} == --in-vm ]]; then
     out=$(mpi put-bw 20); printf '%s\n' "$out"
     v=$(awk '$1 == "put-bw" { print $2 }' <<<"$out"); echo "RESULT bw twinfab ${v:-FAILED}"; [[ -n $v ]] || status=1
     for lat in write-complete-lat:writecomplete read-lat:readlat; do
-      out=$(timeout -k 5 300 "$build/tools/twinfab/twinfab" perf "${lat%%:*}" --backend verbs -d "$dev" -s 8 -n 1000 2>&1)
+      # -I 64: the 8-byte write inline, as MPI_Put sends it (and ib_write_lat does)
+      out=$(timeout -k 5 300 "$build/tools/twinfab/twinfab" perf "${lat%%:*}" --backend verbs -d "$dev" -s 8 -n 1000 \
+        -I 64 2>&1)
       printf '%s\n' "$out"
       v=$(row 8 5 <<<"$out"); echo "RESULT ${lat##*:} fabric ${v:-FAILED}"; [[ -n $v ]] || status=1
     done

@@ -66,6 +66,7 @@ struct Args {
   std::vector<uint64_t> sizes;
   unsigned iterations = 1000;
   unsigned tx_depth = 128;
+  std::uint32_t inline_size = 0;
   std::string csv;
   double loss = -1;        ///< override the platform's per-packet loss probability
   long long seed = -1;     ///< override the platform's loss seed
@@ -198,6 +199,7 @@ int cmd_perf(const Args& a) {
   o.sizes = a.sizes;
   o.iterations = a.iterations;
   o.tx_depth = a.tx_depth;
+  o.inline_size = a.inline_size;
   if (o.iterations == 0) throw UsageError("--iters must be at least 1");
   if (o.tx_depth == 0 || o.tx_depth > 8192) throw UsageError("--tx-depth must be in 1..8192");
   // Opened before the run: a path that cannot be written fails now, not after it.
@@ -282,6 +284,10 @@ int main(int argc, char** argv) {
       ->check(tools::number_check(true))
       ->capture_default_str();
   perf->add_option("--tx-depth,-t", a.tx_depth, "Outstanding work requests in bandwidth tests")
+      ->check(tools::number_check(true))
+      ->capture_default_str();
+  perf->add_option("--inline-size,-I", a.inline_size,
+                   "Post sends and RDMA writes of at most this many bytes inline (perftest's -I; 0: none)")
       ->check(tools::number_check(true))
       ->capture_default_str();
   perf->add_option("--csv", a.csv, "Also write the table as CSV to this file");

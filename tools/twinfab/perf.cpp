@@ -47,6 +47,7 @@ struct Endpoint {
   uint64_t half = 0;
   uint64_t peer_addr = 0;  ///< peer's target half
   uint32_t peer_rkey = 0;
+  uint32_t inline_size = 0;  ///< PerfOptions::inline_size
   uint64_t sends_outstanding = 0;
   unsigned handshakes_received = 0;  ///< the peer may run ahead by one handshake
   bool control_heard = false;  ///< a control message from the peer has arrived (see handshake)
@@ -127,6 +128,8 @@ void post(Endpoint& ep, fabric::Opcode op, uint64_t bytes, uint64_t wr_id, uint6
   wr.wr_id = wr_id;
   wr.opcode = op;
   wr.flags = fabric::SendFlags::Signaled;
+  if ((op == fabric::Opcode::Send || op == fabric::Opcode::RdmaWrite) && bytes > 0 && bytes <= ep.inline_size)
+    wr.flags = wr.flags | fabric::SendFlags::Inline;
   wr.sg_list = {&sge, bytes ? 1u : 0u};
   wr.remote_addr = ep.peer_addr + remote_offset;
   wr.rkey = ep.peer_rkey;
@@ -176,7 +179,7 @@ void handshake(Endpoint& ep, bool listen_first) {
   --ep.handshakes_received;
 }
 
-void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned depth) {
+void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned depth, uint32_t inline_size) {
   ep.send_cq = ep.device.create_cq(depth * 2 + 64);
   ep.recv_cq = ep.device.create_cq(depth * 2 + 64);
   fabric::QpConfig cfg;
@@ -187,10 +190,12 @@ void connect(Endpoint& ep, fabric::OobExchange& oob, uint64_t max_size, unsigned
   cfg.max_recv_wr = depth + 16;
   cfg.max_send_sge = 1;
   cfg.max_recv_sge = 1;
-  cfg.max_inline = 0;
+  cfg.max_inline = inline_size;
+  ep.inline_size = inline_size;
   ep.qp = ep.device.create_qp(cfg);
   ep.ctrl_cq = ep.device.create_cq(16);
   fabric::QpConfig ctrl = cfg;
+  ctrl.max_inline = 0;
   ctrl.send_cq = ctrl.recv_cq = ep.ctrl_cq.get();
   ctrl.max_send_wr = ctrl.max_recv_wr = 4;
   // The peer may run one handshake ahead: keep two receives posted.
@@ -425,10 +430,13 @@ void run_perf_rank(const PerfOptions& options, fabric::Device& device, fabric::O
   }
   for (uint64_t s : sizes)
     if (s == 0 || s > (1ull << 31)) throw Error(Status::InvalidArgument, fmt::format("perf: size {} out of range", s));
+  if (options.inline_size > caps.max_inline)
+    throw Error(Status::InvalidArgument, fmt::format("perf: inline size {} exceeds device {}'s max_inline of {} bytes",
+                                                     options.inline_size, caps.device_name, caps.max_inline));
   const uint64_t max_size = *std::max_element(sizes.begin(), sizes.end());
 
   Endpoint ep(device);
-  connect(ep, oob, max_size, options.tx_depth);
+  connect(ep, oob, max_size, options.tx_depth, options.inline_size);
   const bool listen_first = caps.active_side_sends_first && rank != 0;
   if (report) report->test = options.test;
   for (uint64_t bytes : sizes) {

@@ -37,6 +37,9 @@ struct PerfOptions {
   /// quick in the simulator); at least 10 iterations always run.
   uint64_t max_bytes_per_size = 256ull << 20;
   unsigned tx_depth = 128;  ///< outstanding WRs in bandwidth tests (perftest -t)
+  /// Sends and RDMA writes of at most this many bytes are posted inline (perftest -I;
+  /// 0: none). At most the device's max_inline (run_perf_rank checks).
+  uint32_t inline_size = 0;
 };
 
 struct LatencyRow {
