@@ -48,10 +48,8 @@ class BounceSlots {
   void give_back(std::uint32_t slot) { free_.push_back(slot); }
 
   std::byte* data(std::uint32_t slot) noexcept { return storage_.data() + std::size_t{slot} * kSlotBytes; }
-  /// The scatter-gather entry for the first `bytes` (<= kSlotBytes) of `slot`.
-  fabric::Sge sge(std::uint32_t slot, std::uint32_t bytes) const {
-    return region_->sge(std::size_t{slot} * kSlotBytes, bytes);
-  }
+  /// The registration of every slot.
+  const fabric::MemoryRegion& region() const noexcept { return *region_; }
 
  private:
   alignas(64) std::array<std::byte, kSlots * kSlotBytes> storage_{};

@@ -242,8 +242,8 @@ void RmaEngine::send_held_put(Window& window, int target, bool ends_epoch) {
 }
 
 std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base,
-                                     std::byte* local, std::uint64_t offset, const std::vector<Block>& blocks,
-                                     RequestId* request) {
+                                     const fabric::MemoryRegion* region, std::byte* local, std::uint64_t offset,
+                                     const std::vector<Block>& blocks, RequestId* request) {
   const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
   std::uint32_t pieces = 0;
   for (const Block& b : blocks) pieces += static_cast<std::uint32_t>((b.length + kRdmaChunk - 1) / kRdmaChunk);
@@ -262,10 +262,10 @@ std::uint32_t RmaEngine::post_pieces(Window& window, int target, RdmaOp::Kind ki
       const std::uint64_t n = std::min<std::uint64_t>(kRdmaChunk, static_cast<std::uint64_t>(b.length) - done);
       RdmaOp op;
       op.kind = kind;
-      if (base.region)
-        op.local = base.region->sge(
-            static_cast<std::size_t>(local + position - static_cast<const std::byte*>(base.region->addr())),
-            static_cast<std::uint32_t>(n));
+      if (region != nullptr)
+        op.local =
+            region->sge(static_cast<std::size_t>(local + position - static_cast<const std::byte*>(region->addr())),
+                        static_cast<std::uint32_t>(n));
       else  // an inline write: copied at post, no key needed
         op.local = fabric::Sge{reinterpret_cast<std::uint64_t>(local + position), static_cast<std::uint32_t>(n), 0};
       op.inline_data = kind == RdmaOp::Kind::Write && n <= inline_limit;
@@ -307,7 +307,8 @@ void RmaEngine::rdma_put(Window& window, int target, const void* origin, std::in
     source = base.staging->data();
     base.region = context_.device().register_memory(source, bytes, fabric::Access::LocalWrite);
   }
-  post_pieces(window, target, RdmaOp::Kind::Write, std::move(base), source, offset, blocks, request);
+  const fabric::MemoryRegion* region = base.region.get();
+  post_pieces(window, target, RdmaOp::Kind::Write, std::move(base), region, source, offset, blocks, request);
 }
 
 void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t count, const DatatypePtr& type,
@@ -319,9 +320,19 @@ void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t 
   std::byte* sink;
   if (is_one_run(count, *type)) {
     sink = const_cast<std::byte*>(contiguous_start(origin, *type));
-    if (bytes <= BounceSlots::kSlotBytes && blocks.size() == 1 &&
-        bounce_get(window, target, sink, bytes, offset, blocks.front(), request))
-      return;
+    // Small, from one piece of the target: into a bounce slot, copied to `sink` when
+    // the read completes (on_rdma_done); with every slot in use, as a large get.
+    if (bytes <= BounceSlots::kSlotBytes && blocks.size() == 1) {
+      if (!bounce_) bounce_ = std::make_unique<BounceSlots>(context_.device());
+      if (const std::optional<std::uint32_t> slot = bounce_->take()) {
+        base.copy_to = sink;
+        base.bounce_slot = *slot;
+        base.copy_bytes = static_cast<std::uint32_t>(bytes);
+        post_pieces(window, target, RdmaOp::Kind::Read, std::move(base), &bounce_->region(), bounce_->data(*slot),
+                    offset, blocks, request);
+        return;
+      }
+    }
     base.region = context_.registration().acquire(sink, bytes);
   } else {
     // Read into a staging buffer, unpacked into the origin's layout when the last piece
@@ -331,36 +342,8 @@ void RmaEngine::rdma_get(Window& window, int target, void* origin, std::int64_t 
     base.region = context_.device().register_memory(sink, bytes, fabric::Access::LocalWrite);
     base.unpack = std::make_shared<RdmaInFlight::Unpack>(RdmaInFlight::Unpack{origin, count, type, 0});
   }
-  post_pieces(window, target, RdmaOp::Kind::Read, std::move(base), sink, offset, blocks, request);
-}
-
-bool RmaEngine::bounce_get(Window& window, int target, std::byte* sink, std::uint64_t bytes, std::uint64_t offset,
-                           const Block& block, RequestId* request) {
-  if (!bounce_) bounce_ = std::make_unique<BounceSlots>(context_.device());
-  const std::optional<std::uint32_t> slot = bounce_->take();
-  if (!slot) return false;
-  const PeerWindow& peer = window.peers[static_cast<std::size_t>(target)];
-  RdmaInFlight entry;
-  entry.window = window.id;
-  entry.target = target;
-  entry.copy_to = sink;
-  entry.bounce_slot = *slot;
-  entry.copy_bytes = static_cast<std::uint32_t>(bytes);
-  if (request != nullptr) {
-    *request = context_.start_generalized();
-    entry.user_request = *request;
-    entry.user_remaining = std::make_shared<std::uint32_t>(1);
-  }
-  RdmaOp op;
-  op.kind = RdmaOp::Kind::Read;
-  op.local = bounce_->sge(*slot, entry.copy_bytes);
-  op.remote_addr = peer.base + offset + static_cast<std::uint64_t>(block.offset);
-  op.rkey = peer.rkey;
-  op.cookie = new_cookie(std::move(entry));
-  ++window.target(target).rdma_in_flight;
-  ++counters_.rdma_reads;
-  context_.post_rdma(window.comm->world_rank(target), op);
-  return true;
+  const fabric::MemoryRegion* region = base.region.get();
+  post_pieces(window, target, RdmaOp::Kind::Read, std::move(base), region, sink, offset, blocks, request);
 }
 
 void RmaEngine::on_rdma_done(std::uint32_t cookie, fabric::WcStatus status) {

@@ -168,15 +168,12 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
     std::shared_ptr<Unpack> unpack;
     RequestId user_request = kRequestNull;  ///< completed with the operation's last work request
     std::shared_ptr<std::uint32_t> user_remaining;  ///< work requests of that operation not done
-    std::uint64_t* result = nullptr;  ///< atomics: where the old value lands (a control slot)
     /// A small get read into bounce slot `bounce_slot` (BounceSlots): its `copy_bytes`
     /// go to `copy_to` when the read completes.
     std::byte* copy_to = nullptr;
     std::uint32_t bounce_slot = 0;
     std::uint32_t copy_bytes = 0;
-    bool inline_data = false;         ///< a write whose data was copied at post
-    bool done = false;
-    fabric::WcStatus status = fabric::WcStatus::Success;
+    bool inline_data = false;  ///< a write whose data was copied at post
   };
   // A user request (MPI_Rput, ...) that completes with internal requests of the message
   // path: by internal request id, the user request and how many internal ones remain.
@@ -232,17 +229,14 @@ class RmaEngine final : public ProgressHook, public RdmaCompletionHandler {
   void rdma_get(Window& window, int target, void* origin, std::int64_t count, const DatatypePtr& type,
                 std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
   std::uint32_t new_cookie(RdmaInFlight entry) { return rdma_.insert(std::move(entry)); }
-  /// A get of `bytes` (at most BounceSlots::kSlotBytes) into the contiguous `sink`, read
-  /// into a bounce slot; false when no slot is free (nothing posted).
-  bool bounce_get(Window& window, int target, std::byte* sink, std::uint64_t bytes, std::uint64_t offset,
-                  const Block& block, RequestId* request);
   /// Posts one RDMA write or read per piece (at most 1 GiB) of the target's `blocks`,
-  /// moving consecutive bytes at `local` (in base.region; writes of at most the inline
-  /// size without a region, inline). Each piece's completion gets a copy of `base`;
-  /// `request` (when not null) becomes a request that completes with the last piece.
-  /// Returns the number of pieces.
-  std::uint32_t post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base, std::byte* local,
-                            std::uint64_t offset, const std::vector<Block>& blocks, RequestId* request);
+  /// moving consecutive bytes at `local` (in `region`: the origin buffer's, a staging
+  /// buffer's or the bounce slots'; null for writes of at most the inline size, inline).
+  /// Each piece's completion gets a copy of `base`; `request` (when not null) becomes a
+  /// request that completes with the last piece. Returns the number of pieces.
+  std::uint32_t post_pieces(Window& window, int target, RdmaOp::Kind kind, RdmaInFlight base,
+                            const fabric::MemoryRegion* region, std::byte* local, std::uint64_t offset,
+                            const std::vector<Block>& blocks, RequestId* request);
   /// Makes *user (when not null) a request that completes with `internal`.
   void link_request(RequestId* user, const std::vector<RequestId>& internal);
   /// An internal request completed and was released: completes its user request.
